@@ -1,0 +1,169 @@
+/* The private interface between the core and the backends.
+ *
+ * A backend is one ops table. The core owns every handle struct below, checks
+ * arguments, keeps the accounting, and calls the backend only with valid
+ * handles and in-range sizes; the backend keeps its native objects in the
+ * `native` fields. A backend reports failures with agpu_error_set().
+ */
+#ifndef AGPU_BACKEND_H
+#define AGPU_BACKEND_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "anygpu.h"
+#include "agpu_error.h"
+
+/* Every handle starts with a tag so that a wrong or released handle is caught. */
+typedef enum agpu_object_type {
+  AGPU_OBJECT_DEAD = 0x0dead0,
+  AGPU_OBJECT_DEVICE = 0x4a0001,
+  AGPU_OBJECT_BUFFER,
+  AGPU_OBJECT_PROGRAM,
+  AGPU_OBJECT_KERNEL,
+  AGPU_OBJECT_QUEUE,
+  AGPU_OBJECT_EVENT,
+} agpu_object_type;
+
+typedef struct agpu_object {
+  uint32_t type;
+} agpu_object;
+
+typedef struct agpu_backend_ops agpu_backend_ops;
+typedef struct agpu_backend agpu_backend;
+
+struct agpu_device {
+  agpu_object object;
+  agpu_backend *backend;
+  agpu_device_info info;
+  void *native;
+  agpu_queue *default_queue;
+  _Atomic uint64_t allocated_bytes;
+  _Atomic uint64_t peak_allocated_bytes;
+};
+
+struct agpu_buffer {
+  agpu_object object;
+  agpu_device *device;
+  size_t size;
+  uint32_t flags;
+  void *native;
+};
+
+struct agpu_program {
+  agpu_object object;
+  agpu_device *device;
+  char *build_log;
+  void *native;
+};
+
+struct agpu_kernel {
+  agpu_object object;
+  agpu_program *program;
+  agpu_kernel_info info; /* info.params points at params */
+  agpu_kernel_param *params;
+  void *native;
+};
+
+struct agpu_queue {
+  agpu_object object;
+  agpu_device *device;
+  bool is_default;
+  void *native;
+};
+
+struct agpu_event {
+  agpu_object object;
+  agpu_queue *queue;
+  void *native;
+};
+
+/* What a backend can do; the core uses it to rank devices and to refuse
+ * calls early with a clear message. */
+enum {
+  AGPU_CAP_BUILD_PORTABLE = 1u << 0, /* agpu_program_build works */
+  AGPU_CAP_MAP = 1u << 1,            /* agpu_buffer_map is cheap */
+};
+
+struct agpu_backend_ops {
+  agpu_backend_kind kind;
+  const char *name;
+
+  /* Loads the native library and adds devices with agpu_backend_add_device.
+   * Failing to find a library or a driver is not an error: set
+   * backend->reason and return AGPU_SUCCESS with no devices. */
+  agpu_status (*init)(agpu_backend *backend);
+  uint32_t (*device_caps)(agpu_device *device);
+  agpu_status (*device_memory)(agpu_device *device, agpu_memory_info *info);
+
+  agpu_status (*queue_create)(agpu_queue *queue);
+  void (*queue_release)(agpu_queue *queue);
+  agpu_status (*queue_finish)(agpu_queue *queue);
+
+  agpu_status (*event_record)(agpu_event *event);
+  agpu_status (*event_wait)(agpu_event *event);
+  agpu_status (*event_elapsed_ns)(agpu_event *start, agpu_event *end, uint64_t *ns);
+  void (*event_release)(agpu_event *event);
+
+  agpu_status (*buffer_create)(agpu_buffer *buffer);
+  void (*buffer_release)(agpu_buffer *buffer);
+  agpu_status (*buffer_write)(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
+                              const void *src);
+  agpu_status (*buffer_read)(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
+                             void *dst);
+  agpu_status (*buffer_copy)(agpu_queue *queue, agpu_buffer *src, size_t src_offset,
+                             agpu_buffer *dst, size_t dst_offset, size_t size);
+  agpu_status (*buffer_fill)(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
+                             const void *pattern, size_t pattern_size);
+  agpu_status (*buffer_map)(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
+                            void **ptr);
+  agpu_status (*buffer_unmap)(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
+
+  /* Sets program->build_log (malloc'd) when the compiler said something. */
+  agpu_status (*program_build)(agpu_program *program, const agpu_program_desc *desc);
+  agpu_status (*program_create_native)(agpu_program *program, agpu_native_format format,
+                                       const void *data, size_t size, const char *options);
+  void (*program_release)(agpu_program *program);
+
+  /* Fills kernel->info (name set by the core) and kernel->params (malloc'd). */
+  agpu_status (*kernel_create)(agpu_kernel *kernel, const char *name);
+  void (*kernel_release)(agpu_kernel *kernel);
+
+  /* Called after the core has validated the launch; local is never NULL. */
+  agpu_status (*launch)(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
+                        const size_t global[3], const size_t local[3], uint32_t nargs,
+                        const agpu_arg args[]);
+};
+
+#define AGPU_MAX_LOAD_ATTEMPTS 16
+
+typedef struct agpu_load_attempt {
+  char name[256];  /* soname or path tried */
+  char error[512]; /* dlerror(), "" on success */
+} agpu_load_attempt;
+
+struct agpu_backend {
+  const agpu_backend_ops *ops;
+  bool available;
+  char library[256];
+  char reason[1024];
+  agpu_load_attempt attempts[AGPU_MAX_LOAD_ATTEMPTS];
+  uint32_t attempt_count;
+  agpu_device **devices;
+  uint32_t device_count;
+  void *native; /* backend-wide state */
+};
+
+/* Adds a device to a backend during init. The core copies `info`, fills the
+ * backend, index and selector fields, and returns the new device. */
+agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_info *info,
+                                     void *native);
+
+/* The ops tables, one per backend folder. */
+extern const agpu_backend_ops agpu_cuda_backend_ops;
+extern const agpu_backend_ops agpu_hip_backend_ops;
+extern const agpu_backend_ops agpu_vulkan_backend_ops;
+extern const agpu_backend_ops agpu_opencl_backend_ops;
+extern const agpu_backend_ops agpu_cpu_backend_ops;
+
+#endif /* AGPU_BACKEND_H */

@@ -1,0 +1,366 @@
+/* anygpu: one C API for GPU compute over CUDA, HIP, OpenCL, Vulkan and the CPU.
+ *
+ * Conventions
+ * - Every function returns an agpu_status; AGPU_SUCCESS is 0. On failure,
+ *   agpu_last_error() returns a thread-local message saying what failed, with
+ *   the native call, its error name and the numbers involved.
+ * - Handles are opaque. Objects created with *_create or *_build are freed
+ *   with the matching *_release. Devices belong to the library and are never
+ *   released.
+ * - The library never prints, aborts or exits. Every function is thread-safe;
+ *   one queue should be driven by one thread at a time.
+ */
+#ifndef ANYGPU_H
+#define ANYGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(AGPU_BUILDING_LIBRARY) && defined(__GNUC__)
+#define AGPU_API __attribute__((visibility("default")))
+#else
+#define AGPU_API
+#endif
+
+#define AGPU_VERSION_MAJOR 0
+#define AGPU_VERSION_MINOR 1
+#define AGPU_VERSION_PATCH 0
+#define AGPU_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum agpu_status {
+  AGPU_SUCCESS = 0,
+  AGPU_ERROR_INVALID_ARGUMENT,    /* a NULL pointer, a zero or out-of-range value */
+  AGPU_ERROR_INVALID_HANDLE,      /* NULL, released or wrong-type handle */
+  AGPU_ERROR_NOT_FOUND,           /* no device or kernel matches */
+  AGPU_ERROR_BACKEND_UNAVAILABLE, /* the backend's library or driver is missing */
+  AGPU_ERROR_UNSUPPORTED,         /* the device or backend cannot do this */
+  AGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+  AGPU_ERROR_OUT_OF_HOST_MEMORY,
+  AGPU_ERROR_OUT_OF_RANGE,   /* offset + size past the end of a buffer */
+  AGPU_ERROR_BUILD_FAILED,   /* kernel source did not compile; see the message */
+  AGPU_ERROR_INVALID_LAUNCH, /* arguments or sizes do not fit the kernel/device */
+  AGPU_ERROR_DEVICE_LOST,
+  AGPU_ERROR_BACKEND, /* any other native API error */
+  AGPU_ERROR_INTERNAL,
+  AGPU_STATUS_COUNT_
+} agpu_status;
+
+/* "AGPU_ERROR_OUT_OF_RANGE" for AGPU_ERROR_OUT_OF_RANGE; never NULL. */
+AGPU_API const char *agpu_status_name(agpu_status status);
+
+/* The message of the last failed call on this thread ("" if none). The
+ * string stays valid until the next anygpu call on this thread. */
+AGPU_API const char *agpu_last_error(void);
+
+AGPU_API const char *agpu_version(void);
+
+/* --------------------------------------------------------------- handles */
+
+typedef struct agpu_device agpu_device;
+typedef struct agpu_buffer agpu_buffer;
+typedef struct agpu_program agpu_program;
+typedef struct agpu_kernel agpu_kernel;
+typedef struct agpu_queue agpu_queue;
+typedef struct agpu_event agpu_event;
+
+/* -------------------------------------------------------------- backends */
+
+typedef enum agpu_backend_kind {
+  AGPU_BACKEND_CUDA,
+  AGPU_BACKEND_HIP,
+  AGPU_BACKEND_VULKAN,
+  AGPU_BACKEND_OPENCL,
+  AGPU_BACKEND_CPU,
+  AGPU_BACKEND_COUNT_
+} agpu_backend_kind;
+
+typedef struct agpu_backend_info {
+  agpu_backend_kind kind;
+  const char *name; /* "cuda", "hip", "vulkan", "opencl", "cpu" */
+  bool available;   /* loaded and initialised (it may still have 0 devices) */
+  uint32_t device_count;
+  const char *library; /* path or soname of the loaded library, "" if none */
+  const char *reason;  /* why it is unavailable, or a note; "" if none */
+} agpu_backend_info;
+
+/* Backends are listed in a fixed order: cuda, hip, vulkan, opencl, cpu. */
+AGPU_API uint32_t agpu_backend_count(void);
+AGPU_API agpu_status agpu_backend_get_info(uint32_t index, agpu_backend_info *info);
+/* Index of the backend called `name`, or AGPU_ERROR_NOT_FOUND. */
+AGPU_API agpu_status agpu_backend_find(const char *name, uint32_t *index);
+
+/* --------------------------------------------------------------- devices */
+
+typedef enum agpu_device_type {
+  AGPU_DEVICE_TYPE_OTHER = 0,
+  AGPU_DEVICE_TYPE_DISCRETE_GPU,
+  AGPU_DEVICE_TYPE_INTEGRATED_GPU,
+  AGPU_DEVICE_TYPE_VIRTUAL_GPU,
+  AGPU_DEVICE_TYPE_CPU,
+} agpu_device_type;
+
+AGPU_API const char *agpu_device_type_name(agpu_device_type type);
+
+typedef struct agpu_device_info {
+  agpu_backend_kind backend;
+  const char *backend_name;
+  uint32_t index;    /* index within its backend: "opencl:<index>" */
+  char selector[32]; /* "opencl:0" */
+  char name[256];
+  char vendor[128];
+  uint32_t vendor_id; /* PCI vendor id where known (0x10de, 0x1002, 0x8086) */
+  uint32_t device_id; /* PCI device id where known, else 0 */
+  agpu_device_type type;
+  char driver_version[128];
+  char api_version[128]; /* e.g. "OpenCL 3.0 PoCL ..." or "CUDA 12.4" */
+  uint64_t global_mem_bytes;
+  uint64_t max_alloc_bytes; /* largest single buffer */
+  uint64_t local_mem_bytes; /* work-group shared memory */
+  uint32_t compute_units;
+  uint32_t max_work_group_size;
+  uint32_t max_work_item_sizes[3];
+  /* Most work-groups per dimension a launch may have. Where the native API
+   * sets no limit anygpu caps it at 2^32-1, so that group ids fit 32 bits on
+   * every backend. */
+  uint64_t max_work_groups[3];
+  uint32_t subgroup_sizes[4]; /* supported subgroup sizes, 0 where unknown */
+  uint32_t max_clock_mhz;
+  bool fp64;
+  bool fp16;
+  bool int64;
+  bool unified_memory; /* buffers live in host-visible memory */
+  bool has_pci;
+  char pci[16]; /* "dddd:bb:dd.f" when has_pci */
+  bool has_uuid;
+  uint8_t uuid[16];
+} agpu_device_info;
+
+/* All devices of all available backends, in backend order. Enumeration runs
+ * once, on the first call of any function, and is thread-safe. */
+AGPU_API agpu_status agpu_device_count(uint32_t *count);
+AGPU_API agpu_status agpu_device_get(uint32_t index, agpu_device **device);
+AGPU_API agpu_status agpu_device_get_info(const agpu_device *device, agpu_device_info *info);
+
+/* Selector: terms joined by ';'. A term is BACKEND:FILTER where BACKEND is a
+ * backend name or '*', and FILTER is an index, '*', or a type: gpu, cpu,
+ * discrete, integrated. A term starting with '!' excludes what it matches.
+ * Positive terms are tried in order; within a term the best device wins
+ * (discrete GPU, other GPU, then CPU). NULL or "" means $ANYGPU_DEVICE, or the
+ * best device when that is unset. */
+AGPU_API agpu_status agpu_device_select(const char *selector, agpu_device **device);
+/* Every device the selector matches, best first; *count is the number that
+ * matched even when it exceeds capacity. */
+AGPU_API agpu_status agpu_device_select_all(const char *selector, agpu_device **devices,
+                                            uint32_t capacity, uint32_t *count);
+
+typedef struct agpu_memory_info {
+  uint64_t total_bytes;
+  uint64_t free_bytes; /* valid when free_known */
+  bool free_known;
+  uint64_t allocated_bytes; /* held by this process's anygpu buffers now */
+  uint64_t peak_allocated_bytes;
+} agpu_memory_info;
+
+AGPU_API agpu_status agpu_device_memory(agpu_device *device, agpu_memory_info *info);
+
+/* ---------------------------------------------------------------- queues */
+
+/* In-order queues. Each device has a default queue that is never released. */
+AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue);
+AGPU_API agpu_status agpu_queue_release(agpu_queue *queue);
+AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue);
+/* Waits until all work submitted to the queue has completed. */
+AGPU_API agpu_status agpu_queue_finish(agpu_queue *queue);
+
+/* Records a point in the queue; the time between two recorded events of one
+ * queue is the device time of the work submitted between them. */
+AGPU_API agpu_status agpu_event_record(agpu_queue *queue, agpu_event **event);
+AGPU_API agpu_status agpu_event_wait(agpu_event *event);
+AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns);
+AGPU_API agpu_status agpu_event_release(agpu_event *event);
+
+/* --------------------------------------------------------------- buffers */
+
+typedef enum agpu_buffer_flags {
+  AGPU_BUFFER_READ_WRITE = 0,
+  AGPU_BUFFER_READ_ONLY = 1u << 0,    /* kernels only read it (a hint) */
+  AGPU_BUFFER_WRITE_ONLY = 1u << 1,   /* kernels only write it (a hint) */
+  AGPU_BUFFER_HOST_VISIBLE = 1u << 2, /* prefer memory the host can map */
+} agpu_buffer_flags;
+
+AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32_t flags,
+                                        agpu_buffer **buffer);
+AGPU_API agpu_status agpu_buffer_release(agpu_buffer *buffer);
+AGPU_API size_t agpu_buffer_size(const agpu_buffer *buffer);
+AGPU_API agpu_device *agpu_buffer_device(const agpu_buffer *buffer);
+
+/* Transfers take a queue (NULL: the device's default queue) and are ordered
+ * with the rest of its work. write returns once `src` may be reused; read
+ * returns once `dst` holds the data. copy and fill are queued. */
+AGPU_API agpu_status agpu_buffer_write(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
+                                       size_t size, const void *src);
+AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
+                                      size_t size, void *dst);
+AGPU_API agpu_status agpu_buffer_copy(agpu_queue *queue, agpu_buffer *src, size_t src_offset,
+                                      agpu_buffer *dst, size_t dst_offset, size_t size);
+/* pattern_size is 1, 2, 4, 8 or 16; offset and size are multiples of it. */
+AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
+                                      size_t size, const void *pattern, size_t pattern_size);
+
+/* Maps a range for host access after the queue's work completes; returns
+ * AGPU_ERROR_UNSUPPORTED where the backend cannot map cheaply. Writes through
+ * the pointer are visible to later work once unmapped. */
+AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
+                                     size_t size, void **ptr);
+AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
+
+/* -------------------------------------------------------------- programs */
+
+typedef enum agpu_native_format {
+  AGPU_NATIVE_OPENCL_C, /* OpenCL C source, not checked by anygpu */
+  AGPU_NATIVE_SPIRV,    /* SPIR-V module (OpenCL IL or Vulkan compute) */
+  AGPU_NATIVE_PTX,
+  AGPU_NATIVE_CUBIN,
+  AGPU_NATIVE_HIP_CODE_OBJECT,
+} agpu_native_format;
+
+typedef struct agpu_program_desc {
+  const char *source;      /* portable kernel language (a subset of OpenCL C 1.2) */
+  size_t source_size;      /* 0: source is NUL-terminated */
+  const char *source_name; /* file name used in error messages; NULL: "<source>" */
+  const char *options;     /* e.g. "-DN=64 -DTILE=16"; may be NULL */
+} agpu_program_desc;
+
+/* Builds portable kernel source for a device. On AGPU_ERROR_BUILD_FAILED the
+ * message holds the compiler's log. */
+AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_desc *desc,
+                                        agpu_program **program);
+/* The escape hatch: a program in the backend's own format. */
+AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native_format format,
+                                                const void *data, size_t size, const char *options,
+                                                agpu_program **program);
+AGPU_API agpu_status agpu_program_release(agpu_program *program);
+/* The build log (warnings), "" when the compiler said nothing. Valid until the
+ * program is released. */
+AGPU_API const char *agpu_program_build_log(const agpu_program *program);
+
+/* --------------------------------------------------------------- kernels */
+
+typedef enum agpu_param_kind {
+  AGPU_PARAM_GLOBAL_BUFFER,   /* __global T* */
+  AGPU_PARAM_CONSTANT_BUFFER, /* __constant T* */
+  AGPU_PARAM_SCALAR,          /* a scalar or vector passed by value */
+  AGPU_PARAM_LOCAL,           /* __local T*: scratch sized at launch */
+  AGPU_PARAM_UNKNOWN,         /* the backend could not say (native binaries) */
+} agpu_param_kind;
+
+typedef struct agpu_kernel_param {
+  char name[64];
+  char type_name[64]; /* as written: "float*", "uint", "float4" */
+  agpu_param_kind kind;
+  uint32_t size; /* bytes of a scalar/vector value; 0 for pointers or unknown */
+  bool is_const; /* pointer to const */
+} agpu_kernel_param;
+
+typedef struct agpu_kernel_info {
+  char name[128];
+  uint32_t param_count;
+  const agpu_kernel_param *params; /* valid until the kernel is released */
+  bool has_required_work_group_size;
+  uint32_t required_work_group_size[3];
+  uint32_t max_work_group_size; /* for this kernel on its device, 0 if unknown */
+} agpu_kernel_info;
+
+AGPU_API agpu_status agpu_kernel_create(agpu_program *program, const char *name,
+                                        agpu_kernel **kernel);
+AGPU_API agpu_status agpu_kernel_release(agpu_kernel *kernel);
+AGPU_API agpu_status agpu_kernel_get_info(const agpu_kernel *kernel, agpu_kernel_info *info);
+
+/* ---------------------------------------------------------------- launch */
+
+typedef enum agpu_arg_kind {
+  AGPU_ARG_BUFFER,
+  AGPU_ARG_VALUE, /* scalar or vector, by value */
+  AGPU_ARG_LOCAL, /* bytes of __local scratch */
+} agpu_arg_kind;
+
+#define AGPU_ARG_MAX_VALUE_SIZE 128 /* a double16 */
+
+typedef struct agpu_arg {
+  agpu_arg_kind kind;
+  uint32_t size; /* value bytes, or local bytes */
+  agpu_buffer *buffer;
+  union {
+    uint8_t bytes[AGPU_ARG_MAX_VALUE_SIZE];
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    float f32;
+    double f64;
+  } value;
+} agpu_arg;
+
+static inline agpu_arg agpu_arg_buffer(agpu_buffer *buffer) {
+  agpu_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = AGPU_ARG_BUFFER;
+  a.buffer = buffer;
+  return a;
+}
+/* A value of `size` bytes (at most AGPU_ARG_MAX_VALUE_SIZE), e.g. a float4. */
+static inline agpu_arg agpu_arg_value(const void *data, size_t size) {
+  agpu_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = AGPU_ARG_VALUE;
+  a.size = (uint32_t)size;
+  if (size <= AGPU_ARG_MAX_VALUE_SIZE && data) memcpy(a.value.bytes, data, size);
+  return a;
+}
+static inline agpu_arg agpu_arg_i32(int32_t v) {
+  return agpu_arg_value(&v, sizeof v);
+}
+static inline agpu_arg agpu_arg_u32(uint32_t v) {
+  return agpu_arg_value(&v, sizeof v);
+}
+static inline agpu_arg agpu_arg_i64(int64_t v) {
+  return agpu_arg_value(&v, sizeof v);
+}
+static inline agpu_arg agpu_arg_u64(uint64_t v) {
+  return agpu_arg_value(&v, sizeof v);
+}
+static inline agpu_arg agpu_arg_f32(float v) {
+  return agpu_arg_value(&v, sizeof v);
+}
+static inline agpu_arg agpu_arg_f64(double v) {
+  return agpu_arg_value(&v, sizeof v);
+}
+static inline agpu_arg agpu_arg_local(size_t bytes) {
+  agpu_arg a;
+  memset(&a, 0, sizeof a);
+  a.kind = AGPU_ARG_LOCAL;
+  a.size = (uint32_t)bytes;
+  return a;
+}
+
+/* Queues a kernel over `global` work-items in `dims` dimensions (1 to 3), in
+ * work-groups of `local` (NULL: the kernel's required size, else chosen by
+ * the backend). global[d] must be a multiple of local[d]. The arguments are
+ * checked against the kernel's parameters and the device's limits; a wrong
+ * launch returns AGPU_ERROR_INVALID_LAUNCH naming the argument. */
+AGPU_API agpu_status agpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
+                                 const size_t global[], const size_t local[], uint32_t nargs,
+                                 const agpu_arg args[]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ANYGPU_H */

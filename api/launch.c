@@ -1,0 +1,258 @@
+/* Launch validation: every launch is checked against the kernel's parameters
+ * and the device's limits before the backend sees it, so that a mistake gets
+ * a message naming the argument instead of a native error code or a crash. */
+#include <stdio.h>
+
+#include "agpu_core.h"
+
+static const char agpu_launch_name[] = "agpu_launch";
+
+static const char *agpu_param_kind_text(agpu_param_kind kind) {
+  switch (kind) {
+    case AGPU_PARAM_GLOBAL_BUFFER:
+      return "__global";
+    case AGPU_PARAM_CONSTANT_BUFFER:
+      return "__constant";
+    case AGPU_PARAM_LOCAL:
+      return "__local";
+    case AGPU_PARAM_SCALAR:
+      return "value";
+    case AGPU_PARAM_UNKNOWN:
+      break;
+  }
+  return "unknown";
+}
+
+static const char *agpu_arg_kind_text(agpu_arg_kind kind) {
+  switch (kind) {
+    case AGPU_ARG_BUFFER:
+      return "a buffer";
+    case AGPU_ARG_VALUE:
+      return "a value";
+    case AGPU_ARG_LOCAL:
+      return "local memory";
+  }
+  return "an unknown argument kind";
+}
+
+/* "argument 2 ('a', float)" */
+static void agpu_describe_param(const agpu_kernel *kernel, uint32_t index, char *out, size_t cap) {
+  const agpu_kernel_param *param = &kernel->params[index];
+  if (param->name[0] || param->type_name[0])
+    snprintf(out, cap, "argument %u ('%s', %s %s)", index, param->name,
+             agpu_param_kind_text(param->kind), param->type_name);
+  else
+    snprintf(out, cap, "argument %u", index);
+}
+
+static agpu_status agpu_check_arg(agpu_kernel *kernel, uint32_t index, const agpu_arg *arg,
+                                  uint64_t *local_bytes) {
+  char what[200];
+  agpu_describe_param(kernel, index, what, sizeof what);
+  const agpu_kernel_param *param = &kernel->params[index];
+  const agpu_device *device = kernel->program->device;
+  if ((unsigned)arg->kind > AGPU_ARG_LOCAL)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s: unknown argument kind %d",
+                          agpu_launch_name, kernel->info.name, what, (int)arg->kind);
+  agpu_arg_kind expected = arg->kind;
+  switch (param->kind) {
+    case AGPU_PARAM_GLOBAL_BUFFER:
+    case AGPU_PARAM_CONSTANT_BUFFER:
+      expected = AGPU_ARG_BUFFER;
+      break;
+    case AGPU_PARAM_SCALAR:
+      expected = AGPU_ARG_VALUE;
+      break;
+    case AGPU_PARAM_LOCAL:
+      expected = AGPU_ARG_LOCAL;
+      break;
+    case AGPU_PARAM_UNKNOWN:
+      break;
+  }
+  if (arg->kind != expected)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s expects %s, got %s",
+                          agpu_launch_name, kernel->info.name, what, agpu_arg_kind_text(expected),
+                          agpu_arg_kind_text(arg->kind));
+  switch (arg->kind) {
+    case AGPU_ARG_BUFFER: {
+      agpu_status status = agpu_check_object(arg->buffer, AGPU_OBJECT_BUFFER, agpu_launch_name,
+                                             "the argument's buffer");
+      if (status != AGPU_SUCCESS) {
+        agpu_error_append(" (kernel '%s' %s)", kernel->info.name, what);
+        return AGPU_ERROR_INVALID_LAUNCH;
+      }
+      if (arg->buffer->device != device)
+        return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                              "%s: kernel '%s' %s: the buffer is on %s but the kernel on %s",
+                              agpu_launch_name, kernel->info.name, what,
+                              arg->buffer->device->info.selector, device->info.selector);
+      break;
+    }
+    case AGPU_ARG_VALUE:
+      if (arg->size == 0 || arg->size > AGPU_ARG_MAX_VALUE_SIZE)
+        return agpu_error_set(
+            AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s: value size %u (must be 1 to %d bytes)",
+            agpu_launch_name, kernel->info.name, what, arg->size, AGPU_ARG_MAX_VALUE_SIZE);
+      if (param->size && arg->size != param->size)
+        return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                              "%s: kernel '%s' %s takes a %u-byte value, got %u bytes",
+                              agpu_launch_name, kernel->info.name, what, param->size, arg->size);
+      break;
+    case AGPU_ARG_LOCAL:
+      if (arg->size == 0)
+        return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                              "%s: kernel '%s' %s: local memory size is 0", agpu_launch_name,
+                              kernel->info.name, what);
+      *local_bytes += arg->size;
+      break;
+  }
+  return AGPU_SUCCESS;
+}
+
+static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const agpu_arg args[]) {
+  const agpu_kernel_info *info = &kernel->info;
+  if (nargs && !args)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: args is NULL with nargs %u",
+                          agpu_launch_name, nargs);
+  if (nargs != info->param_count) {
+    char what[200] = "";
+    uint32_t first = nargs < info->param_count ? nargs : info->param_count;
+    if (nargs < info->param_count) agpu_describe_param(kernel, first, what, sizeof what);
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "%s: kernel '%s' takes %u arguments, %u given%s%s%s", agpu_launch_name,
+                          info->name, info->param_count, nargs, what[0] ? ": " : "", what,
+                          what[0] ? " is missing" : "");
+  }
+  uint64_t local_bytes = 0;
+  for (uint32_t i = 0; i < nargs; i++) {
+    agpu_status status = agpu_check_arg(kernel, i, &args[i], &local_bytes);
+    if (status != AGPU_SUCCESS) return status;
+  }
+  const agpu_device_info *device = &kernel->program->device->info;
+  if (device->local_mem_bytes && local_bytes > device->local_mem_bytes)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "%s: kernel '%s' asks for %llu bytes of local memory; %s has %llu",
+                          agpu_launch_name, info->name, (unsigned long long)local_bytes,
+                          device->selector, (unsigned long long)device->local_mem_bytes);
+  return AGPU_SUCCESS;
+}
+
+/* With no local size given: the kernel's required size, or for dimension 0
+ * the largest divisor of global[0] up to 256 work-items. */
+static void agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const size_t global[3],
+                              size_t local[3]) {
+  const agpu_kernel_info *info = &kernel->info;
+  if (info->has_required_work_group_size) {
+    for (uint32_t d = 0; d < 3; d++) local[d] = info->required_work_group_size[d];
+    return;
+  }
+  size_t limit = 256;
+  const agpu_device_info *device = &kernel->program->device->info;
+  if (device->max_work_group_size && device->max_work_group_size < limit)
+    limit = device->max_work_group_size;
+  if (device->max_work_item_sizes[0] && device->max_work_item_sizes[0] < limit)
+    limit = device->max_work_item_sizes[0];
+  if (info->max_work_group_size && info->max_work_group_size < limit)
+    limit = info->max_work_group_size;
+  size_t best = 1;
+  for (size_t candidate = limit; candidate > 1; candidate--) {
+    if (global[0] % candidate == 0) {
+      best = candidate;
+      break;
+    }
+  }
+  local[0] = best;
+  for (uint32_t d = 1; d < 3; d++) local[d] = 1;
+  (void)dims;
+}
+
+static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
+                                    const size_t global[3], const size_t local[3]) {
+  const agpu_device_info *device = &kernel->program->device->info;
+  const agpu_kernel_info *info = &kernel->info;
+  uint64_t group_items = 1;
+  for (uint32_t d = 0; d < 3; d++) {
+    if (global[d] == 0)
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s': global size %u is 0",
+                            agpu_launch_name, info->name, d);
+    if (local[d] == 0)
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s': local size %u is 0",
+                            agpu_launch_name, info->name, d);
+    if (d >= dims && (global[d] != 1 || local[d] != 1))
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                            "%s: kernel '%s': dimension %u is used but dims is %u",
+                            agpu_launch_name, info->name, d, dims);
+    if (device->max_work_item_sizes[d] && local[d] > device->max_work_item_sizes[d])
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                            "%s: kernel '%s': local size %zu in dimension %u exceeds %s's "
+                            "limit of %u",
+                            agpu_launch_name, info->name, local[d], d, device->selector,
+                            device->max_work_item_sizes[d]);
+    if (global[d] % local[d])
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                            "%s: kernel '%s': global size %zu in dimension %u is not a multiple "
+                            "of the local size %zu (round it up and guard the index)",
+                            agpu_launch_name, info->name, global[d], d, local[d]);
+    uint64_t groups = global[d] / local[d];
+    if (device->max_work_groups[d] && groups > device->max_work_groups[d])
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                            "%s: kernel '%s': global size %zu in dimension %u needs %llu "
+                            "work-groups of %zu; %s allows %llu",
+                            agpu_launch_name, info->name, global[d], d, (unsigned long long)groups,
+                            local[d], device->selector,
+                            (unsigned long long)device->max_work_groups[d]);
+    if (info->has_required_work_group_size && local[d] != info->required_work_group_size[d])
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                            "%s: kernel '%s' requires work-groups of %ux%ux%u, got %zux%zux%zu",
+                            agpu_launch_name, info->name, info->required_work_group_size[0],
+                            info->required_work_group_size[1], info->required_work_group_size[2],
+                            local[0], local[1], local[2]);
+    group_items *= local[d];
+  }
+  if (device->max_work_group_size && group_items > device->max_work_group_size)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "%s: kernel '%s': work-group of %llu work-items exceeds %s's limit of %u",
+                          agpu_launch_name, info->name, (unsigned long long)group_items,
+                          device->selector, device->max_work_group_size);
+  if (info->max_work_group_size && group_items > info->max_work_group_size)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "%s: kernel '%s': work-group of %llu work-items exceeds this kernel's "
+                          "limit of %u on %s",
+                          agpu_launch_name, info->name, (unsigned long long)group_items,
+                          info->max_work_group_size, device->selector);
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
+                                 const size_t global[], const size_t local[], uint32_t nargs,
+                                 const agpu_arg args[]) {
+  agpu_status status = agpu_check_object(kernel, AGPU_OBJECT_KERNEL, agpu_launch_name, "kernel");
+  if (status != AGPU_SUCCESS) return status;
+  agpu_device *device = kernel->program->device;
+  if (!queue) {
+    status = agpu_device_default_queue(device, &queue);
+    if (status != AGPU_SUCCESS) return status;
+  }
+  status = agpu_check_object(queue, AGPU_OBJECT_QUEUE, agpu_launch_name, "queue");
+  if (status != AGPU_SUCCESS) return status;
+  if (queue->device != device)
+    return agpu_error_set(
+        AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' was built for %s but the queue is on %s",
+        agpu_launch_name, kernel->info.name, device->info.selector, queue->device->info.selector);
+  if (dims < 1 || dims > 3)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s': dims is %u (must be 1 to 3)",
+                          agpu_launch_name, kernel->info.name, dims);
+  if (!global)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s': global is NULL",
+                          agpu_launch_name, kernel->info.name);
+  size_t global3[3] = {1, 1, 1}, local3[3] = {1, 1, 1};
+  for (uint32_t d = 0; d < dims; d++) global3[d] = global[d];
+  if (local)
+    for (uint32_t d = 0; d < dims; d++) local3[d] = local[d];
+  else
+    agpu_choose_local(kernel, dims, global3, local3);
+  status = agpu_check_sizes(kernel, dims, global3, local3);
+  if (status == AGPU_SUCCESS) status = agpu_check_args(kernel, nargs, args);
+  if (status != AGPU_SUCCESS) return status;
+  return device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, args);
+}

@@ -1,0 +1,142 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "agpu_core.h"
+
+static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
+  agpu_program *program = calloc(1, sizeof *program);
+  if (!program) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "program: out of host memory");
+  program->object.type = AGPU_OBJECT_PROGRAM;
+  program->device = device;
+  *out = program;
+  return AGPU_SUCCESS;
+}
+
+static void agpu_program_free(agpu_program *program) {
+  free(program->build_log);
+  program->object.type = AGPU_OBJECT_DEAD;
+  free(program);
+}
+
+AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_desc *desc,
+                                        agpu_program **program) {
+  static const char function[] = "agpu_program_build";
+  agpu_status status = agpu_check_device(device, function);
+  if (status != AGPU_SUCCESS) return status;
+  if (!program) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: program is NULL", function);
+  *program = NULL;
+  if (!desc || !desc->source)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no source given", function);
+  const agpu_backend_ops *ops = device->backend->ops;
+  uint32_t caps = ops->device_caps ? ops->device_caps(device) : 0;
+  if (!(caps & AGPU_CAP_BUILD_PORTABLE) || !ops->program_build)
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                          "%s: the %s backend cannot build portable kernels yet (%s)", function,
+                          ops->name, device->info.selector);
+  agpu_program_desc copy = *desc;
+  if (!copy.source_name) copy.source_name = "<source>";
+  if (!copy.source_size) copy.source_size = strlen(copy.source);
+
+  agpu_program *created = NULL;
+  status = agpu_program_new(device, &created);
+  if (status != AGPU_SUCCESS) return status;
+  status = ops->program_build(created, &copy);
+  if (status != AGPU_SUCCESS) {
+    agpu_program_free(created);
+    return status;
+  }
+  *program = created;
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native_format format,
+                                                const void *data, size_t size, const char *options,
+                                                agpu_program **program) {
+  static const char function[] = "agpu_program_create_native";
+  agpu_status status = agpu_check_device(device, function);
+  if (status != AGPU_SUCCESS) return status;
+  if (!program) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: program is NULL", function);
+  *program = NULL;
+  if (!data || !size)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no data given", function);
+  if ((unsigned)format > AGPU_NATIVE_HIP_CODE_OBJECT)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: unknown format %d", function,
+                          (int)format);
+  const agpu_backend_ops *ops = device->backend->ops;
+  if (!ops->program_create_native)
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED, "%s: the %s backend loads no native programs",
+                          function, ops->name);
+  agpu_program *created = NULL;
+  status = agpu_program_new(device, &created);
+  if (status != AGPU_SUCCESS) return status;
+  status = ops->program_create_native(created, format, data, size, options ? options : "");
+  if (status != AGPU_SUCCESS) {
+    agpu_program_free(created);
+    return status;
+  }
+  *program = created;
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_program_release(agpu_program *program) {
+  agpu_status status =
+      agpu_check_object(program, AGPU_OBJECT_PROGRAM, "agpu_program_release", "program");
+  if (status != AGPU_SUCCESS) return status;
+  if (program->device->backend->ops->program_release)
+    program->device->backend->ops->program_release(program);
+  agpu_program_free(program);
+  return AGPU_SUCCESS;
+}
+
+AGPU_API const char *agpu_program_build_log(const agpu_program *program) {
+  if (agpu_check_object(program, AGPU_OBJECT_PROGRAM, "agpu_program_build_log", "program") !=
+      AGPU_SUCCESS)
+    return "";
+  return program->build_log ? program->build_log : "";
+}
+
+AGPU_API agpu_status agpu_kernel_create(agpu_program *program, const char *name,
+                                        agpu_kernel **kernel) {
+  static const char function[] = "agpu_kernel_create";
+  agpu_status status = agpu_check_object(program, AGPU_OBJECT_PROGRAM, function, "program");
+  if (status != AGPU_SUCCESS) return status;
+  if (!kernel) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: kernel is NULL", function);
+  *kernel = NULL;
+  if (!name || !*name)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no kernel name given", function);
+  agpu_kernel *created = calloc(1, sizeof *created);
+  if (!created) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "kernel: out of host memory");
+  created->object.type = AGPU_OBJECT_KERNEL;
+  created->program = program;
+  snprintf(created->info.name, sizeof created->info.name, "%s", name);
+  status = program->device->backend->ops->kernel_create(created, name);
+  if (status != AGPU_SUCCESS) {
+    free(created->params);
+    free(created);
+    return status;
+  }
+  created->info.params = created->params;
+  *kernel = created;
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_kernel_release(agpu_kernel *kernel) {
+  agpu_status status =
+      agpu_check_object(kernel, AGPU_OBJECT_KERNEL, "agpu_kernel_release", "kernel");
+  if (status != AGPU_SUCCESS) return status;
+  kernel->program->device->backend->ops->kernel_release(kernel);
+  free(kernel->params);
+  kernel->object.type = AGPU_OBJECT_DEAD;
+  free(kernel);
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_kernel_get_info(const agpu_kernel *kernel, agpu_kernel_info *info) {
+  agpu_status status =
+      agpu_check_object(kernel, AGPU_OBJECT_KERNEL, "agpu_kernel_get_info", "kernel");
+  if (status != AGPU_SUCCESS) return status;
+  if (!info)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_kernel_get_info: info is NULL");
+  *info = kernel->info;
+  return AGPU_SUCCESS;
+}

@@ -1,0 +1,168 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "agpu_core.h"
+
+/* Written once under pthread_once, read-only afterwards: no lock needed. */
+static agpu_backend agpu_backends[AGPU_BACKEND_COUNT_];
+static agpu_device **agpu_all_devices;
+static uint32_t agpu_all_device_count;
+static pthread_once_t agpu_registry_once = PTHREAD_ONCE_INIT;
+
+static const agpu_backend_ops *const agpu_backend_tables[AGPU_BACKEND_COUNT_] = {
+    [AGPU_BACKEND_CUDA] = &agpu_cuda_backend_ops,
+    [AGPU_BACKEND_HIP] = &agpu_hip_backend_ops,
+    [AGPU_BACKEND_VULKAN] = &agpu_vulkan_backend_ops,
+    [AGPU_BACKEND_OPENCL] = &agpu_opencl_backend_ops,
+    [AGPU_BACKEND_CPU] = &agpu_cpu_backend_ops,
+};
+
+agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_info *info,
+                                     void *native) {
+  agpu_device *device = calloc(1, sizeof *device);
+  agpu_device **grown = realloc(backend->devices, (backend->device_count + 1) * sizeof *grown);
+  if (!device || !grown) {
+    free(device);
+    if (grown) backend->devices = grown;
+    return NULL;
+  }
+  backend->devices = grown;
+  device->object.type = AGPU_OBJECT_DEVICE;
+  device->backend = backend;
+  device->info = *info;
+  device->info.backend = backend->ops->kind;
+  device->info.backend_name = backend->ops->name;
+  device->info.index = backend->device_count;
+  snprintf(device->info.selector, sizeof device->info.selector, "%s:%u", backend->ops->name,
+           device->info.index);
+  device->native = native;
+  backend->devices[backend->device_count++] = device;
+  return device;
+}
+
+static void agpu_registry_load(void) {
+  for (int kind = 0; kind < AGPU_BACKEND_COUNT_; kind++) {
+    agpu_backend *backend = &agpu_backends[kind];
+    backend->ops = agpu_backend_tables[kind];
+    agpu_status status = backend->ops->init(backend);
+    /* A backend that fails in init is reported, never fatal. */
+    if (status != AGPU_SUCCESS) {
+      if (!backend->reason[0])
+        snprintf(backend->reason, sizeof backend->reason, "%s", agpu_last_error());
+      backend->available = false;
+      backend->device_count = 0;
+    }
+    agpu_all_device_count += backend->device_count;
+  }
+  agpu_all_devices = calloc(agpu_all_device_count ? agpu_all_device_count : 1, sizeof(void *));
+  if (!agpu_all_devices) {
+    agpu_all_device_count = 0;
+    return;
+  }
+  uint32_t next = 0;
+  for (int kind = 0; kind < AGPU_BACKEND_COUNT_; kind++)
+    for (uint32_t i = 0; i < agpu_backends[kind].device_count; i++)
+      agpu_all_devices[next++] = agpu_backends[kind].devices[i];
+  agpu_error_clear();
+}
+
+void agpu_registry_init(void) {
+  pthread_once(&agpu_registry_once, agpu_registry_load);
+}
+
+agpu_backend *agpu_registry_backend(agpu_backend_kind kind) {
+  agpu_registry_init();
+  return &agpu_backends[kind];
+}
+
+uint32_t agpu_registry_device_count(void) {
+  agpu_registry_init();
+  return agpu_all_device_count;
+}
+
+agpu_device *agpu_registry_device(uint32_t index) {
+  agpu_registry_init();
+  return index < agpu_all_device_count ? agpu_all_devices[index] : NULL;
+}
+
+bool agpu_registry_owns_device(const agpu_device *device) {
+  agpu_registry_init();
+  for (uint32_t i = 0; i < agpu_all_device_count; i++)
+    if (agpu_all_devices[i] == device) return true;
+  return false;
+}
+
+AGPU_API uint32_t agpu_backend_count(void) {
+  return AGPU_BACKEND_COUNT_;
+}
+
+AGPU_API agpu_status agpu_backend_get_info(uint32_t index, agpu_backend_info *info) {
+  if (!info)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_backend_get_info: info is NULL");
+  if (index >= AGPU_BACKEND_COUNT_)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "agpu_backend_get_info: index %u out of range (%d backends)", index,
+                          AGPU_BACKEND_COUNT_);
+  const agpu_backend *backend = agpu_registry_backend((agpu_backend_kind)index);
+  info->kind = backend->ops->kind;
+  info->name = backend->ops->name;
+  info->available = backend->available;
+  info->device_count = backend->device_count;
+  info->library = backend->library;
+  info->reason = backend->reason;
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_backend_find(const char *name, uint32_t *index) {
+  if (!name || !index)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_backend_find: NULL argument");
+  for (uint32_t i = 0; i < AGPU_BACKEND_COUNT_; i++) {
+    if (strcmp(agpu_backend_tables[i]->name, name) == 0) {
+      *index = i;
+      return AGPU_SUCCESS;
+    }
+  }
+  return agpu_error_set(AGPU_ERROR_NOT_FOUND,
+                        "unknown backend '%s' (known: cuda, hip, vulkan, opencl, cpu)", name);
+}
+
+agpu_status agpu_check_device(const agpu_device *device, const char *function) {
+  if (!device) return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: device is NULL", function);
+  if (!agpu_registry_owns_device(device))
+    return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %p is not an anygpu device", function,
+                          (const void *)device);
+  return AGPU_SUCCESS;
+}
+
+static const char *agpu_object_type_name(agpu_object_type type) {
+  switch (type) {
+    case AGPU_OBJECT_DEVICE:
+      return "device";
+    case AGPU_OBJECT_BUFFER:
+      return "buffer";
+    case AGPU_OBJECT_PROGRAM:
+      return "program";
+    case AGPU_OBJECT_KERNEL:
+      return "kernel";
+    case AGPU_OBJECT_QUEUE:
+      return "queue";
+    case AGPU_OBJECT_EVENT:
+      return "event";
+    case AGPU_OBJECT_DEAD:
+      break;
+  }
+  return "object";
+}
+
+agpu_status agpu_check_object(const void *handle, agpu_object_type type, const char *function,
+                              const char *argument) {
+  if (!handle)
+    return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s is NULL", function, argument);
+  uint32_t actual = ((const agpu_object *)handle)->type;
+  if (actual == (uint32_t)type) return AGPU_SUCCESS;
+  if (actual == AGPU_OBJECT_DEAD)
+    return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s was already released", function,
+                          argument);
+  return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s is not a %s handle", function, argument,
+                        agpu_object_type_name(type));
+}

@@ -1,0 +1,407 @@
+/* Programs, kernels and their signatures, and launches. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "opencl_internal.h"
+
+static cl_program agpu_cl_program(const agpu_program *program) {
+  return (cl_program)program->native;
+}
+
+/* ------------------------------------------------------------- build log */
+
+static char *agpu_cl_build_log(const agpu_cl_device *device, cl_program program) {
+  size_t size = 0;
+  if (device->api->clGetProgramBuildInfo(program, device->id, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                                         &size) != CL_SUCCESS)
+    return NULL;
+  char *log = calloc(1, size + 1);
+  if (log && device->api->clGetProgramBuildInfo(program, device->id, CL_PROGRAM_BUILD_LOG, size,
+                                                log, NULL) != CL_SUCCESS)
+    log[0] = '\0';
+  return log;
+}
+
+static bool agpu_cl_is_blank(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* PoCL compiles a copy of the source in its cache ("/root/.cache/pocl/
+ * kcache/tempfile_Ab12Cd.cl:1:45: error ..."); such a path reads better as the
+ * name the caller gave. */
+static bool agpu_cl_is_temp_source_path(const char *start, size_t length) {
+  static const char marker[] = "tempfile_";
+  if (length < 3 || memcmp(start + length - 3, ".cl", 3) != 0) return false;
+  for (size_t i = 0; i + sizeof marker - 1 <= length; i++)
+    if (memcmp(start + i, marker, sizeof marker - 1) == 0) return true;
+  return false;
+}
+
+/* The log without surrounding blanks, with temporary source paths renamed;
+ * malloc'd, NULL when empty. */
+static char *agpu_cl_tidy_log(const char *log, const char *source_name) {
+  if (!log) return NULL;
+  while (agpu_cl_is_blank(*log)) log++;
+  size_t length = strlen(log);
+  while (length > 0 && agpu_cl_is_blank(log[length - 1])) length--;
+  if (length == 0) return NULL;
+
+  size_t name_length = strlen(source_name), capacity = length + 1;
+  for (size_t i = 0; i < length; i++)
+    if (log[i] == ':') capacity += name_length; /* every rename happens before a ':' */
+  char *tidy = malloc(capacity);
+  if (!tidy) return NULL;
+  size_t out = 0, token = 0; /* token: where the current run of non-blanks starts */
+  for (size_t i = 0; i < length; i++) {
+    if (agpu_cl_is_blank(log[i])) token = i + 1;
+    if (log[i] == ':' && i > token && agpu_cl_is_temp_source_path(log + token, i - token)) {
+      out -= i - token;
+      memcpy(tidy + out, source_name, name_length);
+      out += name_length;
+    }
+    tidy[out++] = log[i];
+    if (log[i] == ':') token = i + 1;
+  }
+  tidy[out] = '\0';
+  return tidy;
+}
+
+/* ----------------------------------------------------------------- build */
+
+static bool agpu_cl_options_have(const char *options, const char *flag) {
+  return options && strstr(options, flag) != NULL;
+}
+
+/* The caller's options plus what anygpu needs: argument info for kernel
+ * signatures, and OpenCL C 1.2, the portable language's base. */
+static char *agpu_cl_build_options(const agpu_cl_device *device, const char *options) {
+  const char *user = options ? options : "";
+  const char *arg_info = device->version >= 12 ? " -cl-kernel-arg-info" : "";
+  const char *std =
+      device->c_version >= 12 && !agpu_cl_options_have(user, "-cl-std=") ? " -cl-std=CL1.2" : "";
+  size_t size = strlen(user) + strlen(arg_info) + strlen(std) + 1;
+  char *all = malloc(size);
+  if (all) snprintf(all, size, "%s%s%s", user, arg_info, std);
+  return all;
+}
+
+/* Builds `created` (which this takes over) for the device; on success it
+ * becomes program->native and the log, if any, program->build_log. */
+static agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created,
+                                        const char *options, const char *source_name) {
+  const agpu_cl_device *device = agpu_cl_device_of(program->device);
+  const agpu_cl_api *api = device->api;
+  char *all_options = agpu_cl_build_options(device, options);
+  if (!all_options) {
+    api->clReleaseProgram(created);
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
+  }
+  cl_int error = api->clBuildProgram(created, 1, &device->id, all_options, NULL, NULL);
+  free(all_options);
+  char *raw_log = agpu_cl_build_log(device, created);
+  char *log = agpu_cl_tidy_log(raw_log, source_name);
+  free(raw_log);
+  if (error == CL_SUCCESS) {
+    program->native = created;
+    program->build_log = log;
+    return AGPU_SUCCESS;
+  }
+  api->clReleaseProgram(created);
+  agpu_status status = agpu_cl_status(error);
+  if (status == AGPU_ERROR_BACKEND) status = AGPU_ERROR_BUILD_FAILED;
+  if (error == CL_BUILD_PROGRAM_FAILURE)
+    agpu_error_set(status, "opencl: build of %s failed on %s:\n%s", source_name,
+                   program->device->info.name, log ? "" : "(the compiler wrote no log)");
+  else
+    agpu_error_set(status, "opencl: build of %s failed on %s: clBuildProgram failed: %s (%d)%s",
+                   source_name, program->device->info.name, agpu_cl_error_name(error), (int)error,
+                   log ? ":\n" : "");
+  if (log) agpu_error_append("%s", log);
+  free(log);
+  return status;
+}
+
+static agpu_status agpu_cl_build_source(agpu_program *program, const char *source, size_t size,
+                                        const char *options, const char *source_name) {
+  const agpu_cl_device *device = agpu_cl_device_of(program->device);
+  cl_int error = CL_SUCCESS;
+  cl_program created =
+      device->api->clCreateProgramWithSource(device->context, 1, &source, &size, &error);
+  if (!created) return agpu_cl_fail("clCreateProgramWithSource", error);
+  return agpu_cl_finish_build(program, created, options, source_name);
+}
+
+agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc) {
+  return agpu_cl_build_source(program, desc->source, desc->source_size, desc->options,
+                              desc->source_name ? desc->source_name : "<source>");
+}
+
+static agpu_status agpu_cl_build_spirv(agpu_program *program, const void *data, size_t size,
+                                       const char *options) {
+  const agpu_cl_device *device = agpu_cl_device_of(program->device);
+  if (!device->accepts_spirv && device->version >= 21)
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                          "opencl: %s takes no SPIR-V (its CL_DEVICE_IL_VERSION names none)",
+                          program->device->info.name);
+  if (!device->accepts_spirv)
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                          "opencl: %s is OpenCL %u.%u; SPIR-V needs clCreateProgramWithIL (2.1)",
+                          program->device->info.name, device->version / 10, device->version % 10);
+  cl_int error = CL_SUCCESS;
+  cl_program created = device->api->clCreateProgramWithIL(device->context, data, size, &error);
+  if (!created) return agpu_cl_fail("clCreateProgramWithIL", error);
+  return agpu_cl_finish_build(program, created, options, "<SPIR-V module>");
+}
+
+agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_format format,
+                                          const void *data, size_t size, const char *options) {
+  switch (format) {
+    case AGPU_NATIVE_OPENCL_C:
+      return agpu_cl_build_source(program, data, size, options, "<OpenCL C source>");
+    case AGPU_NATIVE_SPIRV:
+      return agpu_cl_build_spirv(program, data, size, options);
+    case AGPU_NATIVE_PTX:
+      return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                            "opencl cannot load PTX (it takes OpenCL C source or SPIR-V)");
+    case AGPU_NATIVE_CUBIN:
+      return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                            "opencl cannot load a CUDA cubin (it takes OpenCL C source or SPIR-V)");
+    case AGPU_NATIVE_HIP_CODE_OBJECT:
+      return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                            "opencl cannot load a HIP code object (it takes OpenCL C source or "
+                            "SPIR-V)");
+  }
+  return agpu_error_set(AGPU_ERROR_UNSUPPORTED, "opencl: unknown native format %d", (int)format);
+}
+
+void agpu_cl_program_release(agpu_program *program) {
+  if (!program->native) return;
+  agpu_cl_device_of(program->device)->api->clReleaseProgram(agpu_cl_program(program));
+  program->native = NULL;
+}
+
+/* --------------------------------------------------------------- kernels */
+
+/* Bytes of a by-value OpenCL C type ("float4" 16, "double3" 32), 0 when the
+ * name is not a built-in scalar or vector (a struct, say). */
+static uint32_t agpu_cl_value_size(const char *type_name, cl_uint address_bits) {
+  static const struct {
+    const char *name;
+    uint32_t size;
+  } scalars[] = {
+      /* size 0: as wide as a device address */
+      {"char", 1},   {"uchar", 1},  {"short", 2},     {"ushort", 2},   {"half", 2},
+      {"int", 4},    {"uint", 4},   {"float", 4},     {"long", 8},     {"ulong", 8},
+      {"double", 8}, {"size_t", 0}, {"ptrdiff_t", 0}, {"intptr_t", 0}, {"uintptr_t", 0},
+  };
+  char name[64];
+  snprintf(name, sizeof name, "%s", type_name);
+  if (strncmp(name, "unsigned ", 9) == 0) { /* "unsigned int" is "uint" */
+    name[0] = 'u';
+    memmove(name + 1, name + 9, strlen(name + 9) + 1);
+  }
+  size_t length = strlen(name), digits = 0;
+  while (digits < length && name[length - 1 - digits] >= '0' && name[length - 1 - digits] <= '9')
+    digits++;
+  unsigned lanes = digits ? (unsigned)atoi(name + length - digits) : 1;
+  name[length - digits] = '\0';
+  if (lanes != 1 && lanes != 2 && lanes != 3 && lanes != 4 && lanes != 8 && lanes != 16) return 0;
+  if (digits && lanes == 1) return 0; /* "float1" is no type */
+  if (lanes == 3) lanes = 4;          /* 3-vectors are stored as 4 */
+  for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
+    if (strcmp(name, scalars[i].name) != 0) continue;
+    uint32_t size = scalars[i].size ? scalars[i].size : address_bits / 8;
+    return digits && !scalars[i].size ? 0 : size * lanes; /* no size_t vectors */
+  }
+  return 0;
+}
+
+static agpu_param_kind agpu_cl_param_kind(cl_kernel_arg_address_qualifier qualifier) {
+  switch (qualifier) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+      return AGPU_PARAM_GLOBAL_BUFFER;
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+      return AGPU_PARAM_CONSTANT_BUFFER;
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      return AGPU_PARAM_LOCAL;
+    default:
+      return AGPU_PARAM_SCALAR;
+  }
+}
+
+static void agpu_cl_copy_cut(char *dst, size_t capacity, const char *src) {
+  size_t length = strnlen(src, capacity - 1);
+  memcpy(dst, src, length);
+  dst[length] = '\0';
+}
+
+/* Fills one parameter from clGetKernelArgInfo; false when the driver keeps
+ * no argument info (programs from binaries or IL). */
+static bool agpu_cl_describe_param(const agpu_cl_device *device, cl_kernel kernel, cl_uint index,
+                                   agpu_kernel_param *param) {
+  const agpu_cl_api *api = device->api;
+  if (device->version < 12 || !api->clGetKernelArgInfo) return false;
+  cl_kernel_arg_address_qualifier address = 0;
+  cl_kernel_arg_type_qualifier type_qualifier = 0;
+  if (api->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address,
+                              &address, NULL) != CL_SUCCESS)
+    return false;
+  api->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof type_qualifier,
+                          &type_qualifier, NULL);
+  char text[256];
+  if (api->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_TYPE_NAME, sizeof text, text, NULL) ==
+      CL_SUCCESS)
+    agpu_cl_copy_cut(param->type_name, sizeof param->type_name, text);
+  if (api->clGetKernelArgInfo(kernel, index, CL_KERNEL_ARG_NAME, sizeof text, text, NULL) ==
+      CL_SUCCESS)
+    agpu_cl_copy_cut(param->name, sizeof param->name, text);
+  param->kind = agpu_cl_param_kind(address);
+  param->is_const =
+      (type_qualifier & CL_KERNEL_ARG_TYPE_CONST) != 0 || param->kind == AGPU_PARAM_CONSTANT_BUFFER;
+  if (param->kind == AGPU_PARAM_SCALAR)
+    param->size = agpu_cl_value_size(param->type_name, device->address_bits);
+  return true;
+}
+
+static agpu_status agpu_cl_describe_params(const agpu_cl_device *device, agpu_kernel *kernel,
+                                           cl_kernel native) {
+  cl_uint count = 0;
+  cl_int error =
+      device->api->clGetKernelInfo(native, CL_KERNEL_NUM_ARGS, sizeof count, &count, NULL);
+  if (error != CL_SUCCESS) return agpu_cl_fail("clGetKernelInfo(CL_KERNEL_NUM_ARGS)", error);
+  kernel->params = calloc(count ? count : 1, sizeof *kernel->params);
+  if (!kernel->params)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
+  kernel->info.param_count = count;
+  for (cl_uint i = 0; i < count; i++) {
+    if (agpu_cl_describe_param(device, native, i, &kernel->params[i])) continue;
+    for (cl_uint j = 0; j < count; j++) { /* all or nothing */
+      memset(&kernel->params[j], 0, sizeof kernel->params[j]);
+      kernel->params[j].kind = AGPU_PARAM_UNKNOWN;
+    }
+    break;
+  }
+  return AGPU_SUCCESS;
+}
+
+static void agpu_cl_describe_work_group(const agpu_cl_device *device, agpu_kernel *kernel,
+                                        cl_kernel native) {
+  size_t required[3] = {0, 0, 0}, max_size = 0;
+  if (device->api->clGetKernelWorkGroupInfo(native, device->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                            sizeof required, required, NULL) == CL_SUCCESS &&
+      required[0] != 0) {
+    kernel->info.has_required_work_group_size = true;
+    for (int d = 0; d < 3; d++)
+      kernel->info.required_work_group_size[d] = (uint32_t)(required[d] ? required[d] : 1);
+  }
+  if (device->api->clGetKernelWorkGroupInfo(native, device->id, CL_KERNEL_WORK_GROUP_SIZE,
+                                            sizeof max_size, &max_size, NULL) == CL_SUCCESS)
+    kernel->info.max_work_group_size = max_size > UINT32_MAX ? UINT32_MAX : (uint32_t)max_size;
+}
+
+/* Names the kernels a program does have, for a "no such kernel" message. */
+static void agpu_cl_append_kernel_names(const agpu_cl_device *device, cl_program program) {
+  size_t size = 0;
+  char *names = NULL;
+  if (device->version >= 12 &&
+      device->api->clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) ==
+          CL_SUCCESS &&
+      (names = calloc(1, size + 1)) != NULL &&
+      device->api->clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, size, names, NULL) ==
+          CL_SUCCESS) {
+    agpu_error_append("; the program's kernels: %s", names[0] ? "" : "none");
+    for (const char *name = names; *name;) { /* "a;b;c" */
+      size_t length = strcspn(name, ";");
+      agpu_error_append("%.*s%s", (int)length, name, name[length] ? ", " : "");
+      name += length + (name[length] ? 1 : 0);
+    }
+  }
+  free(names);
+}
+
+agpu_status agpu_cl_kernel_create(agpu_kernel *kernel, const char *name) {
+  const agpu_cl_device *device = agpu_cl_device_of(kernel->program->device);
+  const agpu_cl_api *api = device->api;
+  cl_program program = agpu_cl_program(kernel->program);
+  cl_int error = CL_SUCCESS;
+  cl_kernel created = api->clCreateKernel(program, name, &error);
+  if (!created) {
+    agpu_status status = agpu_cl_fail("clCreateKernel", error);
+    if (error == CL_INVALID_KERNEL_NAME) {
+      agpu_error_append(": no kernel named '%s'", name);
+      agpu_cl_append_kernel_names(device, program);
+    }
+    return status;
+  }
+  agpu_cl_kernel *native = calloc(1, sizeof *native);
+  agpu_status status =
+      native ? agpu_cl_describe_params(device, kernel, created)
+             : agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
+  if (status != AGPU_SUCCESS) {
+    api->clReleaseKernel(created);
+    free(native);
+    return status; /* the core frees kernel->params */
+  }
+  agpu_cl_describe_work_group(device, kernel, created);
+  native->kernel = created;
+  pthread_mutex_init(&native->lock, NULL);
+  kernel->native = native;
+  return AGPU_SUCCESS;
+}
+
+void agpu_cl_kernel_release(agpu_kernel *kernel) {
+  agpu_cl_kernel *native = kernel->native;
+  if (!native) return;
+  agpu_cl_device_of(kernel->program->device)->api->clReleaseKernel(native->kernel);
+  pthread_mutex_destroy(&native->lock);
+  free(native);
+  kernel->native = NULL;
+}
+
+/* ---------------------------------------------------------------- launch */
+
+static cl_int agpu_cl_set_arg(const agpu_cl_api *api, cl_kernel kernel, cl_uint index,
+                              const agpu_arg *arg) {
+  switch (arg->kind) {
+    case AGPU_ARG_BUFFER: {
+      cl_mem mem = (cl_mem)arg->buffer->native;
+      return api->clSetKernelArg(kernel, index, sizeof mem, &mem);
+    }
+    case AGPU_ARG_VALUE:
+      return api->clSetKernelArg(kernel, index, arg->size, arg->value.bytes);
+    case AGPU_ARG_LOCAL:
+      return api->clSetKernelArg(kernel, index, arg->size, NULL);
+  }
+  return CL_INVALID_ARG_VALUE;
+}
+
+agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
+                           const size_t global[3], const size_t local[3], uint32_t nargs,
+                           const agpu_arg args[]) {
+  const agpu_cl_api *api = agpu_cl_device_of(kernel->program->device)->api;
+  agpu_cl_kernel *native = kernel->native;
+  cl_command_queue cl_queue = ((agpu_cl_queue *)queue->native)->queue;
+  cl_event event = NULL;
+  agpu_status status = AGPU_SUCCESS;
+  pthread_mutex_lock(&native->lock);
+  for (uint32_t i = 0; i < nargs && status == AGPU_SUCCESS; i++) {
+    cl_int error = agpu_cl_set_arg(api, native->kernel, i, &args[i]);
+    if (error != CL_SUCCESS) {
+      status = agpu_cl_fail("clSetKernelArg", error);
+      agpu_error_append(" for argument %u ('%s') of kernel '%s'", i, kernel->params[i].name,
+                        kernel->info.name);
+    }
+  }
+  if (status == AGPU_SUCCESS) {
+    cl_int error = api->clEnqueueNDRangeKernel(cl_queue, native->kernel, dims, NULL, global, local,
+                                               0, NULL, &event);
+    if (error != CL_SUCCESS) {
+      status = agpu_cl_fail("clEnqueueNDRangeKernel", error);
+      agpu_error_append(" (kernel '%s', global %zux%zux%zu, local %zux%zux%zu)", kernel->info.name,
+                        global[0], global[1], global[2], local[0], local[1], local[2]);
+    }
+  }
+  pthread_mutex_unlock(&native->lock);
+  if (status == AGPU_SUCCESS) agpu_cl_queue_track(queue, event);
+  return status;
+}

@@ -1,0 +1,24 @@
+include(CMakePackageConfigHelpers)
+
+install(TARGETS anygpu anygpu_static EXPORT anygpuTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES api/anygpu.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT anygpuTargets NAMESPACE anygpu:: FILE anygpuTargets.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/anygpu)
+
+configure_package_config_file(cmake/anygpuConfig.cmake.in
+                              ${CMAKE_CURRENT_BINARY_DIR}/anygpuConfig.cmake
+                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/anygpu)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/anygpuConfigVersion.cmake
+                                 COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/anygpuConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/anygpuConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/anygpu)
+
+# The .pc file finds its prefix from where it lies, so a relocated install works.
+file(RELATIVE_PATH AGPU_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" AGPU_PC_TO_PREFIX "${AGPU_PC_TO_PREFIX}")
+configure_file(cmake/anygpu.pc.in ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

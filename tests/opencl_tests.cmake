@@ -1,0 +1,12 @@
+# The OpenCL backend's tests run against a real driver (PoCL on a machine
+# without a GPU); each exits 77 (skipped) when no OpenCL device is present.
+foreach(name test_opencl_device test_opencl_buffer test_opencl_launch)
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
+  target_link_libraries(${name} PRIVATE anygpu Threads::Threads)
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+  target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
+  add_test(NAME ${name} COMMAND ${name})
+  # PoCL compiles every kernel with LLVM on first use: allow for a cold cache.
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS opencl)
+endforeach()
+target_link_libraries(test_opencl_launch PRIVATE m)

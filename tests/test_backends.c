@@ -1,0 +1,104 @@
+/* The registry: every backend is listed, and one that cannot load says why
+ * with the loader's own words. */
+#include <dlfcn.h>
+
+#include "agpu_test.h"
+
+static void backends_are_listed_in_order(void) {
+  static const char *const names[] = {"cuda", "hip", "vulkan", "opencl", "cpu"};
+  CHECK(agpu_backend_count() == 5);
+  for (uint32_t i = 0; i < agpu_backend_count(); i++) {
+    agpu_backend_info info;
+    CHECK_OK(agpu_backend_get_info(i, &info));
+    CHECK(strcmp(info.name, names[i]) == 0);
+    CHECK(info.kind == (agpu_backend_kind)i);
+    uint32_t found = 99;
+    CHECK_OK(agpu_backend_find(names[i], &found));
+    CHECK(found == i);
+  }
+  agpu_backend_info info;
+  CHECK_STATUS(agpu_backend_get_info(5, &info), AGPU_ERROR_INVALID_ARGUMENT);
+  uint32_t found;
+  CHECK_STATUS(agpu_backend_find("metal", &found), AGPU_ERROR_NOT_FOUND);
+  CHECK_MESSAGE("unknown backend 'metal'");
+}
+
+static void cpu_backend_is_always_available(void) {
+  agpu_backend_info info;
+  CHECK_OK(agpu_backend_get_info(AGPU_BACKEND_CPU, &info));
+  CHECK(info.available);
+  CHECK(info.device_count == 1);
+}
+
+/* What the dynamic loader itself says about a soname, "" if it loads. */
+static void loader_error(const char *soname, char *out, size_t cap) {
+  void *library = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  if (library) {
+    out[0] = '\0';
+    dlclose(library);
+  } else {
+    snprintf(out, cap, "%s", dlerror());
+  }
+}
+
+static void check_unimplemented_backend(agpu_backend_kind kind, const char *soname) {
+  agpu_backend_info info;
+  CHECK_OK(agpu_backend_get_info(kind, &info));
+  CHECK(!info.available);
+  CHECK(info.device_count == 0);
+  CHECK(info.reason[0] != '\0');
+  char expected[512];
+  loader_error(soname, expected, sizeof expected);
+  if (expected[0]) {
+    /* Missing library: the reason starts with dlerror()'s message. */
+    CHECK(strncmp(info.reason, expected, strlen(expected)) == 0);
+    if (strncmp(info.reason, expected, strlen(expected)) != 0)
+      printf("  reason: %s\n  dlerror: %s\n", info.reason, expected);
+    CHECK(strstr(info.reason, "cannot open shared object file") != NULL);
+  } else {
+    CHECK(strstr(info.reason, soname) != NULL);
+    CHECK(strstr(info.reason, "no ") != NULL);
+  }
+}
+
+static void cuda_says_why(void) {
+  check_unimplemented_backend(AGPU_BACKEND_CUDA, "libcuda.so.1");
+}
+static void hip_says_why(void) {
+  check_unimplemented_backend(AGPU_BACKEND_HIP, "libamdhip64.so.6");
+}
+static void vulkan_says_why(void) {
+  check_unimplemented_backend(AGPU_BACKEND_VULKAN, "libvulkan.so.1");
+}
+
+static void device_list_follows_backends(void) {
+  uint32_t count = 0, sum = 0;
+  CHECK_OK(agpu_device_count(&count));
+  for (uint32_t i = 0; i < agpu_backend_count(); i++) {
+    agpu_backend_info info;
+    CHECK_OK(agpu_backend_get_info(i, &info));
+    for (uint32_t d = 0; d < info.device_count; d++) {
+      agpu_device *device;
+      agpu_device_info dinfo;
+      CHECK_OK(agpu_device_get(sum + d, &device));
+      CHECK_OK(agpu_device_get_info(device, &dinfo));
+      CHECK(dinfo.backend == info.kind);
+      CHECK(dinfo.index == d);
+      char selector[32];
+      snprintf(selector, sizeof selector, "%s:%u", info.name, d);
+      CHECK(strcmp(dinfo.selector, selector) == 0);
+    }
+    sum += info.device_count;
+  }
+  CHECK(sum == count);
+}
+
+int main(void) {
+  RUN(backends_are_listed_in_order);
+  RUN(cpu_backend_is_always_available);
+  RUN(cuda_says_why);
+  RUN(hip_says_why);
+  RUN(vulkan_says_why);
+  RUN(device_list_follows_backends);
+  return agpu_test_finish();
+}

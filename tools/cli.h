@@ -1,0 +1,46 @@
+/* What the anygpu command's parts share: exit statuses, argument parsing,
+ * error reporting and the commands themselves. */
+#ifndef ANYGPU_TOOLS_CLI_H
+#define ANYGPU_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "anygpu.h"
+
+enum {
+  CLI_EXIT_OK = 0,
+  CLI_EXIT_FAILURE = 1, /* the library or a device failed; the message says why */
+  CLI_EXIT_USAGE = 2,   /* unknown command or option, wrong arguments */
+};
+
+#define CLI_MAX_POSITIONAL 4
+
+/* The options every command takes, and its positional arguments. */
+typedef struct cli_arguments {
+  bool json;
+  bool help;
+  int positional_count;
+  const char *positional[CLI_MAX_POSITIONAL];
+} cli_arguments;
+
+/* Parses the arguments after the command name. Returns CLI_EXIT_OK, or
+ * reports the problem and returns CLI_EXIT_USAGE. */
+int cli_parse_arguments(int argc, char **argv, int max_positional, cli_arguments *arguments);
+
+/* Each returns the exit status, after printing "anygpu: ..." on one line of
+ * stderr. */
+int cli_usage_error(const char *what, const char *argument);
+int cli_library_error(agpu_status status);
+int cli_out_of_memory(void);
+
+/* Flushes stdout; a failed write (a full disk, a closed pipe) is an error. */
+int cli_finish_output(void);
+
+void cli_print_help(FILE *out);
+
+/* The commands take the arguments after their name. */
+int cmd_list(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+#endif /* ANYGPU_TOOLS_CLI_H */

@@ -1,0 +1,33 @@
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "format.h"
+
+int cli_usage_error(const char *what, const char *argument) {
+  fprintf(stderr, "anygpu: %s '", what);
+  fput_single_line(argument, stderr);
+  fputs("' (try anygpu --help)\n", stderr);
+  return CLI_EXIT_USAGE;
+}
+
+int cli_library_error(agpu_status status) {
+  const char *message = agpu_last_error();
+  fputs("anygpu: ", stderr);
+  /* Messages may carry a driver's multi-line log: keep the report one line. */
+  fput_single_line(message && message[0] ? message : agpu_status_name(status), stderr);
+  fputc('\n', stderr);
+  return CLI_EXIT_FAILURE;
+}
+
+int cli_out_of_memory(void) {
+  fputs("anygpu: out of host memory\n", stderr);
+  return CLI_EXIT_FAILURE;
+}
+
+int cli_finish_output(void) {
+  errno = 0;
+  if (fflush(stdout) == 0 && !ferror(stdout)) return CLI_EXIT_OK;
+  fprintf(stderr, "anygpu: cannot write the output: %s\n", errno ? strerror(errno) : "write error");
+  return CLI_EXIT_FAILURE;
+}

@@ -1,0 +1,15 @@
+/* A device as the CLI reports it: its info fetched safely, and the JSON
+ * members that `list --json` and `info --json` share. */
+#ifndef ANYGPU_TOOLS_DEVICE_REPORT_H
+#define ANYGPU_TOOLS_DEVICE_REPORT_H
+
+#include "anygpu.h"
+#include "json_writer.h"
+
+/* agpu_device_get_info, with every string field NUL-terminated. */
+agpu_status device_report_get_info(const agpu_device *device, agpu_device_info *info);
+
+/* The members of a device object, without its braces. */
+void device_report_write_json_members(json_writer *writer, const agpu_device_info *info);
+
+#endif /* ANYGPU_TOOLS_DEVICE_REPORT_H */

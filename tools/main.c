@@ -1,0 +1,73 @@
+/* anygpu: which GPUs does this system expose, through which APIs? */
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct cli_command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+} cli_command;
+
+static const cli_command cli_commands[] = {
+    {"list", cmd_list},
+    {"info", cmd_info},
+};
+
+void cli_print_help(FILE *out) {
+  fputs(
+      "Usage: anygpu <command> [options]\n"
+      "\n"
+      "Commands:\n"
+      "  list [--json]             every device of every backend, and why a backend\n"
+      "                            has no devices\n"
+      "  info [SELECTOR] [--json]  every property of one device (default: the device\n"
+      "                            $ANYGPU_DEVICE selects, else the best one)\n"
+      "  help                      this help\n"
+      "\n"
+      "Options:\n"
+      "  --json      print one JSON object instead of text\n"
+      "  -h, --help  print this help\n"
+      "  --version   print the version\n"
+      "\n"
+      "A selector is BACKEND:FILTER, where BACKEND is cuda, hip, vulkan, opencl, cpu\n"
+      "or *, and FILTER is an index, *, gpu, cpu, discrete or integrated, or several\n"
+      "joined by ',' (opencl:0,1). ';' joins terms, tried in order; '!' before a\n"
+      "term excludes what it matches.\n"
+      "\n"
+      "Exit status: 0 success, 1 a library or device error, 2 a usage error.\n",
+      out);
+}
+
+static int print_version(void) {
+  const char *library_version = agpu_version();
+  printf("anygpu %s", AGPU_VERSION_STRING);
+  /* The shared library may have been replaced by another release. */
+  if (strcmp(library_version, AGPU_VERSION_STRING) != 0) printf(" (library %s)", library_version);
+  putchar('\n');
+  return cli_finish_output();
+}
+
+static bool is_help_request(const char *argument) {
+  return strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0 ||
+         strcmp(argument, "help") == 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    cli_print_help(stderr);
+    return CLI_EXIT_USAGE;
+  }
+  const char *command = argv[1];
+  if (is_help_request(command)) {
+    cli_print_help(stdout);
+    return cli_finish_output();
+  }
+  if (strcmp(command, "--version") == 0) {
+    if (argc > 2) return cli_usage_error("unexpected argument", argv[2]);
+    return print_version();
+  }
+  for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++)
+    if (strcmp(command, cli_commands[i].name) == 0) return cli_commands[i].run(argc - 2, argv + 2);
+  if (command[0] == '-') return cli_usage_error("unknown option", command);
+  return cli_usage_error("unknown command", command);
+}
