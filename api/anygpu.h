@@ -360,6 +360,75 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_
                                  const size_t global[], const size_t local[], uint32_t nargs,
                                  const agpu_arg args[]);
 
+/* ------------------------------------------------------ load attempts */
+
+/* Every library a backend tried to open, in order, with the loader's
+ * message: `name` is the soname or path tried, `error` its dlerror() ("" for
+ * the one that loaded). Both stay valid for the life of the process.
+ * AGPU_ERROR_NOT_FOUND when `attempt` is past the last one. */
+AGPU_API agpu_status agpu_backend_load_attempt_count(uint32_t backend, uint32_t *count);
+AGPU_API agpu_status agpu_backend_get_load_attempt(uint32_t backend, uint32_t attempt,
+                                                   const char **name, const char **error);
+
+/* ------------------------------------------------------ physical devices */
+
+/* The same GPU seen through several APIs is one physical device. Devices are
+ * grouped by PCI address first; then by UUID, only between devices whose
+ * vendor's APIs agree on UUIDs (NVIDIA: CUDA, OpenCL and Vulkan do; AMD and
+ * Intel do not); then, for what is left, by a guess on vendor id, device id
+ * (or name) and memory size between devices of different backends, which is
+ * marked uncertain. Every CPU device (the built-in one, PoCL, lavapipe) is
+ * part of one physical "CPU". Physical devices are numbered: those with a PCI
+ * address in address order, then the others in device order, the CPU last.
+ * In a selector, `phys:N` names the members of physical device N (best
+ * first: the native backend) and `pci:dddd:bb:dd.f` those of the device at
+ * that PCI address; both combine with the other terms and with '!'. */
+
+typedef enum agpu_physical_match {
+  AGPU_PHYSICAL_MATCH_SINGLE, /* one device: nothing to match */
+  AGPU_PHYSICAL_MATCH_PCI,    /* the members report the same PCI address */
+  AGPU_PHYSICAL_MATCH_UUID,   /* ... the same UUID, where the vendor's UUIDs agree */
+  AGPU_PHYSICAL_MATCH_GUESS,  /* same vendor, device id or name, and memory: uncertain */
+  AGPU_PHYSICAL_MATCH_CPU,    /* the host CPU, as every CPU device is */
+} agpu_physical_match;
+
+/* "single", "pci", "uuid", "guess", "cpu"; never NULL. */
+AGPU_API const char *agpu_physical_match_name(agpu_physical_match match);
+
+#define AGPU_PHYSICAL_MAX_MEMBERS 32
+
+typedef struct agpu_physical_device_info {
+  uint32_t index; /* "phys:<index>" */
+  char id[16];    /* "phys:0" */
+  char name[256]; /* the name its native backend reports, else the first member's */
+  agpu_device_type type;
+  uint32_t vendor_id;
+  uint32_t device_id;
+  uint64_t global_mem_bytes;
+  bool has_pci;
+  char pci[16]; /* "dddd:bb:dd.f" */
+  bool has_uuid;
+  uint8_t uuid[16];
+  /* The weakest key that joined the members; a guess is uncertain. */
+  agpu_physical_match match;
+  bool uncertain;
+  /* One API lists this device twice (two Vulkan drivers for one card):
+   * `duplicate_backend` names the first such backend. */
+  bool duplicate_in_backend;
+  const char *duplicate_backend; /* "" when none */
+  /* The members' selectors ("cuda:0", "opencl:1"), in device order. */
+  uint32_t member_count;
+  char members[AGPU_PHYSICAL_MAX_MEMBERS][32];
+} agpu_physical_device_info;
+
+AGPU_API agpu_status agpu_physical_device_count(uint32_t *count);
+AGPU_API agpu_status agpu_physical_device_get_info(uint32_t index, agpu_physical_device_info *info);
+/* The `member`th device of physical device `index`. */
+AGPU_API agpu_status agpu_physical_device_member(uint32_t index, uint32_t member,
+                                                 agpu_device **device);
+/* The physical device a device belongs to. */
+AGPU_API agpu_status agpu_device_physical_index(const agpu_device *device, uint32_t *index);
+
 #ifdef __cplusplus
 }
 #endif

@@ -166,3 +166,37 @@ agpu_status agpu_check_object(const void *handle, agpu_object_type type, const c
   return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s is not a %s handle", function, argument,
                         agpu_object_type_name(type));
 }
+
+static agpu_status agpu_check_backend_index(uint32_t backend, const char *function) {
+  if (backend >= AGPU_BACKEND_COUNT_)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: backend %u out of range (%d backends)",
+                          function, backend, AGPU_BACKEND_COUNT_);
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_backend_load_attempt_count(uint32_t backend, uint32_t *count) {
+  if (!count)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "agpu_backend_load_attempt_count: count is NULL");
+  agpu_status status = agpu_check_backend_index(backend, "agpu_backend_load_attempt_count");
+  if (status != AGPU_SUCCESS) return status;
+  *count = agpu_registry_backend((agpu_backend_kind)backend)->attempt_count;
+  return AGPU_SUCCESS;
+}
+
+AGPU_API agpu_status agpu_backend_get_load_attempt(uint32_t backend, uint32_t attempt,
+                                                   const char **name, const char **error) {
+  if (!name || !error)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "agpu_backend_get_load_attempt: name or error is NULL");
+  agpu_status status = agpu_check_backend_index(backend, "agpu_backend_get_load_attempt");
+  if (status != AGPU_SUCCESS) return status;
+  const agpu_backend *entry = agpu_registry_backend((agpu_backend_kind)backend);
+  if (attempt >= entry->attempt_count)
+    return agpu_error_set(AGPU_ERROR_NOT_FOUND,
+                          "agpu_backend_get_load_attempt: %s tried %u libraries, no attempt %u",
+                          entry->ops->name, entry->attempt_count, attempt);
+  *name = entry->attempts[attempt].name;
+  *error = entry->attempts[attempt].error;
+  return AGPU_SUCCESS;
+}

@@ -1,13 +1,16 @@
-/* Device selectors: "cuda:0", "opencl:*", "*:gpu", "!vulkan:*", joined by ';'.
+/* Device selectors: "cuda:0", "opencl:*", "*:gpu", "!vulkan:*", "phys:1",
+ * "pci:0000:01:00.0", joined by ';'. The grammar is in docs/cli.md.
  *
  * Positive terms are tried in order and the devices each one matches are
- * ranked best first; negative terms remove devices from the result. A
- * selector with only negative terms starts from every device. */
+ * ranked best first; negative terms remove devices from the result, whatever
+ * their position (discard wins). A selector with only negative terms starts
+ * from every device. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_physical.h"
 
 #define AGPU_SELECTOR_MAX_TERMS 32
 #define AGPU_SELECTOR_MAX_FILTERS 16
@@ -29,6 +32,9 @@ typedef struct agpu_filter {
 typedef struct agpu_selector_term {
   bool exclude;
   bool any_backend;
+  bool physical; /* "phys:N": an index filter names a physical device */
+  bool by_pci;   /* "pci:ADDRESS": every device of the physical device at ADDRESS */
+  char pci[16];
   agpu_backend_kind backend;
   agpu_filter filters[AGPU_SELECTOR_MAX_FILTERS];
   uint32_t filter_count;
@@ -97,6 +103,21 @@ static agpu_status agpu_parse_term(const char *selector, const char *begin, cons
                           "missing backend name in selector '%s' (e.g. opencl:0, *:gpu)", selector);
   if (agpu_token_is(name_begin, name_end, "*")) {
     term->any_backend = true;
+  } else if (agpu_token_is(name_begin, name_end, "phys")) {
+    term->any_backend = true;
+    term->physical = true;
+  } else if (agpu_token_is(name_begin, name_end, "pci")) {
+    const char *address = colon ? colon + 1 : end;
+    const char *address_end = end;
+    agpu_trim(&address, &address_end);
+    if (!agpu_pci_address_normalize(address, (size_t)(address_end - address), term->pci))
+      return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                            "bad PCI address '%.*s' in selector '%s' (expected "
+                            "domain:bus:device.function, e.g. pci:0000:01:00.0)",
+                            (int)(address_end - address), address, selector);
+    term->any_backend = true;
+    term->by_pci = true;
+    return AGPU_SUCCESS;
   } else {
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)(name_end - name_begin), name_begin);
@@ -104,7 +125,7 @@ static agpu_status agpu_parse_term(const char *selector, const char *begin, cons
     if (agpu_backend_find(name, &index) != AGPU_SUCCESS)
       return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
                             "unknown backend '%s' in selector '%s' (known: cuda, hip, vulkan, "
-                            "opencl, cpu, *)",
+                            "opencl, cpu, *, and phys:N or pci:ADDRESS for a physical device)",
                             name, selector);
     term->backend = (agpu_backend_kind)index;
   }
@@ -159,12 +180,13 @@ static bool agpu_is_gpu(agpu_device_type type) {
          type == AGPU_DEVICE_TYPE_VIRTUAL_GPU;
 }
 
-static bool agpu_filter_matches(const agpu_filter *filter, const agpu_device *device) {
+static bool agpu_filter_matches(const agpu_filter *filter, const agpu_device *device, bool physical,
+                                uint32_t physical_index) {
   switch (filter->kind) {
     case AGPU_FILTER_ANY:
       return true;
     case AGPU_FILTER_INDEX:
-      return device->info.index == filter->index;
+      return physical ? physical_index == filter->index : device->info.index == filter->index;
     case AGPU_FILTER_GPU:
       return agpu_is_gpu(device->info.type);
     case AGPU_FILTER_CPU:
@@ -177,10 +199,17 @@ static bool agpu_filter_matches(const agpu_filter *filter, const agpu_device *de
   return false;
 }
 
-static bool agpu_term_matches(const agpu_selector_term *term, const agpu_device *device) {
+/* `device_index` is the device's place in the registry. */
+static bool agpu_term_matches(const agpu_selector_term *term, const agpu_device *device,
+                              uint32_t device_index) {
   if (!term->any_backend && device->info.backend != term->backend) return false;
+  uint32_t physical_index = agpu_physical_registry_group_of(device_index);
+  if (term->by_pci) {
+    const agpu_physical_device_info *group = agpu_physical_registry_group(physical_index);
+    return group && group->has_pci && strcmp(group->pci, term->pci) == 0;
+  }
   for (uint32_t i = 0; i < term->filter_count; i++)
-    if (agpu_filter_matches(&term->filters[i], device)) return true;
+    if (agpu_filter_matches(&term->filters[i], device, term->physical, physical_index)) return true;
   return false;
 }
 
@@ -248,7 +277,7 @@ static agpu_status agpu_selector_match(const char *text, agpu_ranked **out, uint
     bool excluded = false;
     for (uint32_t t = 0; t < selector->term_count; t++) {
       const agpu_selector_term *term = &selector->terms[t];
-      if (!agpu_term_matches(term, device)) continue;
+      if (!agpu_term_matches(term, device, i)) continue;
       if (term->exclude)
         excluded = true;
       else if (first_term < 0)
@@ -281,6 +310,16 @@ static agpu_status agpu_no_match(const char *text) {
     else
       agpu_error_append(" %s has none%s", backend->ops->name,
                         kind + 1 < AGPU_BACKEND_COUNT_ ? "," : "");
+  }
+  uint32_t physical_count = agpu_physical_registry_group_count();
+  for (uint32_t p = 0; p < physical_count; p++) {
+    const agpu_physical_device_info *group = agpu_physical_registry_group(p);
+    agpu_error_append("%s %s (%s%s%s:", p == 0 ? "; physical devices:" : ",", group->id,
+                      group->name[0] ? group->name : agpu_device_type_name(group->type),
+                      group->has_pci ? " at " : "", group->has_pci ? group->pci : "");
+    for (uint32_t m = 0; m < group->member_count && m < AGPU_PHYSICAL_MAX_MEMBERS; m++)
+      agpu_error_append(" %s", group->members[m]);
+    agpu_error_append(")");
   }
   return AGPU_ERROR_NOT_FOUND;
 }

@@ -19,3 +19,25 @@ if(Python3_Interpreter_FOUND)
 else()
   message(STATUS "anygpu: python3 not found: the CLI test (tests/test_cli.py) is not registered")
 endif()
+
+# Physical-device grouping: the rules on staged devices (the grouping source
+# is compiled in), then the API and the selectors on this machine's devices.
+add_executable(test_physical test_physical.c ${PROJECT_SOURCE_DIR}/api/physical_group.c)
+target_link_libraries(test_physical PRIVATE anygpu)
+target_include_directories(test_physical PRIVATE ${PROJECT_SOURCE_DIR}/api
+                                                 ${PROJECT_SOURCE_DIR}/tests)
+target_compile_definitions(test_physical PRIVATE _GNU_SOURCE)
+add_test(NAME test_physical COMMAND test_physical)
+set_tests_properties(test_physical PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+# anygpu doctor, end to end: staged sysroots and faults injected through the
+# environment. The test library stands in for a vendor library's file name.
+add_library(doctor_test_library SHARED doctor_test_library.c)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME doctor COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_doctor.py
+                               $<TARGET_FILE:anygpu_cli>
+                               --test-library $<TARGET_FILE:doctor_test_library>)
+  set_tests_properties(doctor PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+else()
+  message(STATUS "anygpu: python3 not found: the doctor test (tests/test_doctor.py) is not registered")
+endif()

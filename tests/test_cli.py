@@ -482,6 +482,100 @@ def test_write_error_is_reported(cli, case, options):
                    f"anygpu {' '.join(args)} > /dev/full: stderr {err!r}")
 
 
+PHYSICAL_KEYS = {
+    "id": str,
+    "index": int,
+    "name": str,
+    "type": str,
+    "vendor_id": int,
+    "device_id": int,
+    "global_mem_bytes": int,
+    "pci": (str, type(None)),
+    "uuid": (str, type(None)),
+    "devices": list,
+    "match": str,
+    "uncertain": bool,
+    "duplicate_in_backend": bool,
+    "duplicate_backend": (str, type(None)),
+}
+
+
+def test_list_physical(cli, case, options):
+    listing = cli.list_json(case)
+    physical = listing.get("physical")
+    case.require(isinstance(physical, list), "list --json: 'physical' missing or not a list")
+    for position, group in enumerate(physical):
+        for key, expected in PHYSICAL_KEYS.items():
+            case.check(key in group and is_type(group[key], expected),
+                       f"physical[{position}]: '{key}' missing or not {type_name(expected)}")
+    case.require(not case.failures, "physical entries malformed")
+    for position, group in enumerate(physical):
+        case.check(group["id"] == f"phys:{position}" and group["index"] == position,
+                   f"physical[{position}] is {group['id']}")
+        case.check(group["match"] in ("single", "pci", "uuid", "guess", "cpu"),
+                   f"{group['id']}: match {group['match']!r}")
+        case.check(group["uncertain"] == (group["match"] == "guess"),
+                   f"{group['id']}: uncertain is {group['uncertain']} for match {group['match']}")
+        case.check(group["devices"], f"{group['id']} has no devices")
+    members = [selector for group in physical for selector in group["devices"]]
+    selectors = [d["selector"] for d in listing["devices"]]
+    case.check(sorted(members) == sorted(selectors),
+               f"physical members {members} are not the devices {selectors}, once each")
+    by_selector = {d["selector"]: d for d in listing["devices"]}
+    cpu_groups = [g for g in physical if g["match"] == "cpu"]
+    cpu_devices = sorted(d["selector"] for d in listing["devices"] if d["type"] == "cpu")
+    case.require(len(cpu_groups) == 1, f"{len(cpu_groups)} physical CPUs, expected 1")
+    case.check(sorted(cpu_groups[0]["devices"]) == cpu_devices,
+               f"the physical CPU holds {cpu_groups[0]['devices']}, the CPU devices are "
+               f"{cpu_devices}")
+    case.check(physical[-1]["match"] == "cpu", "the physical CPU is not listed last")
+    for group in physical:
+        if group["pci"] is None:
+            continue
+        for selector in group["devices"]:
+            pci = by_selector[selector]["pci"]
+            if pci is not None and group["match"] in ("pci", "single"):
+                case.check(pci.lower() == group["pci"], f"{selector} at {pci} in {group['id']}")
+    code, out, err = cli.run_text(case, "list")
+    case.require(code == 0, f"list exited {code}")
+    case.check("\nPhysical devices:\n" in out, "list: no 'Physical devices:' section")
+    for group in physical:
+        rows = [line for line in out.splitlines() if line.strip().startswith(group["id"] + " ")]
+        case.check(len(rows) == 1 and all(s in rows[0] for s in group["devices"]),
+                   f"list: no row for {group['id']} with {group['devices']}")
+
+
+def test_physical_selectors(cli, case, options):
+    listing = cli.list_json(case)
+    for group in listing["physical"]:
+        info = cli.run_json(case, "info", group["id"], "--json")
+        case.check(info.get("selector") in group["devices"],
+                   f"info {group['id']} picked {info.get('selector')!r}, not one of "
+                   f"{group['devices']}")
+        if group["pci"]:
+            info = cli.run_json(case, "info", f"pci:{group['pci']}", "--json")
+            case.check(info.get("selector") in group["devices"],
+                       f"info pci:{group['pci']} picked {info.get('selector')!r}")
+    cpu = next(g for g in listing["physical"] if g["match"] == "cpu")
+    info = cli.run_json(case, "info", "--json", env={"ANYGPU_DEVICE": cpu["id"]})
+    case.check(info.get("selector") in cpu["devices"],
+               f"ANYGPU_DEVICE={cpu['id']} picked {info.get('selector')!r}")
+    # Discard wins: excluding the physical device leaves none of its members.
+    others = [d["selector"] for d in listing["devices"] if d["selector"] not in cpu["devices"]]
+    code, out, err = cli.run_text(case, "info", f"*:*;!{cpu['id']}")
+    if others:
+        case.check(code == 0, f"info '*:*;!{cpu['id']}' exited {code}")
+    else:
+        case.check(code == 1 and f"physical devices: phys:0" in err,
+                   f"info '*:*;!{cpu['id']}': exit {code}, stderr {err!r}")
+    for selector, fragment in (("phys:99", "physical devices: phys:0"),
+                               ("pci:zz", "bad PCI address 'zz'"),
+                               ("pci:0000:99:1f.7", "no device matches")):
+        code, out, err = cli.run_text(case, "info", selector)
+        case.check(code == 1 and fragment in err and err.count("\n") == 1,
+                   f"info {selector}: exit {code}, stderr {err!r}")
+
+
 CASES = [
     test_version,
     test_help,
@@ -495,6 +589,8 @@ CASES = [
     test_info_uses_anygpu_device,
     test_info_default_is_best,
     test_write_error_is_reported,
+    test_list_physical,
+    test_physical_selectors,
 ]
 
 

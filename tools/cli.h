@@ -42,5 +42,6 @@ void cli_print_help(FILE *out);
 /* The commands take the arguments after their name. */
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif /* ANYGPU_TOOLS_CLI_H */

@@ -1,5 +1,6 @@
-/* anygpu list: every device of every backend, then the backends that have
- * none and why. */
+/* anygpu list: every device of every backend, the physical devices they
+ * are (the same GPU through several APIs is one), then the backends that
+ * have none and why. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,12 +8,15 @@
 #include "device_report.h"
 #include "format.h"
 #include "json_writer.h"
+#include "physical_report.h"
 
 typedef struct device_listing {
   uint32_t device_count;
   agpu_device_info *devices;
   uint32_t backend_count;
   agpu_backend_info backends[AGPU_BACKEND_COUNT_];
+  uint32_t physical_count;
+  agpu_physical_device_info *physical;
 } device_listing;
 
 /* Everything is queried before anything is printed, so that a failure
@@ -37,6 +41,8 @@ static int collect_listing(device_listing *listing) {
     status = agpu_backend_get_info(i, &listing->backends[i]);
     if (status != AGPU_SUCCESS) return cli_library_error(status);
   }
+  status = physical_report_collect(&listing->physical, &listing->physical_count);
+  if (status != AGPU_SUCCESS) return cli_library_error(status);
   return CLI_EXIT_OK;
 }
 
@@ -91,6 +97,7 @@ static int print_listing_json(const device_listing *listing) {
     json_end_object(&writer);
   }
   json_end_array(&writer);
+  physical_report_write_json(&writer, listing->physical, listing->physical_count);
   json_end_object(&writer);
   if (!json_writer_finish(&writer)) {
     fputs("anygpu: internal error: malformed JSON output\n", stderr);
@@ -129,6 +136,11 @@ static int print_listing_text(const device_listing *listing) {
     puts("No devices found.");
   else if (!print_device_table(listing))
     return cli_out_of_memory();
+  if (listing->physical_count) {
+    puts("\nPhysical devices:");
+    if (!physical_report_print_table(stdout, listing->physical, listing->physical_count, "  "))
+      return cli_out_of_memory();
+  }
 
   bool header_printed = false;
   for (uint32_t i = 0; i < listing->backend_count; i++) {
@@ -165,5 +177,6 @@ int cmd_list(int argc, char **argv) {
   if (exit_status == CLI_EXIT_OK)
     exit_status = arguments.json ? print_listing_json(&listing) : print_listing_text(&listing);
   free(listing.devices);
+  free(listing.physical);
   return exit_status;
 }

@@ -11,6 +11,7 @@ typedef struct cli_command {
 static const cli_command cli_commands[] = {
     {"list", cmd_list},
     {"info", cmd_info},
+    {"doctor", cmd_doctor},
 };
 
 void cli_print_help(FILE *out) {
@@ -22,6 +23,9 @@ void cli_print_help(FILE *out) {
       "                            has no devices\n"
       "  info [SELECTOR] [--json]  every property of one device (default: the device\n"
       "                            $ANYGPU_DEVICE selects, else the best one)\n"
+      "  doctor [--json] [--sysroot DIR]\n"
+      "                            why a backend or a GPU is missing: libraries,\n"
+      "                            drivers, ICD files, variables, permissions\n"
       "  help                      this help\n"
       "\n"
       "Options:\n"
@@ -29,10 +33,13 @@ void cli_print_help(FILE *out) {
       "  -h, --help  print this help\n"
       "  --version   print the version\n"
       "\n"
+      "  --sysroot DIR  (doctor) read /sys, /proc, /dev and /etc under DIR\n"
+      "\n"
       "A selector is BACKEND:FILTER, where BACKEND is cuda, hip, vulkan, opencl, cpu\n"
       "or *, and FILTER is an index, *, gpu, cpu, discrete or integrated, or several\n"
-      "joined by ',' (opencl:0,1). ';' joins terms, tried in order; '!' before a\n"
-      "term excludes what it matches.\n"
+      "joined by ',' (opencl:0,1); phys:N names physical device N (anygpu list) and\n"
+      "pci:0000:01:00.0 the device at that address. ';' joins terms, tried in order;\n"
+      "'!' before a term excludes what it matches, wherever it stands.\n"
       "\n"
       "Exit status: 0 success, 1 a library or device error, 2 a usage error.\n",
       out);
