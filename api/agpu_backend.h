@@ -55,6 +55,9 @@ struct agpu_program {
   agpu_device *device;
   char *build_log;
   void *native;
+  /* One for the user's handle plus one per live kernel: a program released
+   * before its kernels stays alive until the last kernel goes. */
+  _Atomic uint32_t references;
 };
 
 struct agpu_kernel {

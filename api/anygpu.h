@@ -429,6 +429,62 @@ AGPU_API agpu_status agpu_physical_device_member(uint32_t index, uint32_t member
 /* The physical device a device belongs to. */
 AGPU_API agpu_status agpu_device_physical_index(const agpu_device *device, uint32_t *index);
 
+/* ----------------------------------------------------------- translation */
+
+/* The kernel translator on its own: portable kernel source in, a target's
+ * source out, with the kernels' signatures. This is what `anygpu compile`
+ * prints; the backends use the same translator inside agpu_program_build. */
+
+typedef enum agpu_target {
+  AGPU_TARGET_OPENCL, /* normalised OpenCL C 1.2 */
+  AGPU_TARGET_CUDA,   /* CUDA C++ for NVRTC */
+  AGPU_TARGET_HIP,    /* HIP C++ for hiprtc */
+  AGPU_TARGET_GLSL,   /* GLSL 4.50 compute, one kernel per shader */
+  AGPU_TARGET_C,      /* host C11, as the CPU backend compiles it */
+  AGPU_TARGET_SPIRV,  /* the GLSL compiled to SPIR-V 1.3 (Vulkan 1.1): a binary */
+  AGPU_TARGET_COUNT_
+} agpu_target;
+
+/* "opencl", "cuda", "hip", "glsl", "c", "spirv"; NULL for an unknown target. */
+AGPU_API const char *agpu_target_name(agpu_target target);
+
+typedef struct agpu_translate_desc {
+  const char *source;
+  size_t source_size;      /* 0: NUL-terminated */
+  const char *source_name; /* for diagnostics; NULL: "<source>" */
+  const char *options;     /* "-DN=4"; may be NULL */
+  agpu_target target;
+  const char *kernel;      /* GLSL, SPIR-V: the kernel (NULL: the only one) */
+  /* What the device is assumed to have: decides cl_khr_fp64 and friends. */
+  bool no_fp64;
+  bool fp16;
+} agpu_translate_desc;
+
+typedef struct agpu_translation agpu_translation;
+
+/* On a kernel with errors, AGPU_ERROR_BUILD_FAILED with every diagnostic
+ * ("file:line:col: error: ...", the line and a caret) in the message.
+ * AGPU_TARGET_SPIRV compiles the GLSL target's shader with glslang inside the
+ * library; a library built without glslang (no glslang-dev at configure
+ * time) answers AGPU_ERROR_UNSUPPORTED for it, and a shader glslang rejects
+ * is an internal error of the translator, AGPU_ERROR_INTERNAL with glslang's
+ * log. The first SPIR-V compile of a process initialises glslang (global to
+ * the process, never finalised; tens of milliseconds). */
+AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
+                                    agpu_translation **translation);
+/* The target's source text; "" for a binary target (SPIR-V: no
+ * disassembly), whose bytes agpu_translation_binary gives. */
+AGPU_API const char *agpu_translation_output(const agpu_translation *translation);
+/* A binary target's output (SPIR-V: the module's 32-bit words, host byte
+ * order, *size in bytes, a multiple of 4); NULL with *size 0 for a text
+ * target. Owned by the translation. */
+AGPU_API const void *agpu_translation_binary(const agpu_translation *translation, size_t *size);
+/* {"kernels": [{"name", "params": [...], "features", ...}]} */
+AGPU_API const char *agpu_translation_signature_json(const agpu_translation *translation);
+/* Warnings, in the diagnostics format; "" when there were none. */
+AGPU_API const char *agpu_translation_diagnostics(const agpu_translation *translation);
+AGPU_API void agpu_translation_release(agpu_translation *translation);
+
 #ifdef __cplusplus
 }
 #endif

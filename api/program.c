@@ -8,6 +8,7 @@ static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
   if (!program) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "program: out of host memory");
   program->object.type = AGPU_OBJECT_PROGRAM;
   program->device = device;
+  atomic_init(&program->references, 1);
   *out = program;
   return AGPU_SUCCESS;
 }
@@ -78,13 +79,21 @@ AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native
   return AGPU_SUCCESS;
 }
 
+/* Drops one reference; the last one frees the native program. */
+static void agpu_program_unreference(agpu_program *program) {
+  if (atomic_fetch_sub(&program->references, 1) != 1) return;
+  if (program->device->backend->ops->program_release)
+    program->device->backend->ops->program_release(program);
+  agpu_program_free(program);
+}
+
 AGPU_API agpu_status agpu_program_release(agpu_program *program) {
   agpu_status status =
       agpu_check_object(program, AGPU_OBJECT_PROGRAM, "agpu_program_release", "program");
   if (status != AGPU_SUCCESS) return status;
-  if (program->device->backend->ops->program_release)
-    program->device->backend->ops->program_release(program);
-  agpu_program_free(program);
+  /* The handle is dead for the user now, even while kernels keep it alive. */
+  program->object.type = AGPU_OBJECT_DEAD;
+  agpu_program_unreference(program);
   return AGPU_SUCCESS;
 }
 
@@ -116,6 +125,7 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *program, const char *name,
     return status;
   }
   created->info.params = created->params;
+  atomic_fetch_add(&program->references, 1);
   *kernel = created;
   return AGPU_SUCCESS;
 }
@@ -125,6 +135,7 @@ AGPU_API agpu_status agpu_kernel_release(agpu_kernel *kernel) {
       agpu_check_object(kernel, AGPU_OBJECT_KERNEL, "agpu_kernel_release", "kernel");
   if (status != AGPU_SUCCESS) return status;
   kernel->program->device->backend->ops->kernel_release(kernel);
+  agpu_program_unreference(kernel->program);
   free(kernel->params);
   kernel->object.type = AGPU_OBJECT_DEAD;
   free(kernel);

@@ -5,8 +5,8 @@
 # pkg-config and python3 (the CLI tests).
 set -euo pipefail
 packages=(
-  gcc make cmake ninja-build pkg-config python3
-  opencl-c-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo
+  gcc make cmake ninja-build pkg-config python3 clang libclang-rt-14-dev
+  opencl-c-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo glslang-tools glslang-dev spirv-tools
 )
 missing=()
 for p in "${packages[@]}"; do

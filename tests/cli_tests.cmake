@@ -41,3 +41,10 @@ if(Python3_Interpreter_FOUND)
 else()
   message(STATUS "anygpu: python3 not found: the doctor test (tests/test_doctor.py) is not registered")
 endif()
+
+# anygpu compile over the kernel corpus, every target.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME compile COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_compile.py
+                                $<TARGET_FILE:anygpu_cli> ${CMAKE_CURRENT_LIST_DIR}/kernels)
+  set_tests_properties(compile PROPERTIES TIMEOUT 600)
+endif()

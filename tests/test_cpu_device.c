@@ -134,12 +134,33 @@ static void allocation_is_accounted(void) {
   CHECK(after.peak_allocated_bytes >= before.allocated_bytes + 4000);
 }
 
-static void kernels_are_not_built_yet(void) {
+static void kernels_are_built(void) {
   agpu_program *program = NULL;
-  agpu_program_desc desc = {.source = "__kernel void k(void) {}"};
-  CHECK_STATUS(agpu_program_build(cpu(), &desc, &program), AGPU_ERROR_UNSUPPORTED);
-  CHECK_MESSAGE("cpu backend cannot build portable kernels yet");
-  CHECK(program == NULL);
+  agpu_program_desc desc = {.source = "__kernel void k(__global int *out, int v) { out[get_global_id(0)] = v; }"};
+  CHECK_OK(agpu_program_build(cpu(), &desc, &program));
+  CHECK(program != NULL);
+  if (!program) return;
+  agpu_kernel *kernel = NULL;
+  CHECK_OK(agpu_kernel_create(program, "k", &kernel));
+  agpu_kernel_info info;
+  CHECK_OK(agpu_kernel_get_info(kernel, &info));
+  CHECK(info.param_count == 2);
+  CHECK(info.params[0].kind == AGPU_PARAM_GLOBAL_BUFFER && info.params[1].kind == AGPU_PARAM_SCALAR);
+  CHECK(info.params[1].size == 4 && strcmp(info.params[1].name, "v") == 0);
+  agpu_buffer *buffer;
+  CHECK_OK(agpu_buffer_create(cpu(), 64 * sizeof(int), 0, &buffer));
+  agpu_arg args[] = {agpu_arg_buffer(buffer), agpu_arg_i32(-7)};
+  size_t global = 64;
+  CHECK_OK(agpu_launch(NULL, kernel, 1, &global, NULL, 2, args));
+  int out[64];
+  CHECK_OK(agpu_buffer_read(NULL, buffer, 0, sizeof out, out));
+  CHECK(out[0] == -7 && out[63] == -7);
+  agpu_kernel *missing = NULL;
+  CHECK_STATUS(agpu_kernel_create(program, "nope", &missing), AGPU_ERROR_NOT_FOUND);
+  CHECK_MESSAGE("it has: k");
+  CHECK_OK(agpu_buffer_release(buffer));
+  CHECK_OK(agpu_kernel_release(kernel));
+  CHECK_OK(agpu_program_release(program));
 }
 
 static void queues_and_events(void) {
@@ -177,7 +198,7 @@ int main(void) {
   RUN(fill_copy_and_map);
   RUN(ranges_are_checked);
   RUN(allocation_is_accounted);
-  RUN(kernels_are_not_built_yet);
+  RUN(kernels_are_built);
   RUN(queues_and_events);
   return agpu_test_finish();
 }

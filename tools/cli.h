@@ -43,5 +43,6 @@ void cli_print_help(FILE *out);
 int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 
 #endif /* ANYGPU_TOOLS_CLI_H */

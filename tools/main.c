@@ -12,6 +12,7 @@ static const cli_command cli_commands[] = {
     {"list", cmd_list},
     {"info", cmd_info},
     {"doctor", cmd_doctor},
+    {"compile", cmd_compile},
 };
 
 void cli_print_help(FILE *out) {
@@ -26,6 +27,11 @@ void cli_print_help(FILE *out) {
       "  doctor [--json] [--sysroot DIR]\n"
       "                            why a backend or a GPU is missing: libraries,\n"
       "                            drivers, ICD files, variables, permissions\n"
+      "  compile FILE [-D NAME[=VALUE]]... [--target T] [--kernel NAME]\n"
+      "          [--signature] [--no-fp64] [-o OUT]\n"
+      "                            translate a kernel for a target (opencl, cuda,\n"
+      "                            hip, glsl, c), print its signature as JSON, or its\n"
+      "                            errors (file:line:col) with exit status 1\n"
       "  help                      this help\n"
       "\n"
       "Options:\n"

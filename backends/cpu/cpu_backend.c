@@ -1,6 +1,7 @@
 /* The built-in CPU backend: a device that needs no driver. Buffers live in
- * host memory and every queue operation completes before it returns. Kernel
- * execution arrives with the kernel translator. */
+ * host memory and every queue operation completes before it returns.
+ * Kernels are translated to C, compiled by the system C compiler and run on
+ * a thread pool (cpu_program.c, cpu_compile.c, cpu_launch.c, cpu_pool.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -21,7 +22,7 @@ static agpu_status agpu_cpu_init(agpu_backend *backend) {
 }
 
 static uint32_t agpu_cpu_device_caps(agpu_device *device) {
-  return AGPU_CAP_MAP;
+  return AGPU_CAP_MAP | AGPU_CAP_BUILD_PORTABLE;
 }
 
 static agpu_status agpu_cpu_device_memory(agpu_device *device, agpu_memory_info *info) {
@@ -136,24 +137,6 @@ static agpu_status agpu_cpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer,
   return AGPU_SUCCESS;
 }
 
-static agpu_status agpu_cpu_not_yet(void) {
-  return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
-                        "cpu: kernel execution on the CPU backend arrives with the kernel "
-                        "translator; use an OpenCL device (e.g. ANYGPU_DEVICE=opencl:0)");
-}
-
-static agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name) {
-  return agpu_cpu_not_yet();
-}
-
-static void agpu_cpu_kernel_release(agpu_kernel *kernel) {}
-
-static agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                                   const size_t global[3], const size_t local[3], uint32_t nargs,
-                                   const agpu_arg args[]) {
-  return agpu_cpu_not_yet();
-}
-
 const agpu_backend_ops agpu_cpu_backend_ops = {
     .kind = AGPU_BACKEND_CPU,
     .name = "cpu",
@@ -175,6 +158,8 @@ const agpu_backend_ops agpu_cpu_backend_ops = {
     .buffer_fill = agpu_cpu_buffer_fill,
     .buffer_map = agpu_cpu_buffer_map,
     .buffer_unmap = agpu_cpu_buffer_unmap,
+    .program_build = agpu_cpu_program_build,
+    .program_release = agpu_cpu_program_release,
     .kernel_create = agpu_cpu_kernel_create,
     .kernel_release = agpu_cpu_kernel_release,
     .launch = agpu_cpu_launch,

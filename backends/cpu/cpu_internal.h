@@ -8,4 +8,65 @@ void agpu_cpu_describe_host(agpu_device_info *info);
 /* System memory from /proc/meminfo: total and available bytes. */
 bool agpu_cpu_host_memory(uint64_t *total, uint64_t *available);
 
+/* cpu_pool.c: the thread pool. run(context, begin, end) is called for
+ * chunks of [0, total) on the pool's threads and the caller's; returns when
+ * every item has run. Thread-safe. */
+typedef struct agpu_cpu_task agpu_cpu_task;
+typedef void (*agpu_cpu_task_fn)(void *context, size_t begin, size_t end);
+void agpu_cpu_pool_run(size_t total, size_t chunk, agpu_cpu_task_fn run, void *context);
+/* Threads that run a launch (the workers and the launching thread). */
+unsigned agpu_cpu_pool_threads(void);
+
+/* cpu_compile.c: the system C compiler, found at run time. */
+typedef struct agpu_cpu_object {
+  void *handle;  /* dlopen handle */
+  void *bytes;   /* the shared object's bytes (malloc'd), for the cache; may be NULL */
+  size_t size;
+} agpu_cpu_object;
+/* "gcc 12.2.0 /usr/bin/gcc-12 <size> <mtime>" and the flags: what the cache
+ * key needs to know about the compiler. NULL (with the error set) when no
+ * compiler is found. */
+const char *agpu_cpu_compiler_identity(void);
+/* Compiles C source into a shared object and loads it. *log gets the
+ * compiler's output (malloc'd, may be NULL). Returns AGPU_ERROR_INTERNAL with
+ * the compiler's message when the compile fails (the C is generated, so a
+ * failure is the translator's bug), AGPU_ERROR_UNSUPPORTED when there is no
+ * compiler. With keep_bytes, object->bytes holds the file for caching. */
+agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
+                             agpu_cpu_object *object, char **log);
+/* Loads a shared object from bytes (a cache entry). */
+agpu_status agpu_cpu_load(const void *bytes, size_t size, agpu_cpu_object *object);
+
+/* cpu_launch.c: programs as loaded shared objects, kernels, launches. */
+#include "emit_c_abi.h"
+
+typedef struct agpu_cpu_kernel_entry {
+  char name[128];
+  const kl_c_kernel *abi;
+  uint32_t param_count;
+  agpu_kernel_param *params; /* copied into each agpu_kernel */
+  bool has_required_work_group_size;
+  uint32_t required_work_group_size[3];
+} agpu_cpu_kernel_entry;
+
+typedef struct agpu_cpu_program {
+  _Atomic int references; /* the program and each kernel made from it */
+  agpu_cpu_object object;
+  uint32_t kernel_count;
+  agpu_cpu_kernel_entry *kernels;
+} agpu_cpu_program;
+
+/* Finds every entry's kl_c_kernel_<name> in the loaded object and checks its
+ * ABI version and parameter count. */
+agpu_status agpu_cpu_program_bind(agpu_cpu_program *program);
+void agpu_cpu_program_unref(agpu_cpu_program *program);
+agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name);
+void agpu_cpu_kernel_release(agpu_kernel *kernel);
+void agpu_cpu_program_release(agpu_program *program);
+agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
+                            const size_t global[3], const size_t local[3], uint32_t nargs,
+                            const agpu_arg args[]);
+/* cpu_program.c: agpu_program_build for portable kernel source. */
+agpu_status agpu_cpu_program_build(agpu_program *program, const agpu_program_desc *desc);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "opencl_internal.h"
+#include "translate.h"
 
 static cl_program agpu_cl_program(const agpu_program *program) {
   return (cl_program)program->native;
@@ -131,9 +132,37 @@ static agpu_status agpu_cl_build_source(agpu_program *program, const char *sourc
   return agpu_cl_finish_build(program, created, options, source_name);
 }
 
+/* Portable source is checked by the translator's front end first, so that a
+ * kernel outside the subset fails here exactly as on every other backend,
+ * with the same file:line:col messages; then the source itself is passed
+ * through to the driver's OpenCL C compiler. */
+static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_program_desc *desc) {
+  kl_context *ctx = kl_context_create();
+  if (!ctx) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
+  const agpu_device_info *info = &program->device->info;
+  kl_translate_options options = {
+      .source_name = desc->source_name,
+      .build_options = desc->options ? desc->options : "",
+      .traits = {.fp64 = info->fp64, .fp16 = info->fp16, .int64 = info->int64},
+  };
+  agpu_status status = AGPU_SUCCESS;
+  if (!kl_parse_program(ctx, desc->source, desc->source_size, &options))
+    status = agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s", kl_diagnostics_text(ctx));
+  kl_context_destroy(ctx);
+  return status;
+}
+
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc) {
-  return agpu_cl_build_source(program, desc->source, desc->source_size, desc->options,
-                              desc->source_name ? desc->source_name : "<source>");
+  agpu_status status = agpu_cl_check_portable(program, desc);
+  if (status != AGPU_SUCCESS) return status;
+  /* What the translator predefines for every target. */
+  char *options = NULL;
+  if (asprintf(&options, "-D__ANYGPU__=1 %s", desc->options ? desc->options : "") < 0)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
+  status = agpu_cl_build_source(program, desc->source, desc->source_size, options,
+                                desc->source_name ? desc->source_name : "<source>");
+  free(options);
+  return status;
 }
 
 static agpu_status agpu_cl_build_spirv(agpu_program *program, const void *data, size_t size,

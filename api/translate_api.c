@@ -1,0 +1,151 @@
+/* The public face of the kernel translator (kernels/translate.h). */
+#include <stdlib.h>
+
+#include "agpu_core.h"
+#include "translate.h"
+#ifdef AGPU_HAVE_GLSLANG
+#include "spirv.h"
+#endif
+
+struct agpu_translation {
+  kl_context *context; /* owns every string below */
+  const char *output;
+  const char *signature_json;
+  const char *diagnostics;
+  const uint32_t *binary; /* SPIR-V words */
+  size_t binary_size;     /* bytes */
+};
+
+static const char *const agpu_target_names[AGPU_TARGET_COUNT_] = {
+    [AGPU_TARGET_OPENCL] = "opencl", [AGPU_TARGET_CUDA] = "cuda", [AGPU_TARGET_HIP] = "hip",
+    [AGPU_TARGET_GLSL] = "glsl",     [AGPU_TARGET_C] = "c",       [AGPU_TARGET_SPIRV] = "spirv",
+};
+
+static const kl_target agpu_kl_targets[AGPU_TARGET_COUNT_] = {
+    [AGPU_TARGET_OPENCL] = KL_TARGET_OPENCL, [AGPU_TARGET_CUDA] = KL_TARGET_CUDA,
+    [AGPU_TARGET_HIP] = KL_TARGET_HIP,       [AGPU_TARGET_GLSL] = KL_TARGET_GLSL,
+    [AGPU_TARGET_C] = KL_TARGET_C,           [AGPU_TARGET_SPIRV] = KL_TARGET_GLSL,
+};
+
+AGPU_API const char *agpu_target_name(agpu_target target) {
+  return (unsigned)target < AGPU_TARGET_COUNT_ ? agpu_target_names[target] : NULL;
+}
+
+/* GLSL makes one shader per kernel: the one named, or the only one. */
+static agpu_status agpu_pick_glsl_kernel(const kl_program *program, const char *name,
+                                         const char **picked) {
+  if (name) {
+    if (!kl_find_kernel(program, name))
+      return agpu_error_set(AGPU_ERROR_NOT_FOUND, "agpu_translate: no kernel named '%s'", name);
+    *picked = name;
+    return AGPU_SUCCESS;
+  }
+  int kernels = 0;
+  for (const kl_function *f = program->functions; f; f = f->next) {
+    if (!f->is_kernel) continue;
+    if (kernels++ == 0) *picked = f->name;
+  }
+  if (kernels == 1) return AGPU_SUCCESS;
+  agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                 "agpu_translate: GLSL makes one shader per kernel; name one of:");
+  for (const kl_function *f = program->functions; f; f = f->next)
+    if (f->is_kernel) agpu_error_append(" %s", f->name);
+  if (kernels == 0) agpu_error_append(" (the source has no kernel)");
+  return AGPU_ERROR_INVALID_ARGUMENT;
+}
+
+/* The GLSL in result->output to SPIR-V words; output becomes "". */
+static agpu_status agpu_compile_spirv(agpu_translation *result, const char *kernel) {
+#ifdef AGPU_HAVE_GLSLANG
+  size_t words = 0;
+  const char *log = NULL;
+  const uint32_t *spirv = kl_compile_glsl_to_spirv(result->context, result->output, &words, &log);
+  if (!spirv)
+    return agpu_error_set(AGPU_ERROR_INTERNAL,
+                          "agpu_translate: internal error: glslang rejects the GLSL the "
+                          "translator made for kernel '%s' (please report it):\n%s",
+                          kernel, log ? log : "");
+  result->binary = spirv;
+  result->binary_size = words * sizeof *spirv;
+  result->output = "";
+  return AGPU_SUCCESS;
+#else
+  (void)result;
+  (void)kernel;
+  return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                        "agpu_translate: the spirv target is unavailable: anygpu was built "
+                        "without glslang (install glslang-dev and reconfigure)");
+#endif
+}
+
+AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
+                                    agpu_translation **translation) {
+  if (!translation)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_translate: translation is NULL");
+  *translation = NULL;
+  if (!desc || !desc->source)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_translate: no source given");
+  if ((unsigned)desc->target >= AGPU_TARGET_COUNT_)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_translate: unknown target %d",
+                          (int)desc->target);
+  agpu_translation *result = calloc(1, sizeof *result);
+  kl_context *ctx = kl_context_create();
+  if (!result || !ctx) {
+    free(result);
+    kl_context_destroy(ctx);
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_translate: out of host memory");
+  }
+  result->context = ctx;
+  kl_translate_options options = {
+      .source_name = desc->source_name ? desc->source_name : "<source>",
+      .build_options = desc->options ? desc->options : "",
+      .traits = {.fp64 = !desc->no_fp64, .fp16 = desc->fp16, .int64 = true},
+  };
+  size_t length = desc->source_size ? desc->source_size : strlen(desc->source);
+  kl_program *program = kl_parse_program(ctx, desc->source, length, &options);
+  agpu_status status = AGPU_SUCCESS;
+  const char *kernel = NULL;
+  if (!program) {
+    status = agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s", kl_diagnostics_text(ctx));
+  } else if (desc->target == AGPU_TARGET_GLSL || desc->target == AGPU_TARGET_SPIRV) {
+    status = agpu_pick_glsl_kernel(program, desc->kernel, &kernel);
+  }
+  if (status == AGPU_SUCCESS) {
+    result->output = kl_emit(ctx, program, agpu_kl_targets[desc->target], kernel);
+    if (!result->output)
+      status = agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s", kl_diagnostics_text(ctx));
+  }
+  if (status == AGPU_SUCCESS && desc->target == AGPU_TARGET_SPIRV)
+    status = agpu_compile_spirv(result, kernel);
+  if (status != AGPU_SUCCESS) {
+    agpu_translation_release(result);
+    return status;
+  }
+  result->signature_json = kl_signature_json(ctx, program);
+  result->diagnostics = kl_diagnostics_text(ctx);
+  *translation = result;
+  return AGPU_SUCCESS;
+}
+
+AGPU_API const char *agpu_translation_output(const agpu_translation *translation) {
+  return translation && translation->output ? translation->output : "";
+}
+
+AGPU_API const void *agpu_translation_binary(const agpu_translation *translation, size_t *size) {
+  if (size) *size = translation && translation->binary ? translation->binary_size : 0;
+  return translation ? translation->binary : NULL;
+}
+
+AGPU_API const char *agpu_translation_signature_json(const agpu_translation *translation) {
+  return translation && translation->signature_json ? translation->signature_json : "";
+}
+
+AGPU_API const char *agpu_translation_diagnostics(const agpu_translation *translation) {
+  return translation && translation->diagnostics ? translation->diagnostics : "";
+}
+
+AGPU_API void agpu_translation_release(agpu_translation *translation) {
+  if (!translation) return;
+  kl_context_destroy(translation->context);
+  free(translation);
+}

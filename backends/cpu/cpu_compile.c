@@ -1,0 +1,312 @@
+/* The CPU backend's compiler driver: finds the system C compiler at run time
+ * ($CC, then cc, gcc, clang on PATH), compiles the host-C translation of a
+ * program into a shared object in a private temporary directory (mkdtemp,
+ * 0700) and loads it with dlopen. No shell is involved: the compiler runs
+ * through posix_spawn with an argument vector, its output captured through
+ * a pipe for the build log. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpu_internal.h"
+
+extern char **environ;
+
+#define AGPU_CPU_MAX_CC_ARGS 16
+#define AGPU_CPU_LOG_LIMIT (256u << 10)
+
+/* The flags every translation is compiled with. -ffp-contract=off keeps
+ * a*b+c two roundings (as the scalar references and PoCL's results within
+ * tolerance); -fwrapv gives signed overflow the wraparound that OpenCL
+ * devices show; -fno-math-errno and -fno-trapping-math change no result. */
+static const char *const agpu_cpu_cflags[] = {
+    "-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-ffp-contract=off", "-fwrapv",
+    "-fno-math-errno", "-fno-trapping-math", "-fvisibility=hidden", "-w", NULL};
+
+typedef struct agpu_cpu_compiler {
+  bool found;
+  char path[PATH_MAX];                    /* the program run */
+  char *argv_prefix[AGPU_CPU_MAX_CC_ARGS]; /* path and any arguments given in $CC */
+  int prefix_count;
+  char storage[1024];  /* $CC's words */
+  char identity[PATH_MAX * 2 + 512];
+  char reason[512];
+} agpu_cpu_compiler;
+
+static agpu_cpu_compiler agpu_cpu_cc;
+static pthread_once_t agpu_cpu_cc_once = PTHREAD_ONCE_INIT;
+
+/* Copies a string, cut to fit. */
+static void agpu_cpu_copy(char *out, size_t cap, const char *text) {
+  size_t length = strlen(text);
+  if (length >= cap) length = cap - 1;
+  memcpy(out, text, length);
+  out[length] = '\0';
+}
+
+/* An executable named `name`: a path as is, else searched on PATH. */
+static bool agpu_cpu_find_program(const char *name, char *out, size_t cap) {
+  if (strchr(name, '/')) {
+    if (access(name, X_OK) != 0) return false;
+    agpu_cpu_copy(out, cap, name);
+    return true;
+  }
+  const char *path = getenv("PATH");
+  if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+  while (*path) {
+    size_t length = strcspn(path, ":");
+    if (length > 0 && length + strlen(name) + 2 < cap) {
+      memcpy(out, path, length);
+      out[length] = '/';
+      agpu_cpu_copy(out + length + 1, cap - length - 1, name);
+      struct stat st;
+      if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) return true;
+    }
+    path += length;
+    if (*path == ':') path++;
+  }
+  return false;
+}
+
+static void agpu_cpu_find_compiler(void) {
+  agpu_cpu_compiler *cc = &agpu_cpu_cc;
+  const char *env = getenv("CC");
+  if (env && *env) {
+    /* $CC may carry arguments ("gcc -m64"): split on blanks, no shell. */
+    agpu_cpu_copy(cc->storage, sizeof cc->storage, env);
+    char *save = NULL;
+    for (char *word = strtok_r(cc->storage, " \t", &save);
+         word && cc->prefix_count < AGPU_CPU_MAX_CC_ARGS - 1; word = strtok_r(NULL, " \t", &save))
+      cc->argv_prefix[cc->prefix_count++] = word;
+    if (cc->prefix_count > 0 && agpu_cpu_find_program(cc->argv_prefix[0], cc->path, sizeof cc->path))
+      cc->found = true;
+    else
+      snprintf(cc->reason, sizeof cc->reason, "$CC is '%s', which is not an executable program",
+               env);
+  } else {
+    static const char *const names[] = {"cc", "gcc", "clang"};
+    for (int i = 0; i < 3 && !cc->found; i++)
+      if (agpu_cpu_find_program(names[i], cc->path, sizeof cc->path)) cc->found = true;
+    if (!cc->found)
+      snprintf(cc->reason, sizeof cc->reason,
+               "no C compiler found: set CC or install one of cc, gcc, clang on PATH");
+    cc->prefix_count = 0;
+  }
+  if (!cc->found) return;
+  cc->argv_prefix[0] = cc->path;
+  if (cc->prefix_count == 0) cc->prefix_count = 1;
+  /* The compiler's identity without running it (a build that hits the cache
+   * must stay well under a millisecond): the resolved program and its file's
+   * size, inode and modification time, which change when it is upgraded. */
+  char real[PATH_MAX];
+  if (!realpath(cc->path, real)) agpu_cpu_copy(real, sizeof real, cc->path);
+  struct stat st;
+  memset(&st, 0, sizeof st);
+  stat(real, &st);
+  int used = snprintf(cc->identity, sizeof cc->identity, "%s|%s|%lld|%llu|%lld.%09ld|", cc->path,
+                      real, (long long)st.st_size, (unsigned long long)st.st_ino,
+                      (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+  for (int i = 1; i < cc->prefix_count && used > 0 && (size_t)used < sizeof cc->identity; i++)
+    used += snprintf(cc->identity + used, sizeof cc->identity - (size_t)used, "%s ",
+                     cc->argv_prefix[i]);
+  for (int i = 0; agpu_cpu_cflags[i] && used > 0 && (size_t)used < sizeof cc->identity; i++)
+    used += snprintf(cc->identity + used, sizeof cc->identity - (size_t)used, "%s ",
+                     agpu_cpu_cflags[i]);
+}
+
+const char *agpu_cpu_compiler_identity(void) {
+  pthread_once(&agpu_cpu_cc_once, agpu_cpu_find_compiler);
+  if (!agpu_cpu_cc.found) {
+    agpu_error_set(AGPU_ERROR_UNSUPPORTED, "cpu: %s", agpu_cpu_cc.reason);
+    return NULL;
+  }
+  return agpu_cpu_cc.identity;
+}
+
+/* A fresh private directory for one build. */
+static agpu_status agpu_cpu_make_dir(char *dir, size_t cap) {
+  const char *base = getenv("TMPDIR");
+  if (!base || !*base) base = "/tmp";
+  snprintf(dir, cap, "%s/anygpu-cpu-XXXXXX", base);
+  if (!mkdtemp(dir))
+    return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: mkdtemp(%s) failed: %s", dir, strerror(errno));
+  return AGPU_SUCCESS;
+}
+
+static agpu_status agpu_cpu_write_file(const char *path, const void *data, size_t size) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: cannot create %s: %s", path, strerror(errno));
+  const char *p = data;
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int saved = errno;
+      close(fd);
+      return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: writing %s failed: %s", path,
+                            strerror(saved));
+    }
+    p += n;
+    size -= (size_t)n;
+  }
+  if (close(fd) != 0)
+    return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: writing %s failed: %s", path, strerror(errno));
+  return AGPU_SUCCESS;
+}
+
+static bool agpu_cpu_read_file(const char *path, void **data, size_t *size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    close(fd);
+    return false;
+  }
+  size_t want = (size_t)st.st_size, got = 0;
+  char *buffer = malloc(want);
+  while (buffer && got < want) {
+    ssize_t n = read(fd, buffer + got, want - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += (size_t)n;
+  }
+  close(fd);
+  if (!buffer || got != want) {
+    free(buffer);
+    return false;
+  }
+  *data = buffer;
+  *size = want;
+  return true;
+}
+
+static agpu_status agpu_cpu_dlopen(const char *path, agpu_cpu_object *object) {
+  object->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!object->handle) {
+    const char *why = dlerror();
+    return agpu_error_set(AGPU_ERROR_INTERNAL, "cpu: dlopen of the compiled kernels failed: %s",
+                          why ? why : "unknown error");
+  }
+  return AGPU_SUCCESS;
+}
+
+/* Runs argv with stdout and stderr into *log; the exit status in *code. */
+static agpu_status agpu_cpu_spawn(char *const argv[], char **log, int *code) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: pipe failed: %s", strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  pid_t pid;
+  int failed = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (failed) {
+    close(fds[0]);
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED, "cpu: cannot run the C compiler %s: %s", argv[0],
+                          strerror(failed));
+  }
+  size_t used = 0, cap = 4096;
+  char *text = malloc(cap);
+  char chunk[4096];
+  for (;;) {
+    ssize_t n = read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (!text || used + (size_t)n + 1 > AGPU_CPU_LOG_LIMIT) continue; /* drain, keep the start */
+    if (used + (size_t)n + 1 > cap) {
+      while (used + (size_t)n + 1 > cap) cap *= 2;
+      char *grown = realloc(text, cap);
+      if (!grown) continue;
+      text = grown;
+    }
+    memcpy(text + used, chunk, (size_t)n);
+    used += (size_t)n;
+  }
+  close(fds[0]);
+  if (text) text[used] = '\0';
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      status = -1;
+      break;
+    }
+  }
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (text && used == 0) {
+    free(text);
+    text = NULL;
+  }
+  *log = text;
+  return AGPU_SUCCESS;
+}
+
+agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
+                             agpu_cpu_object *object, char **log) {
+  memset(object, 0, sizeof *object);
+  *log = NULL;
+  if (!agpu_cpu_compiler_identity()) return AGPU_ERROR_UNSUPPORTED;
+  const agpu_cpu_compiler *cc = &agpu_cpu_cc;
+  char dir[PATH_MAX - 32], c_path[PATH_MAX], so_path[PATH_MAX];
+  agpu_status status = agpu_cpu_make_dir(dir, sizeof dir);
+  if (status != AGPU_SUCCESS) return status;
+  snprintf(c_path, sizeof c_path, "%s/kernels.c", dir);
+  snprintf(so_path, sizeof so_path, "%s/kernels.so", dir);
+  status = agpu_cpu_write_file(c_path, source, length);
+  if (status == AGPU_SUCCESS) {
+    char *argv[AGPU_CPU_MAX_CC_ARGS + 32];
+    int argc = 0;
+    for (int i = 0; i < cc->prefix_count; i++) argv[argc++] = cc->argv_prefix[i];
+    for (int i = 0; agpu_cpu_cflags[i]; i++) argv[argc++] = (char *)agpu_cpu_cflags[i];
+    argv[argc++] = "-o";
+    argv[argc++] = so_path;
+    argv[argc++] = c_path;
+    argv[argc++] = "-lm";
+    argv[argc] = NULL;
+    int code = 0;
+    status = agpu_cpu_spawn(argv, log, &code);
+    if (status == AGPU_SUCCESS && code != 0)
+      status = agpu_error_set(AGPU_ERROR_INTERNAL,
+                              "cpu: the C compiler (%s) rejected the generated code (exit %d); "
+                              "this is a bug in the C translation:\n%s",
+                              cc->path, code, *log ? *log : "(no output)");
+  }
+  if (status == AGPU_SUCCESS && keep_bytes &&
+      !agpu_cpu_read_file(so_path, &object->bytes, &object->size)) {
+    object->bytes = NULL;
+    object->size = 0;
+  }
+  if (status == AGPU_SUCCESS) status = agpu_cpu_dlopen(so_path, object);
+  unlink(c_path);
+  unlink(so_path);
+  rmdir(dir);
+  if (status != AGPU_SUCCESS) {
+    free(object->bytes);
+    memset(object, 0, sizeof *object);
+  }
+  return status;
+}
+
+agpu_status agpu_cpu_load(const void *bytes, size_t size, agpu_cpu_object *object) {
+  memset(object, 0, sizeof *object);
+  char dir[PATH_MAX - 32], so_path[PATH_MAX];
+  agpu_status status = agpu_cpu_make_dir(dir, sizeof dir);
+  if (status != AGPU_SUCCESS) return status;
+  snprintf(so_path, sizeof so_path, "%s/kernels.so", dir);
+  status = agpu_cpu_write_file(so_path, bytes, size);
+  if (status == AGPU_SUCCESS) status = agpu_cpu_dlopen(so_path, object);
+  unlink(so_path);
+  rmdir(dir);
+  return status;
+}

@@ -1,0 +1,220 @@
+/* The translation context: an arena that owns every allocation of one
+ * translation, and the diagnostics. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kl_front.h"
+
+struct kl_chunk {
+  kl_chunk *next;
+  size_t size;
+  max_align_t data[];
+};
+
+#define KL_CHUNK_SIZE (64 * 1024)
+
+kl_context *kl_context_create(void) {
+  kl_context *ctx = calloc(1, sizeof *ctx);
+  return ctx;
+}
+
+void kl_context_destroy(kl_context *ctx) {
+  if (!ctx) return;
+  kl_chunk *chunk = ctx->chunks;
+  while (chunk) {
+    kl_chunk *next = chunk->next;
+    free(chunk);
+    chunk = next;
+  }
+  free(ctx);
+}
+
+_Noreturn void kl_bail(kl_context *ctx) {
+  if (ctx->bail) longjmp(*ctx->bail, 1);
+  abort(); /* unreachable: every entry point sets ctx->bail */
+}
+
+void *kl_alloc(kl_context *ctx, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  if (size == 0) size = 16;
+  if ((size_t)(ctx->limit - ctx->cursor) < size || !ctx->cursor) {
+    size_t data_size = size > KL_CHUNK_SIZE / 4 ? size : KL_CHUNK_SIZE;
+    kl_chunk *chunk = malloc(sizeof(kl_chunk) + data_size);
+    if (!chunk) {
+      /* Out of memory: stop the translation with what we have. */
+      ctx->too_many = true;
+      kl_bail(ctx);
+    }
+    chunk->size = data_size;
+    chunk->next = ctx->chunks;
+    ctx->chunks = chunk;
+    if (data_size != KL_CHUNK_SIZE) {
+      /* A big block of its own; keep the current small chunk's space. */
+      memset(chunk->data, 0, size);
+      return chunk->data;
+    }
+    ctx->cursor = (char *)chunk->data;
+    ctx->limit = ctx->cursor + data_size;
+  }
+  void *result = ctx->cursor;
+  ctx->cursor += size;
+  memset(result, 0, size);
+  return result;
+}
+
+char *kl_strndup(kl_context *ctx, const char *text, size_t length) {
+  char *copy = kl_alloc(ctx, length + 1);
+  if (length) memcpy(copy, text, length);
+  copy[length] = 0;
+  return copy;
+}
+
+static char *kl_vformat(kl_context *ctx, const char *format, va_list args) {
+  char small[256];
+  va_list copy;
+  va_copy(copy, args);
+  int n = vsnprintf(small, sizeof small, format, copy);
+  va_end(copy);
+  if (n < 0) n = 0;
+  char *text = kl_alloc(ctx, (size_t)n + 1);
+  if ((size_t)n < sizeof small)
+    memcpy(text, small, (size_t)n + 1);
+  else
+    vsnprintf(text, (size_t)n + 1, format, args);
+  return text;
+}
+
+char *kl_format(kl_context *ctx, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  char *text = kl_vformat(ctx, format, args);
+  va_end(args);
+  return text;
+}
+
+kl_source *kl_new_source(kl_context *ctx, const char *name, const char *text, size_t length) {
+  kl_source *source = kl_alloc(ctx, sizeof *source);
+  source->name = kl_strndup(ctx, name, strlen(name));
+  source->text = kl_strndup(ctx, text, length);
+  source->length = length;
+  return source;
+}
+
+/* ------------------------------------------------------- diagnostics */
+
+static void kl_diagnose(kl_context *ctx, kl_severity severity, kl_location at,
+                        const char *format, va_list args) {
+  if (ctx->too_many) return;
+  if (severity == KL_ERROR && ctx->error_count >= KL_MAX_ERRORS) {
+    ctx->too_many = true;
+    kl_diagnostic *d = kl_alloc(ctx, sizeof *d);
+    d->severity = KL_ERROR;
+    d->location = at;
+    d->message = kl_format(ctx, "too many errors (%d), stopping", KL_MAX_ERRORS);
+    if (ctx->last_diagnostic)
+      ctx->last_diagnostic->next = d;
+    else
+      ctx->diagnostics = d;
+    ctx->last_diagnostic = d;
+    ctx->diagnostics_text = NULL;
+    kl_bail(ctx);
+  }
+  if (severity == KL_WARNING && ctx->warning_count >= 100) return;
+  kl_diagnostic *d = kl_alloc(ctx, sizeof *d);
+  d->severity = severity;
+  d->location = at;
+  d->message = kl_vformat(ctx, format, args);
+  if (ctx->last_diagnostic)
+    ctx->last_diagnostic->next = d;
+  else
+    ctx->diagnostics = d;
+  ctx->last_diagnostic = d;
+  ctx->diagnostics_text = NULL;
+  if (severity == KL_ERROR) ctx->error_count++;
+  if (severity == KL_WARNING) ctx->warning_count++;
+}
+
+void kl_error(kl_context *ctx, kl_location at, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  kl_diagnose(ctx, KL_ERROR, at, format, args);
+  va_end(args);
+}
+
+void kl_warning(kl_context *ctx, kl_location at, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  kl_diagnose(ctx, KL_WARNING, at, format, args);
+  va_end(args);
+}
+
+void kl_note(kl_context *ctx, kl_location at, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  kl_diagnose(ctx, KL_NOTE, at, format, args);
+  va_end(args);
+}
+
+int kl_error_count(const kl_context *ctx) { return ctx->error_count + (ctx->too_many ? 1 : 0); }
+
+const kl_diagnostic *kl_diagnostics(const kl_context *ctx) { return ctx->diagnostics; }
+
+typedef struct kl_buffer {
+  char *data;
+  size_t length, capacity;
+  kl_context *ctx;
+} kl_buffer;
+
+static void buffer_append(kl_buffer *b, const char *text, size_t length) {
+  if (b->length + length + 1 > b->capacity) {
+    size_t capacity = b->capacity ? b->capacity * 2 : 1024;
+    while (capacity < b->length + length + 1) capacity *= 2;
+    char *data = kl_alloc(b->ctx, capacity);
+    if (b->length) memcpy(data, b->data, b->length);
+    b->data = data;
+    b->capacity = capacity;
+  }
+  memcpy(b->data + b->length, text, length);
+  b->length += length;
+  b->data[b->length] = 0;
+}
+
+static void buffer_puts(kl_buffer *b, const char *text) { buffer_append(b, text, strlen(text)); }
+
+const char *kl_diagnostics_text(kl_context *ctx) {
+  if (ctx->diagnostics_text) return ctx->diagnostics_text;
+  jmp_buf here, *saved = ctx->bail;
+  if (setjmp(here)) {
+    ctx->bail = saved;
+    return "out of memory while formatting diagnostics\n";
+  }
+  ctx->bail = &here;
+  kl_buffer b = {.ctx = ctx};
+  buffer_puts(&b, "");
+  for (const kl_diagnostic *d = ctx->diagnostics; d; d = d->next) {
+    const char *severity = d->severity == KL_ERROR     ? "error"
+                           : d->severity == KL_WARNING ? "warning"
+                                                       : "note";
+    const kl_source *source = d->location.source;
+    buffer_puts(&b, kl_format(ctx, "%s:%d:%d: %s: %s\n", source ? source->name : "<source>",
+                              d->location.line, d->location.column, severity, d->message));
+    if (!source || d->location.line < 1) continue;
+    /* The source line and a caret under the column. */
+    const char *p = source->text, *end = source->text + source->length;
+    for (int line = 1; line < d->location.line && p < end; p++)
+      if (*p == '\n') line++;
+    const char *line_end = p;
+    while (line_end < end && *line_end != '\n' && *line_end != '\r') line_end++;
+    buffer_puts(&b, "  ");
+    buffer_append(&b, p, (size_t)(line_end - p));
+    buffer_puts(&b, "\n  ");
+    for (int column = 1; column < d->location.column && p + column - 1 < line_end; column++)
+      buffer_append(&b, p[column - 1] == '\t' ? "\t" : " ", 1);
+    buffer_puts(&b, "^\n");
+  }
+  ctx->bail = saved;
+  ctx->diagnostics_text = b.data;
+  return b.data;
+}

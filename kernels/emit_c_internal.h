@@ -1,0 +1,110 @@
+/* Private to the host-C emitter (emit_c.c, emit_c_builtins.c). */
+#ifndef AGPU_EMIT_C_INTERNAL_H
+#define AGPU_EMIT_C_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "builtins.h"
+#include "kl.h"
+
+typedef struct kc_buf {
+  char *data;
+  size_t length, capacity;
+  bool failed;
+} kc_buf;
+
+void kc_puts(kc_buf *buf, const char *text);
+void kc_printf(kc_buf *buf, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void kc_buf_free(kc_buf *buf);
+
+typedef enum kc_var_class {
+  KC_VAR_PLAIN,        /* an ordinary C local */
+  KC_VAR_ARRAY,        /* one copy per work-item: name[__li] */
+  KC_VAR_REMAT,        /* recomputed at the start of each region that uses it */
+  KC_VAR_GROUP,        /* one scalar per work-group (uniform) */
+  KC_VAR_LOCAL_STATIC, /* a __local variable: a pointer into scratch */
+  KC_VAR_PARAM,        /* a kernel parameter read once per launch */
+} kc_var_class;
+
+typedef struct kc_var {
+  kl_variable *var;
+  kc_var_class cls;
+  bool known;
+  int decl_region;   /* -1: at group level, -2: parameter, -3: not seen */
+  int *regions;      /* regions it is used in */
+  int region_count, region_capacity;
+  bool used_at_group;
+  bool assigned;     /* assigned other than by its initializer */
+  bool assigned_in_region;
+  bool address_taken;
+  int param_index;
+} kc_var;
+
+typedef struct kc_emitter {
+  kl_context *ctx;
+  const kl_program *program;
+  kc_buf *out;        /* where text goes now */
+  kc_buf helpers;     /* generated builtin helpers, before the kernels */
+  char **helper_names;
+  int helper_count, helper_capacity;
+  bool failed;
+  bool analyzing;     /* the first pass: records variable uses, output discarded */
+  bool static_init;   /* a program-scope initializer: constant expressions only */
+  /* the function being emitted */
+  const kl_function *function;
+  bool in_kernel;
+  bool barrier_mode;
+  kc_var **vars;      /* by variable id */
+  int var_capacity;
+  int region; /* the current region, -1 at group level */
+  int region_count;
+  int region_label;
+  int loop_depth;      /* loops opened inside the current region */
+  int breakable_depth; /* loops and switches opened inside the current region */
+  int group_loop_depth;
+  bool has_return;
+  bool uses_calls;
+  int indent;
+  int temp_counter;
+  int next_variable_id; /* for the variables of inlined helpers (emit_c_inline.c) */
+  /* a region that is one `if (get_local_id(0) < U)` or `== U` with U uniform:
+   * its work-item loop runs over the items that pass only */
+  int bound_kind; /* 0 none, 1 less than, 2 equal */
+  const kl_node *bound;
+  /* a region whose comparisons `get_global_id(0) < U` (U uniform) hold for
+   * every work-item of a full group is emitted twice: a copy for such groups
+   * with those comparisons constant (no masked loads, so gcc vectorises it
+   * plainly), and the general copy for the others */
+  const kl_node *gid_cmp[4];
+  bool gid_cmp_value[4], gid_cmp_left[4];
+  uint64_t gid_cmp_max[4]; /* ids up to this are exact after the conversions */
+  int gid_cmp_count;
+  bool gid_fast; /* emitting the copy with the comparisons constant */
+} kc_emitter;
+
+void kc_error(kc_emitter *e, kl_location at, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+void kc_expr(kc_emitter *e, const kl_node *node);
+/* The C spelling of a type, with `inner` as the declarator ("" for a cast). */
+const char *kc_decl(kc_emitter *e, const kl_type *type, const char *inner);
+const char *kc_type(kc_emitter *e, const kl_type *type);
+const char *kc_scalar_name(kl_type_kind kind);
+/* Emits a builtin call. */
+void kc_builtin(kc_emitter *e, const kl_node *node);
+/* Defines a helper once; true when `name` was new (then the caller writes
+ * its text into e->helpers). */
+bool kc_helper_new(kc_emitter *e, const char *name);
+/* A work-item id in the current context (region loop or helper). */
+void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim);
+bool kc_node_int(const kl_node *node, int64_t *value);
+
+/* emit_c_inline.c: a helper function with a barrier, itself or in a callee
+ * (inlined into kernels, not emitted as a C function). */
+bool kc_barrier_helper(const kl_function *fn);
+/* The kernel with the calls of such helpers inlined where they are
+ * statements, initializers or right-hand sides (a copy; the original is
+ * unchanged), or the kernel itself when it has none. */
+const kl_function *kc_inline_barrier_helpers(kc_emitter *e, const kl_function *kernel);
+
+#endif

@@ -1,0 +1,474 @@
+/* The OpenCL C emitter: the program printed back from the typed AST as
+ * normalised OpenCL C 1.2 (macros expanded, one declaration per line,
+ * every expression parenthesised, literals with explicit suffixes, the
+ * extension pragmas the features need). Implicit conversions are left to
+ * the OpenCL compiler, which applies the same rules; explicit casts,
+ * builtins (as spelled) and swizzles (as .sN) are printed as such.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "builtins.h"
+#include "gpu_emit.h"
+#include "translate.h"
+
+typedef struct ocl_emitter {
+  kl_context *ctx;
+  const kl_program *program;
+  klg_buf out;
+  bool failed;
+} ocl_emitter;
+
+static void ocl_fail(ocl_emitter *e, kl_location at, const char *what) {
+  kl_error(e->ctx, at, "the OpenCL target cannot print %s", what);
+  e->failed = true;
+}
+
+static const char *ocl_scalar(const kl_type *t) {
+  switch (t->kind) {
+    case KL_TYPE_VOID: return "void";
+    case KL_TYPE_BOOL: return "bool";
+    case KL_TYPE_CHAR: return "char";
+    case KL_TYPE_UCHAR: return "uchar";
+    case KL_TYPE_SHORT: return "short";
+    case KL_TYPE_USHORT: return "ushort";
+    case KL_TYPE_INT: return "int";
+    case KL_TYPE_UINT: return "uint";
+    case KL_TYPE_LONG: return "long";
+    case KL_TYPE_ULONG: return "ulong";
+    case KL_TYPE_SIZE_T: return "size_t";
+    case KL_TYPE_PTRDIFF_T: return "ptrdiff_t";
+    case KL_TYPE_HALF: return "half";
+    case KL_TYPE_FLOAT: return "float";
+    case KL_TYPE_DOUBLE: return "double";
+    default: return "int";
+  }
+}
+
+static const char *ocl_space(kl_address_space space) {
+  switch (space) {
+    case KL_SPACE_GLOBAL: return "__global ";
+    case KL_SPACE_LOCAL: return "__local ";
+    case KL_SPACE_CONSTANT: return "__constant ";
+    default: return "";
+  }
+}
+
+static const char *ocl_type(ocl_emitter *e, const kl_type *t, kl_location at) {
+  if (!t) return "void";
+  switch (t->kind) {
+    case KL_TYPE_VECTOR: return kl_format(e->ctx, "%s%d", ocl_scalar(t->element), t->length);
+    case KL_TYPE_STRUCT: return kl_format(e->ctx, "struct %s", klg_struct_name(e->ctx, e->program, t));
+    case KL_TYPE_POINTER: {
+      const kl_type *p = t->element;
+      if (p->kind == KL_TYPE_POINTER || p->kind == KL_TYPE_ARRAY || p->kind == KL_TYPE_FUNCTION) {
+        ocl_fail(e, at, "pointers to pointers, arrays or functions");
+        return "void*";
+      }
+      return kl_format(e->ctx, "%s%s%s%s*%s", ocl_space(t->pointee_space),
+                       (p->qualifiers & KL_QUALIFIER_CONST) ? "const " : "",
+                       (p->qualifiers & KL_QUALIFIER_VOLATILE) ? "volatile " : "", ocl_type(e, p, at),
+                       (t->qualifiers & KL_QUALIFIER_RESTRICT) ? " restrict" : "");
+    }
+    case KL_TYPE_ARRAY: return ocl_type(e, t->element, at);
+    case KL_TYPE_FUNCTION: ocl_fail(e, at, "function types"); return "void";
+    default: return ocl_scalar(t);
+  }
+}
+
+static const char *ocl_decl(ocl_emitter *e, const kl_type *t, const char *name, kl_location at) {
+  const char *dims = "";
+  while (t->kind == KL_TYPE_ARRAY) {
+    dims = kl_format(e->ctx, "%s[%d]", dims, t->length);
+    t = t->element;
+  }
+  const char *cv = (t->kind != KL_TYPE_POINTER && (t->qualifiers & KL_QUALIFIER_CONST)) ? "const " : "";
+  return kl_format(e->ctx, "%s%s %s%s", cv, ocl_type(e, t, at), name, dims);
+}
+
+static void ocl_expr(ocl_emitter *e, const kl_node *n);
+
+static void ocl_int_literal(ocl_emitter *e, const kl_type *t, uint64_t v) {
+  klg_buf *o = &e->out;
+  switch (t->kind) {
+    case KL_TYPE_BOOL: klg_puts(o, v ? "true" : "false"); return;
+    case KL_TYPE_INT:
+      if ((int32_t)v == INT32_MIN) klg_puts(o, "(-2147483647 - 1)");
+      else klg_printf(o, (int32_t)v < 0 ? "(%d)" : "%d", (int32_t)v);
+      return;
+    case KL_TYPE_UINT: klg_printf(o, "%uu", (uint32_t)v); return;
+    case KL_TYPE_LONG:
+      if ((int64_t)v == INT64_MIN) klg_puts(o, "(-9223372036854775807L - 1L)");
+      else klg_printf(o, (int64_t)v < 0 ? "(%lldL)" : "%lldL", (long long)(int64_t)v);
+      return;
+    case KL_TYPE_ULONG: klg_printf(o, "%lluUL", (unsigned long long)v); return;
+    default:
+      klg_printf(o, "((%s)%lldL)", ocl_scalar(t), (long long)(int64_t)v);
+      return;
+  }
+}
+
+static void ocl_float_literal(ocl_emitter *e, const kl_node *n) {
+  klg_buf *o = &e->out;
+  double v = n->float_value;
+  const char *suffix = n->type->kind == KL_TYPE_FLOAT ? "f" : n->type->kind == KL_TYPE_HALF ? "h" : "";
+  if (v != v) klg_puts(o, n->type->kind == KL_TYPE_DOUBLE ? "((double)NAN)" : "NAN");
+  else if (isinf(v)) klg_printf(o, "%s%s", v < 0 ? "-" : "", n->type->kind == KL_TYPE_DOUBLE ? "((double)INFINITY)" : "INFINITY");
+  else if (n->type->kind == KL_TYPE_FLOAT) klg_printf(o, "%af", (double)(float)v);
+  else klg_printf(o, "%a%s", v, suffix);
+}
+
+static void ocl_args(ocl_emitter *e, const kl_node *args) {
+  for (const kl_node *a = args; a; a = a->next) {
+    ocl_expr(e, a);
+    if (a->next) klg_puts(&e->out, ", ");
+  }
+}
+
+static const char *ocl_op(kl_operator op) {
+  switch (op) {
+    case KL_OP_ADD: return "+";
+    case KL_OP_SUB: return "-";
+    case KL_OP_MUL: return "*";
+    case KL_OP_DIV: return "/";
+    case KL_OP_MOD: return "%";
+    case KL_OP_SHL: return "<<";
+    case KL_OP_SHR: return ">>";
+    case KL_OP_BIT_AND: return "&";
+    case KL_OP_BIT_OR: return "|";
+    case KL_OP_BIT_XOR: return "^";
+    case KL_OP_LOGICAL_AND: return "&&";
+    case KL_OP_LOGICAL_OR: return "||";
+    case KL_OP_EQ: return "==";
+    case KL_OP_NE: return "!=";
+    case KL_OP_LT: return "<";
+    case KL_OP_LE: return "<=";
+    case KL_OP_GT: return ">";
+    case KL_OP_GE: return ">=";
+    default: return "?";
+  }
+}
+
+static void ocl_expr(ocl_emitter *e, const kl_node *n) {
+  klg_buf *o = &e->out;
+  if (!n) return;
+  switch (n->kind) {
+    case KL_EXPR_INT_LITERAL: ocl_int_literal(e, n->type, n->int_value); return;
+    case KL_EXPR_FLOAT_LITERAL: ocl_float_literal(e, n); return;
+    case KL_EXPR_VARIABLE: klg_puts(o, n->variable->name); return;
+    case KL_EXPR_VECTOR_LITERAL:
+      klg_printf(o, "((%s)(", ocl_type(e, n->type, n->location));
+      ocl_args(e, n->args);
+      klg_puts(o, "))");
+      return;
+    case KL_EXPR_UNARY: {
+      const char *op = NULL;
+      bool post = false;
+      switch (n->op) {
+        case KL_OP_NEGATE: op = "-"; break;
+        case KL_OP_PLUS: op = "+"; break;
+        case KL_OP_LOGICAL_NOT: op = "!"; break;
+        case KL_OP_BIT_NOT: op = "~"; break;
+        case KL_OP_PRE_INCREMENT: op = "++"; break;
+        case KL_OP_PRE_DECREMENT: op = "--"; break;
+        case KL_OP_POST_INCREMENT: op = "++"; post = true; break;
+        case KL_OP_POST_DECREMENT: op = "--"; post = true; break;
+        case KL_OP_DEREFERENCE: op = "*"; break;
+        default: op = "&"; break;
+      }
+      klg_puts(o, "(");
+      if (!post) klg_puts(o, op);
+      ocl_expr(e, n->lhs);
+      if (post) klg_puts(o, op);
+      klg_puts(o, ")");
+      return;
+    }
+    case KL_EXPR_BINARY:
+      klg_puts(o, "(");
+      ocl_expr(e, n->lhs);
+      klg_printf(o, " %s ", ocl_op(n->op));
+      ocl_expr(e, n->rhs);
+      klg_puts(o, ")");
+      return;
+    case KL_EXPR_ASSIGN:
+      klg_puts(o, "(");
+      ocl_expr(e, n->lhs);
+      klg_printf(o, " %s= ", n->op == KL_OP_NONE ? "" : ocl_op(n->op));
+      ocl_expr(e, n->rhs);
+      klg_puts(o, ")");
+      return;
+    case KL_EXPR_CONDITIONAL:
+      klg_puts(o, "(");
+      ocl_expr(e, n->condition);
+      klg_puts(o, " ? ");
+      ocl_expr(e, n->then);
+      klg_puts(o, " : ");
+      ocl_expr(e, n->otherwise);
+      klg_puts(o, ")");
+      return;
+    case KL_EXPR_COMMA:
+      klg_puts(o, "(");
+      ocl_expr(e, n->lhs);
+      klg_puts(o, ", ");
+      ocl_expr(e, n->rhs);
+      klg_puts(o, ")");
+      return;
+    case KL_EXPR_CALL:
+      klg_printf(o, "%s(", n->function->name);
+      ocl_args(e, n->args);
+      klg_puts(o, ")");
+      return;
+    case KL_EXPR_BUILTIN:
+      klg_printf(o, "%s(", n->spelling ? n->spelling : n->builtin->name);
+      ocl_args(e, n->args);
+      klg_puts(o, ")");
+      return;
+    case KL_EXPR_CAST:
+      if (n->type->kind == KL_TYPE_VOID) {
+        klg_puts(o, "((void)(");
+      } else {
+        klg_printf(o, "((%s)(", ocl_type(e, n->type, n->location));
+      }
+      ocl_expr(e, n->lhs);
+      klg_puts(o, "))");
+      return;
+    case KL_EXPR_CONVERT: ocl_expr(e, n->lhs); return;
+    case KL_EXPR_INDEX:
+      klg_puts(o, "(");
+      ocl_expr(e, n->lhs);
+      klg_puts(o, ")[");
+      ocl_expr(e, n->rhs);
+      klg_puts(o, "]");
+      return;
+    case KL_EXPR_MEMBER:
+      klg_puts(o, "(");
+      ocl_expr(e, n->lhs);
+      klg_printf(o, ")%s%s", n->is_arrow ? "->" : ".", n->member->name);
+      return;
+    case KL_EXPR_SWIZZLE: {
+      int c[16], count;
+      const kl_node *base = klg_fold_swizzle(n, c, &count);
+      klg_puts(o, "(");
+      ocl_expr(e, base);
+      klg_puts(o, ").s");
+      for (int i = 0; i < count; i++) klg_printf(o, "%X", c[i]);
+      return;
+    }
+    case KL_EXPR_INIT_LIST:
+      klg_puts(o, "{");
+      ocl_args(e, n->args);
+      klg_puts(o, "}");
+      return;
+    default: ocl_fail(e, n->location, "this expression"); return;
+  }
+}
+
+static void ocl_stmt(ocl_emitter *e, const kl_node *n, int depth);
+
+static void ocl_declaration(ocl_emitter *e, const kl_variable *v) {
+  klg_buf *o = &e->out;
+  klg_printf(o, "%s%s", v->space == KL_SPACE_LOCAL ? "__local " : v->space == KL_SPACE_CONSTANT ? "__constant " : "",
+             ocl_decl(e, v->type, v->name, v->location));
+  if (v->initializer) {
+    klg_puts(o, " = ");
+    ocl_expr(e, v->initializer);
+  }
+}
+
+static void ocl_block(ocl_emitter *e, const kl_node *n, int depth) {
+  if (n && n->kind == KL_STMT_COMPOUND) {
+    ocl_stmt(e, n, depth);
+    return;
+  }
+  klg_indent(&e->out, depth);
+  klg_puts(&e->out, "{\n");
+  if (n) ocl_stmt(e, n, depth + 1);
+  klg_indent(&e->out, depth);
+  klg_puts(&e->out, "}\n");
+}
+
+static void ocl_stmt(ocl_emitter *e, const kl_node *n, int depth) {
+  klg_buf *o = &e->out;
+  switch (n->kind) {
+    case KL_STMT_COMPOUND:
+      klg_indent(o, depth);
+      klg_puts(o, "{\n");
+      for (const kl_node *s = n->body; s; s = s->next) ocl_stmt(e, s, depth + 1);
+      klg_indent(o, depth);
+      klg_puts(o, "}\n");
+      return;
+    case KL_STMT_EXPRESSION:
+      klg_indent(o, depth);
+      ocl_expr(e, n->lhs);
+      klg_puts(o, ";\n");
+      return;
+    case KL_STMT_DECLARATION:
+      klg_indent(o, depth);
+      ocl_declaration(e, n->variable);
+      klg_puts(o, ";\n");
+      return;
+    case KL_STMT_IF:
+      klg_indent(o, depth);
+      klg_puts(o, "if (");
+      ocl_expr(e, n->condition);
+      klg_puts(o, ")\n");
+      ocl_block(e, n->then, depth);
+      if (n->otherwise) {
+        klg_indent(o, depth);
+        klg_puts(o, "else\n");
+        ocl_block(e, n->otherwise, depth);
+      }
+      return;
+    case KL_STMT_FOR: {
+      bool simple = !n->init || (!n->init->next && (n->init->kind == KL_STMT_DECLARATION || n->init->kind == KL_STMT_EXPRESSION ||
+                    n->init->kind == KL_STMT_EMPTY));
+      int d = depth;
+      if (!simple) {
+        klg_indent(o, depth);
+        klg_puts(o, "{\n");
+        for (const kl_node *s = n->init; s; s = s->next) ocl_stmt(e, s, depth + 1);
+        d = depth + 1;
+      }
+      klg_indent(o, d);
+      klg_puts(o, "for (");
+      if (simple && n->init && n->init->kind == KL_STMT_DECLARATION) ocl_declaration(e, n->init->variable);
+      else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION) ocl_expr(e, n->init->lhs);
+      klg_puts(o, "; ");
+      if (n->condition) ocl_expr(e, n->condition);
+      klg_puts(o, "; ");
+      if (n->increment) ocl_expr(e, n->increment);
+      klg_puts(o, ")\n");
+      ocl_block(e, n->body, d);
+      if (!simple) {
+        klg_indent(o, depth);
+        klg_puts(o, "}\n");
+      }
+      return;
+    }
+    case KL_STMT_WHILE:
+      klg_indent(o, depth);
+      klg_puts(o, "while (");
+      ocl_expr(e, n->condition);
+      klg_puts(o, ")\n");
+      ocl_block(e, n->body, depth);
+      return;
+    case KL_STMT_DO:
+      klg_indent(o, depth);
+      klg_puts(o, "do\n");
+      ocl_block(e, n->body, depth);
+      klg_indent(o, depth);
+      klg_puts(o, "while (");
+      ocl_expr(e, n->condition);
+      klg_puts(o, ");\n");
+      return;
+    case KL_STMT_SWITCH:
+      klg_indent(o, depth);
+      klg_puts(o, "switch (");
+      ocl_expr(e, n->condition);
+      klg_puts(o, ")\n");
+      ocl_block(e, n->body, depth);
+      return;
+    case KL_STMT_CASE:
+      klg_indent(o, depth > 0 ? depth - 1 : 0);
+      if (n->is_default) klg_puts(o, "default:\n");
+      else klg_printf(o, "case %lldL:\n", (long long)n->case_value);
+      if (n->body) ocl_stmt(e, n->body, depth);
+      return;
+    case KL_STMT_BREAK: klg_indent(o, depth); klg_puts(o, "break;\n"); return;
+    case KL_STMT_CONTINUE: klg_indent(o, depth); klg_puts(o, "continue;\n"); return;
+    case KL_STMT_RETURN:
+      klg_indent(o, depth);
+      if (n->lhs) {
+        klg_puts(o, "return ");
+        ocl_expr(e, n->lhs);
+        klg_puts(o, ";\n");
+      } else {
+        klg_puts(o, "return;\n");
+      }
+      return;
+    case KL_STMT_EMPTY: klg_indent(o, depth); klg_puts(o, ";\n"); return;
+    default: ocl_fail(e, n->location, "this statement"); return;
+  }
+}
+
+static void ocl_signature(ocl_emitter *e, const kl_function *f) {
+  klg_buf *o = &e->out;
+  if (f->is_kernel) {
+    klg_puts(o, "__kernel ");
+    if (f->has_required_work_group_size)
+      klg_printf(o, "__attribute__((reqd_work_group_size(%u, %u, %u))) ", f->required_work_group_size[0],
+                 f->required_work_group_size[1], f->required_work_group_size[2]);
+  }
+  klg_printf(o, "%s %s(", ocl_type(e, f->return_type, f->location), f->name);
+  if (!f->params) klg_puts(o, "void");
+  for (const kl_variable *p = f->params; p; p = p->next) {
+    klg_puts(o, ocl_decl(e, p->type, p->name, p->location));
+    if (p->next) klg_puts(o, ", ");
+  }
+  klg_puts(o, ")");
+}
+
+/* True when some atomic in the tree works on a 64-bit value. */
+static bool ocl_uses_long_atomics(const kl_node *n) {
+  for (; n; n = n->next) {
+    if (n->kind == KL_EXPR_BUILTIN && n->builtin && n->builtin->category == KL_BUILTIN_ATOMIC && n->type &&
+        n->type->size == 8)
+      return true;
+    const kl_node *kids[] = {n->lhs, n->rhs, n->condition, n->then, n->otherwise, n->init, n->increment, n->body, n->args};
+    for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
+      if (kids[i] && ocl_uses_long_atomics(kids[i])) return true;
+    if (n->kind == KL_STMT_DECLARATION && n->variable && n->variable->initializer &&
+        ocl_uses_long_atomics(n->variable->initializer))
+      return true;
+  }
+  return false;
+}
+
+const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
+  ocl_emitter e = {.ctx = ctx, .program = program};
+  klg_init(&e.out, ctx);
+  klg_buf *o = &e.out;
+  klg_puts(o, "/* OpenCL C 1.2, normalised by anygpu */\n");
+  if (program->features & KL_FEATURE_FP64) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+  if (program->features & KL_FEATURE_FP16) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
+  bool long_atomics = false;
+  for (const kl_function *f = program->functions; f; f = f->next)
+    if (f->body && ocl_uses_long_atomics(f->body)) long_atomics = true;
+  if (long_atomics)
+    klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
+                "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n");
+  for (int i = 0; i < program->struct_count; i++) {
+    const kl_type *t = program->structs[i];
+    klg_printf(o, "struct %s {\n", klg_struct_name(ctx, program, t));
+    for (const kl_member *m = t->members; m; m = m->next)
+      klg_printf(o, "  %s;\n", ocl_decl(&e, m->type, m->name, m->location));
+    klg_puts(o, "};\n");
+  }
+  for (const kl_variable *v = program->constants; v; v = v->next) {
+    klg_printf(o, "__constant %s", ocl_decl(&e, v->type, v->name, v->location));
+    if (v->initializer) {
+      klg_puts(o, " = ");
+      ocl_expr(&e, v->initializer);
+    }
+    klg_puts(o, ";\n");
+  }
+  for (const kl_function *f = program->functions; f; f = f->next) {
+    if (f->is_kernel || !f->body) continue;
+    ocl_signature(&e, f);
+    klg_puts(o, ";\n");
+  }
+  for (const kl_function *f = program->functions; f; f = f->next) {
+    if (!f->body) continue;
+    klg_puts(o, "\n");
+    ocl_signature(&e, f);
+    klg_puts(o, " {\n");
+    if (f->body->kind == KL_STMT_COMPOUND)
+      for (const kl_node *s = f->body->body; s; s = s->next) ocl_stmt(&e, s, 1);
+    else
+      ocl_stmt(&e, f->body, 1);
+    klg_puts(o, "}\n");
+  }
+  if (e.failed) return NULL;
+  return klg_text(o);
+}

@@ -1,0 +1,93 @@
+/* How a kernel translated to GLSL 4.50 (kl_emit_glsl, kernels/emit_glsl.c)
+ * takes its arguments, for the Vulkan backend.
+ *
+ * One shader per kernel. Descriptor set 0 holds one storage buffer per
+ * __global or __constant pointer parameter, at bindings 0, 1, ... in
+ * parameter order (std430, the element type as declared; a buffer argument
+ * is bound whole, from its start). Scalars, vectors and structs passed by
+ * value live in one parameter block with explicit offsets (OpenCL C's size
+ * and alignment; size_t and ptrdiff_t take 8 bytes, of which the shader
+ * reads the low 32 bits, see below). The block starts with a 32-byte header
+ * the runtime fills for every dispatch:
+ *   offset  0: uint32 group_offset[3]  added to gl_WorkGroupID: the first
+ *              group of this vkCmdDispatch when a launch is split over
+ *              several (group counts over maxComputeWorkGroupCount), else 0
+ *   offset 12: uint32 work_dim         get_work_dim()
+ *   offset 16: uint32 num_groups[3]    groups of the whole launch
+ *   offset 28: uint32 reserved (0)
+ * The block is a push-constant block when it fits KL_GLSL_PUSH_LIMIT bytes,
+ * else a readonly storage buffer at binding `block_binding` (the runtime
+ * writes the same bytes there).
+ *
+ * Specialisation constants: ids 0, 1, 2 are the work-group size
+ * (local_size_x_id ...; the default is the kernel's required size or 1);
+ * each __local pointer parameter has its own id (3, 4, ...) whose value is
+ * its element count (the launch's byte count / element_size).
+ *
+ * Semantics of the GLSL target: size_t and ptrdiff_t are 32 bits
+ * (get_global_id etc. return uint); 8- and 16-bit integer types need
+ * shaderInt8/Int16 and the 8/16-bit storage features, 64-bit ones
+ * shaderInt64, double shaderFloat64: `capabilities` says which.
+ */
+#ifndef AGPU_GLSL_LAYOUT_H
+#define AGPU_GLSL_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kl.h"
+
+#define KL_GLSL_PUSH_LIMIT 128u
+#define KL_GLSL_HEADER_SIZE 32u
+#define KL_GLSL_GROUP_OFFSET_OFFSET 0u
+#define KL_GLSL_WORK_DIM_OFFSET 12u
+#define KL_GLSL_NUM_GROUPS_OFFSET 16u
+#define KL_GLSL_FIRST_LOCAL_SPEC_ID 3u
+
+typedef enum kl_glsl_param_kind {
+  KL_GLSL_PARAM_BUFFER, /* __global / __constant pointer: a storage buffer */
+  KL_GLSL_PARAM_VALUE,  /* by value: bytes in the parameter block */
+  KL_GLSL_PARAM_LOCAL,  /* __local pointer: a shared array sized by a spec constant */
+} kl_glsl_param_kind;
+
+typedef struct kl_glsl_param {
+  const char *name;
+  kl_glsl_param_kind kind;
+  uint32_t binding;      /* BUFFER */
+  bool readonly;         /* BUFFER: the kernel never writes it */
+  bool writeonly;        /* BUFFER: the kernel never reads it */
+  uint32_t offset, size; /* VALUE: where the OpenCL value's bytes go in the block */
+  uint32_t spec_id;      /* LOCAL */
+  uint32_t element_size; /* LOCAL and BUFFER: bytes per element */
+} kl_glsl_param;
+
+enum {
+  KL_GLSL_NEEDS_INT8 = 1u << 0,  /* shaderInt8, storageBuffer8BitAccess (and push constants) */
+  KL_GLSL_NEEDS_INT16 = 1u << 1, /* shaderInt16, storageBuffer16BitAccess */
+  KL_GLSL_NEEDS_INT64 = 1u << 2, /* shaderInt64 */
+  KL_GLSL_NEEDS_FP64 = 1u << 3,  /* shaderFloat64 */
+  KL_GLSL_NEEDS_INT64_ATOMICS = 1u << 4, /* shaderBufferInt64Atomics / SharedInt64Atomics */
+};
+
+typedef struct kl_glsl_layout {
+  const char *kernel;
+  int param_count;
+  const kl_glsl_param *params; /* one per kernel parameter, in order */
+  uint32_t buffer_count;       /* bindings 0 .. buffer_count-1 */
+  uint32_t block_size;         /* bytes of the parameter block, header included */
+  bool block_in_buffer;        /* false: push constants; true: storage buffer at block_binding */
+  uint32_t block_binding;
+  uint32_t local_param_count;  /* spec ids 3 .. 3+count-1 */
+  unsigned capabilities;       /* KL_GLSL_NEEDS_* */
+} kl_glsl_layout;
+
+/* The GLSL for one kernel and its layout (either may be wanted alone).
+ * NULL on error, with a diagnostic. */
+const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
+                                     const kl_function *kernel, const kl_glsl_layout **layout);
+
+/* The layout alone; NULL on error. */
+const kl_glsl_layout *kl_glsl_layout_of(kl_context *ctx, const kl_program *program,
+                                        const kl_function *kernel);
+
+#endif /* AGPU_GLSL_LAYOUT_H */

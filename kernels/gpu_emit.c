@@ -1,0 +1,133 @@
+/* Helpers shared by the GPU-target emitters: see gpu_emit.h. */
+#include "gpu_emit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void klg_init(klg_buf *buf, kl_context *ctx) {
+  buf->ctx = ctx;
+  buf->capacity = 4096;
+  buf->data = kl_alloc(ctx, buf->capacity);
+  buf->length = 0;
+}
+
+static void klg_reserve(klg_buf *buf, size_t extra) {
+  if (buf->length + extra + 1 <= buf->capacity) return;
+  size_t capacity = buf->capacity * 2;
+  while (capacity < buf->length + extra + 1) capacity *= 2;
+  char *data = kl_alloc(buf->ctx, capacity);
+  memcpy(data, buf->data, buf->length);
+  buf->data = data;
+  buf->capacity = capacity;
+}
+
+void klg_putn(klg_buf *buf, const char *text, size_t length) {
+  klg_reserve(buf, length);
+  memcpy(buf->data + buf->length, text, length);
+  buf->length += length;
+  buf->data[buf->length] = '\0';
+}
+
+void klg_puts(klg_buf *buf, const char *text) {
+  klg_putn(buf, text, strlen(text));
+}
+
+void klg_printf(klg_buf *buf, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  char small[256];
+  int n = vsnprintf(small, sizeof small, format, args);
+  va_end(args);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) {
+    klg_putn(buf, small, (size_t)n);
+    return;
+  }
+  klg_reserve(buf, (size_t)n);
+  va_start(args, format);
+  vsnprintf(buf->data + buf->length, (size_t)n + 1, format, args);
+  va_end(args);
+  buf->length += (size_t)n;
+}
+
+void klg_indent(klg_buf *buf, int depth) {
+  for (int i = 0; i < depth; i++) klg_puts(buf, "  ");
+}
+
+const char *klg_text(klg_buf *buf) {
+  klg_reserve(buf, 0);
+  buf->data[buf->length] = '\0';
+  return buf->data;
+}
+
+const char *klg_ident(kl_context *ctx, const char *name, const char *const *reserved,
+                      bool no_double_underscore) {
+  bool escape = strncmp(name, "_cl_", 4) == 0 || strncmp(name, "_agpu", 5) == 0 ||
+                strncmp(name, "gl_", 3) == 0 || strncmp(name, "kl_", 3) == 0;
+  if (no_double_underscore && strstr(name, "__")) escape = true;
+  for (int i = 0; !escape && reserved && reserved[i]; i++)
+    if (strcmp(reserved[i], name) == 0) escape = true;
+  if (!escape) return name;
+  /* kl_<name> with every "__" written "_9": unique since user names do not start with kl_
+   * (those are escaped too). */
+  size_t length = strlen(name);
+  char *out = kl_alloc(ctx, length * 2 + 4);
+  char *o = out;
+  memcpy(o, "kl_", 3);
+  o += 3;
+  for (size_t i = 0; i < length; i++) {
+    if (no_double_underscore && name[i] == '_' && name[i + 1] == '_') {
+      *o++ = '_';
+      *o++ = '9';
+      i++;
+    } else {
+      *o++ = name[i];
+    }
+  }
+  *o = '\0';
+  return out;
+}
+
+int klg_struct_index(const kl_program *program, const kl_type *type) {
+  for (int i = 0; i < program->struct_count; i++) {
+    const kl_type *s = program->structs[i];
+    if (s == type || (s->members && s->members == type->members)) return i;
+  }
+  return -1;
+}
+
+const char *klg_struct_name(kl_context *ctx, const kl_program *program, const kl_type *type) {
+  int index = klg_struct_index(program, type);
+  if (index >= 0) type = program->structs[index];
+  if (type->name && type->name[0]) return kl_format(ctx, "%s", type->name);
+  return kl_format(ctx, "_cl_struct%d", index < 0 ? 0 : index);
+}
+
+const kl_node *klg_fold_swizzle(const kl_node *node, int *components, int *count) {
+  int n = node->component_count;
+  for (int i = 0; i < n; i++) components[i] = node->components[i];
+  const kl_node *base = node->lhs;
+  while (base->kind == KL_EXPR_SWIZZLE) {
+    for (int i = 0; i < n; i++) components[i] = base->components[components[i]];
+    base = base->lhs;
+  }
+  *count = n;
+  return base;
+}
+
+const kl_node *klg_strip_convert(const kl_node *node) {
+  while (node && node->kind == KL_EXPR_CONVERT) node = node->lhs;
+  return node;
+}
+
+bool klg_is_vector(const kl_type *type) {
+  return type && type->kind == KL_TYPE_VECTOR;
+}
+
+bool klg_is_pointer(const kl_type *type) {
+  return type && type->kind == KL_TYPE_POINTER;
+}
+
+int klg_bits(const kl_type *scalar) {
+  return scalar->size * 8;
+}

@@ -1,0 +1,46 @@
+/* Shared by the GPU-target emitters (emit_opencl.c, emit_cuda.c,
+ * emit_glsl.c): an output buffer in the context's arena, identifier
+ * escaping and literal printing. Private to the translator. */
+#ifndef AGPU_GPU_EMIT_H
+#define AGPU_GPU_EMIT_H
+
+#include <stdarg.h>
+
+#include "kl.h"
+
+typedef struct klg_buf {
+  kl_context *ctx;
+  char *data;
+  size_t length, capacity;
+} klg_buf;
+
+void klg_init(klg_buf *buf, kl_context *ctx);
+void klg_puts(klg_buf *buf, const char *text);
+void klg_putn(klg_buf *buf, const char *text, size_t length);
+void klg_printf(klg_buf *buf, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void klg_indent(klg_buf *buf, int depth);
+/* The text so far, NUL-terminated, in the arena. */
+const char *klg_text(klg_buf *buf);
+
+/* The name to print for a user identifier: itself, or an escaped form when
+ * it collides with a word of the target (reserved[] ends with NULL) or with
+ * the prefixes the emitters use (_cl_, _agpu, gl_, and "__" for GLSL). */
+const char *klg_ident(kl_context *ctx, const char *name, const char *const *reserved,
+                      bool no_double_underscore);
+
+/* A struct type's printed name: its tag or typedef, else "_cl_struct<N>". */
+const char *klg_struct_name(kl_context *ctx, const kl_program *program, const kl_type *type);
+int klg_struct_index(const kl_program *program, const kl_type *type);
+
+/* Swizzles of swizzles folded into one: returns the innermost base and
+ * fills components/count. */
+const kl_node *klg_fold_swizzle(const kl_node *node, int *components, int *count);
+
+/* Strips implicit conversions. */
+const kl_node *klg_strip_convert(const kl_node *node);
+
+bool klg_is_vector(const kl_type *type);
+bool klg_is_pointer(const kl_type *type);
+int klg_bits(const kl_type *scalar); /* size in bits of a scalar */
+
+#endif /* AGPU_GPU_EMIT_H */

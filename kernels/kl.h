@@ -1,0 +1,316 @@
+/* The kernel language front end: what its passes share.
+ *
+ * Pipeline: source -> tokens (lex.c) -> preprocessed tokens (preprocess.c)
+ * -> typed AST (parse.c, with types in type.c and builtins in builtins.c)
+ * -> checks (check.c) -> one emitter per target (emit_*.c).
+ *
+ * Everything a translation allocates lives in its kl_context's arena and is
+ * freed at once with kl_context_destroy; the translator holds no global
+ * mutable state, so translations on different threads are independent.
+ * The prefix kl_ stands for "kernel language".
+ */
+#ifndef AGPU_KL_H
+#define AGPU_KL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------ context */
+
+typedef struct kl_arena kl_arena;
+typedef struct kl_context kl_context;
+
+void *kl_alloc(kl_context *ctx, size_t size); /* zeroed; never NULL (see kl_context) */
+char *kl_strndup(kl_context *ctx, const char *text, size_t length);
+char *kl_format(kl_context *ctx, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------- source */
+
+typedef struct kl_source {
+  const char *name; /* as shown in diagnostics */
+  const char *text; /* NUL-terminated copy */
+  size_t length;
+} kl_source;
+
+typedef struct kl_location {
+  const kl_source *source;
+  int line; /* 1-based */
+  int column; /* 1-based, in bytes */
+} kl_location;
+
+/* -------------------------------------------------------- diagnostics */
+
+typedef enum kl_severity { KL_NOTE, KL_WARNING, KL_ERROR } kl_severity;
+
+typedef struct kl_diagnostic {
+  kl_severity severity;
+  kl_location location;
+  const char *message;
+  struct kl_diagnostic *next;
+} kl_diagnostic;
+
+/* Records "file:line:col: error: message" with the source line and a caret.
+ * After too many errors the translation stops (kl_context says how). */
+void kl_error(kl_context *ctx, kl_location at, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+void kl_warning(kl_context *ctx, kl_location at, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+void kl_note(kl_context *ctx, kl_location at, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+int kl_error_count(const kl_context *ctx);
+
+/* ------------------------------------------------------------- tokens */
+
+typedef enum kl_token_kind {
+  KL_TOKEN_IDENTIFIER, /* keywords too: the parser tells them apart */
+  KL_TOKEN_PUNCTUATOR,
+  KL_TOKEN_NUMBER,     /* a pp-number; the parser converts it */
+  KL_TOKEN_STRING,
+  KL_TOKEN_CHARACTER,
+  KL_TOKEN_END,
+} kl_token_kind;
+
+typedef struct kl_token {
+  kl_token_kind kind;
+  const char *text; /* not NUL-terminated: use length */
+  int length;
+  kl_location location;
+  /* Where the macro whose expansion produced this token was used, for
+   * diagnostics; location.source is NULL for tokens made by ## or #. */
+  kl_location expanded_from;
+  bool at_line_start;
+  bool space_before;
+  struct kl_token *next;
+  struct kl_hideset *hideset; /* the preprocessor's: macros not to expand again */
+} kl_token;
+
+/* -------------------------------------------------------------- types */
+
+typedef enum kl_type_kind {
+  KL_TYPE_VOID,
+  KL_TYPE_BOOL,
+  KL_TYPE_CHAR,
+  KL_TYPE_UCHAR,
+  KL_TYPE_SHORT,
+  KL_TYPE_USHORT,
+  KL_TYPE_INT,
+  KL_TYPE_UINT,
+  KL_TYPE_LONG,
+  KL_TYPE_ULONG,
+  KL_TYPE_SIZE_T,    /* unsigned, 64-bit in the type rules (as on every device we target) */
+  KL_TYPE_PTRDIFF_T, /* signed, 64-bit; intptr_t and uintptr_t are out of the subset */
+  KL_TYPE_HALF,
+  KL_TYPE_FLOAT,
+  KL_TYPE_DOUBLE,
+  KL_TYPE_VECTOR,    /* element is a scalar type, length 2, 3, 4, 8 or 16 */
+  KL_TYPE_POINTER,
+  KL_TYPE_ARRAY,
+  KL_TYPE_STRUCT,
+  KL_TYPE_FUNCTION,
+} kl_type_kind;
+
+typedef enum kl_address_space {
+  KL_SPACE_PRIVATE = 0,
+  KL_SPACE_GLOBAL,
+  KL_SPACE_LOCAL,
+  KL_SPACE_CONSTANT,
+} kl_address_space;
+
+enum {
+  KL_QUALIFIER_CONST = 1u << 0,
+  KL_QUALIFIER_VOLATILE = 1u << 1,
+  KL_QUALIFIER_RESTRICT = 1u << 2,
+};
+
+typedef struct kl_type kl_type;
+typedef struct kl_member kl_member;
+
+struct kl_member {
+  const char *name;
+  kl_type *type;
+  int offset; /* bytes, with OpenCL C's alignment rules (a float3 takes 16) */
+  kl_location location;
+  kl_member *next;
+};
+
+struct kl_type {
+  kl_type_kind kind;
+  int size;  /* bytes; a 3-vector has the size of a 4-vector */
+  int align;
+  unsigned qualifiers;      /* KL_QUALIFIER_* of this type */
+  kl_type *element;         /* vector: scalar element; array: element; pointer: pointee */
+  int length;               /* vector width; array length */
+  kl_address_space pointee_space; /* pointer: where the pointee lives */
+  const char *name;         /* struct tag or typedef name that introduced it, else NULL */
+  kl_member *members;       /* struct */
+  kl_type *return_type;     /* function */
+  kl_type **params;
+  int param_count;
+};
+
+/* The scalar and vector types are shared, made once per context. */
+kl_type *kl_type_scalar(kl_context *ctx, kl_type_kind kind);
+kl_type *kl_type_vector(kl_context *ctx, kl_type_kind element, int length);
+kl_type *kl_type_pointer(kl_context *ctx, kl_type *pointee, kl_address_space space);
+kl_type *kl_type_array(kl_context *ctx, kl_type *element, int length);
+kl_type *kl_type_qualified(kl_context *ctx, kl_type *type, unsigned qualifiers);
+
+bool kl_type_is_integer(const kl_type *type);  /* scalar integer, bool excluded */
+bool kl_type_is_floating(const kl_type *type); /* half, float, double */
+bool kl_type_is_signed(const kl_type *type);
+bool kl_type_is_scalar(const kl_type *type);   /* bool, integer or floating */
+bool kl_type_is_arithmetic(const kl_type *type); /* scalar or vector, bool excluded */
+const kl_type *kl_type_scalar_of(const kl_type *type); /* the element of a vector, else itself */
+bool kl_type_equal(const kl_type *a, const kl_type *b); /* ignoring qualifiers */
+/* "float4", "__global const float*", "struct pair" */
+const char *kl_type_name(kl_context *ctx, const kl_type *type);
+
+/* ---------------------------------------------------------------- AST */
+
+typedef enum kl_operator {
+  KL_OP_NONE,
+  /* binary */
+  KL_OP_ADD, KL_OP_SUB, KL_OP_MUL, KL_OP_DIV, KL_OP_MOD,
+  KL_OP_SHL, KL_OP_SHR, KL_OP_BIT_AND, KL_OP_BIT_OR, KL_OP_BIT_XOR,
+  KL_OP_LOGICAL_AND, KL_OP_LOGICAL_OR,
+  KL_OP_EQ, KL_OP_NE, KL_OP_LT, KL_OP_LE, KL_OP_GT, KL_OP_GE,
+  /* unary */
+  KL_OP_NEGATE, KL_OP_PLUS, KL_OP_LOGICAL_NOT, KL_OP_BIT_NOT,
+  KL_OP_PRE_INCREMENT, KL_OP_PRE_DECREMENT, KL_OP_POST_INCREMENT, KL_OP_POST_DECREMENT,
+  KL_OP_DEREFERENCE, KL_OP_ADDRESS_OF,
+} kl_operator;
+
+typedef enum kl_node_kind {
+  /* expressions: every one has a type after parsing */
+  KL_EXPR_INT_LITERAL,    /* int_value, type from the literal's suffix and value */
+  KL_EXPR_FLOAT_LITERAL,  /* float_value; float, double or half */
+  KL_EXPR_VARIABLE,       /* variable */
+  KL_EXPR_VECTOR_LITERAL, /* (float4)(a, b, c, d): args are the parts (scalars or vectors) */
+  KL_EXPR_UNARY,          /* op, lhs */
+  KL_EXPR_BINARY,         /* op, lhs, rhs; both already converted to the operation's type */
+  KL_EXPR_ASSIGN,         /* op is KL_OP_NONE for '=', else the compound operator */
+  KL_EXPR_CONDITIONAL,    /* condition ? then : otherwise */
+  KL_EXPR_COMMA,          /* lhs, rhs */
+  KL_EXPR_CALL,           /* function, args */
+  KL_EXPR_BUILTIN,        /* builtin, args */
+  KL_EXPR_CAST,           /* an explicit (T)x: lhs */
+  KL_EXPR_CONVERT,        /* an implicit conversion inserted by the type rules: lhs */
+  KL_EXPR_INDEX,          /* lhs[rhs] */
+  KL_EXPR_MEMBER,         /* lhs.member, or lhs->member (is_arrow) */
+  KL_EXPR_SWIZZLE,        /* lhs.xyzw, .s0..sF, .lo, .hi, .even, .odd -> components */
+  /* statements */
+  KL_STMT_COMPOUND,       /* body: a list through next */
+  KL_STMT_EXPRESSION,     /* lhs */
+  KL_STMT_DECLARATION,    /* variable, with variable->initializer */
+  KL_STMT_IF,             /* condition, then, otherwise */
+  KL_STMT_FOR,            /* init (statement), condition, increment, body */
+  KL_STMT_WHILE,          /* condition, body */
+  KL_STMT_DO,             /* body, condition */
+  KL_STMT_SWITCH,         /* condition, body; cases lists the case/default statements */
+  KL_STMT_CASE,           /* case_value (default: is_default), body: the statement labelled */
+  KL_STMT_BREAK,
+  KL_STMT_CONTINUE,
+  KL_STMT_RETURN,         /* lhs or NULL */
+  KL_STMT_EMPTY,
+  /* added by the front end: */
+  KL_EXPR_INIT_LIST,      /* { a, b, ... } for an array or struct variable: args, one per
+                           * element or member (padded with zeros; a list may be shorter
+                           * than a very large array: the rest is zero), nested lists for
+                           * nested aggregates; type is the aggregate type */
+} kl_node_kind;
+
+typedef struct kl_node kl_node;
+typedef struct kl_variable kl_variable;
+typedef struct kl_function kl_function;
+typedef struct kl_builtin kl_builtin; /* builtins.h */
+
+struct kl_node {
+  kl_node_kind kind;
+  kl_location location;
+  kl_type *type; /* expressions; NULL for statements */
+  kl_operator op;
+  kl_node *lhs, *rhs;
+  kl_node *condition, *then, *otherwise;
+  kl_node *init, *increment, *body;
+  kl_node *args; /* through next */
+  int arg_count;
+  kl_node *next;
+  kl_variable *variable;
+  kl_function *function;
+  const kl_builtin *builtin;
+  const char *spelling;   /* builtins and literals as written: "atom_add", "1.5f" */
+  uint64_t int_value;     /* the value's bits, zero- or sign-extended per type */
+  double float_value;
+  kl_member *member;
+  bool is_arrow;
+  int components[16];     /* swizzle: indices into lhs's vector */
+  int component_count;
+  kl_node *cases;         /* switch: through next_case */
+  kl_node *next_case;
+  int64_t case_value;
+  bool is_default;
+  bool is_lvalue;
+  /* Facts for emitters, filled by check.c: */
+  bool contains_barrier;  /* a statement with a barrier inside, calls included */
+  bool is_uniform;        /* an expression with one value across the work-group; on
+                           * if/for/while/do/switch statements: every work-item of the
+                           * group takes the same path (uniform condition, no divergent
+                           * break/continue/return inside) */
+};
+
+struct kl_variable {
+  const char *name;
+  kl_type *type;
+  kl_address_space space; /* where the variable itself lives */
+  kl_location location;
+  kl_node *initializer;   /* NULL, an expression, or a brace list (a list of expressions) */
+  bool is_parameter;
+  bool is_program_scope;  /* a __constant variable at file scope */
+  bool address_taken;
+  bool live_across_barrier; /* filled by check.c for the CPU emitter */
+  bool is_uniform;        /* check.c: provably the same value in every work-item of a group */
+  int id;                 /* unique in the program, for emitters that rename */
+  kl_variable *next;      /* in the function's or program's list */
+};
+
+typedef enum kl_feature {
+  KL_FEATURE_FP64 = 1u << 0,
+  KL_FEATURE_FP16 = 1u << 1,
+  KL_FEATURE_INT64 = 1u << 2,
+  KL_FEATURE_GLOBAL_ATOMICS = 1u << 3,
+  KL_FEATURE_LOCAL_ATOMICS = 1u << 4,
+  KL_FEATURE_BARRIER = 1u << 5,
+  KL_FEATURE_LOCAL_MEMORY = 1u << 6,
+  KL_FEATURE_PRINTF = 1u << 7,
+} kl_feature;
+
+struct kl_function {
+  const char *name;
+  kl_location location;
+  kl_type *return_type;
+  kl_variable *params; /* through next */
+  int param_count;
+  kl_node *body;       /* NULL for a declaration without a definition */
+  bool is_kernel;
+  bool has_required_work_group_size;
+  uint32_t required_work_group_size[3];
+  kl_variable *locals; /* every variable declared in the body, including __local ones */
+  kl_function **callees; /* user functions called directly */
+  int callee_count;
+  unsigned features;   /* kl_feature bits used here and in callees */
+  uint32_t local_memory_bytes; /* static __local arrays, callees included */
+  unsigned vector_widths;      /* bit n set: a vector of n components is used */
+  kl_function *next;
+};
+
+typedef struct kl_program {
+  kl_function *functions;  /* in source order */
+  kl_variable *constants;  /* program-scope __constant variables */
+  kl_type **structs;       /* struct types in declaration order, for emitters */
+  int struct_count;
+  unsigned features;
+} kl_program;
+
+#endif /* AGPU_KL_H */

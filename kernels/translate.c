@@ -1,0 +1,114 @@
+/* The translator's entry points: one translation per context. */
+#include <string.h>
+
+#include "kl_front.h"
+
+/* The emitters live in other files; a build without one still links and
+ * says so (weak references: see docs/kernel-language.md). */
+extern const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) __attribute__((weak));
+extern const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) __attribute__((weak));
+extern const char *kl_emit_glsl(kl_context *ctx, const kl_program *program, const kl_function *kernel)
+    __attribute__((weak));
+extern const char *kl_emit_c(kl_context *ctx, const kl_program *program) __attribute__((weak));
+
+static kl_program *parse_source(kl_context *ctx, const char *source, size_t length,
+                                const kl_translate_options *options) {
+  kl_translate_options defaults = {0};
+  if (!options) options = &defaults;
+  ctx->options = *options;
+  const char *name = options->source_name ? options->source_name : "<source>";
+  ctx->options.source_name = kl_strndup(ctx, name, strlen(name));
+  if (options->build_options)
+    ctx->options.build_options = kl_strndup(ctx, options->build_options, strlen(options->build_options));
+  if (!source) {
+    source = "";
+    length = 0;
+  }
+  kl_source *src = kl_new_source(ctx, ctx->options.source_name, source, length);
+  ctx->main_source = src;
+  kl_token *tokens = kl_tokenize(ctx, src);
+  tokens = kl_preprocess(ctx, tokens);
+  kl_program *program = kl_parse(ctx, tokens);
+  if (!kl_error_count(ctx)) kl_check_program(ctx, program);
+  return program;
+}
+
+kl_program *kl_parse_program(kl_context *ctx, const char *source, size_t length,
+                             const kl_translate_options *options) {
+  if (!ctx) return NULL;
+  jmp_buf bail;
+  kl_program *volatile program = NULL;
+  if (setjmp(bail) == 0) {
+    ctx->bail = &bail;
+    program = parse_source(ctx, source, length, options);
+  }
+  ctx->bail = NULL;
+  return kl_error_count(ctx) ? NULL : program;
+}
+
+const char *kl_preprocessed_text(kl_context *ctx) {
+  return ctx && ctx->preprocessed_text ? ctx->preprocessed_text : "";
+}
+
+const kl_function *kl_find_kernel(const kl_program *program, const char *name) {
+  if (!program || !name) return NULL;
+  for (const kl_function *f = program->functions; f; f = f->next)
+    if (f->is_kernel && f->body && strcmp(f->name, name) == 0) return f;
+  return NULL;
+}
+
+static const char *emit(kl_context *ctx, const kl_program *program, kl_target target, const char *kernel) {
+  kl_location nowhere = {ctx->main_source, 0, 0};
+  const char *result = NULL;
+  switch (target) {
+    case KL_TARGET_OPENCL:
+      if (kl_emit_opencl) result = kl_emit_opencl(ctx, program);
+      else kl_error(ctx, nowhere, "this build has no OpenCL C emitter");
+      break;
+    case KL_TARGET_CUDA:
+    case KL_TARGET_HIP:
+      if (kl_emit_cuda) result = kl_emit_cuda(ctx, program, target == KL_TARGET_HIP);
+      else kl_error(ctx, nowhere, "this build has no %s emitter", target == KL_TARGET_HIP ? "HIP" : "CUDA");
+      break;
+    case KL_TARGET_GLSL: {
+      const kl_function *k = NULL;
+      if (kernel) {
+        k = kl_find_kernel(program, kernel);
+        if (!k) kl_error(ctx, nowhere, "no kernel named '%s'", kernel);
+      } else {
+        int count = 0;
+        for (const kl_function *f = program->functions; f; f = f->next)
+          if (f->is_kernel && f->body) {
+            if (!k) k = f;
+            count++;
+          }
+        if (count == 0) kl_error(ctx, nowhere, "the program has no kernel");
+        if (count > 1)
+          kl_error(ctx, nowhere, "GLSL needs one kernel per shader: name the kernel (the program has %d)", count);
+        if (count != 1) k = NULL;
+      }
+      if (!k) break;
+      if (kl_emit_glsl) result = kl_emit_glsl(ctx, program, k);
+      else kl_error(ctx, nowhere, "this build has no GLSL emitter");
+      break;
+    }
+    case KL_TARGET_C:
+      if (kl_emit_c) result = kl_emit_c(ctx, program);
+      else kl_error(ctx, nowhere, "this build has no C emitter");
+      break;
+    default: kl_error(ctx, nowhere, "unknown target %d", (int)target); break;
+  }
+  return result;
+}
+
+const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target, const char *kernel) {
+  if (!ctx || !program) return NULL;
+  jmp_buf bail;
+  const char *volatile result = NULL;
+  if (setjmp(bail) == 0) {
+    ctx->bail = &bail;
+    result = emit(ctx, program, target, kernel);
+  }
+  ctx->bail = NULL;
+  return result;
+}

@@ -1,0 +1,71 @@
+/* The translator's entry points, used by the runtime's backends, the
+ * `anygpu compile` command and the tests. */
+#ifndef AGPU_TRANSLATE_H
+#define AGPU_TRANSLATE_H
+
+#include "kl.h"
+
+#define KL_TRANSLATOR_VERSION "3" /* part of every cache key: bump on any output change */
+
+typedef enum kl_target {
+  KL_TARGET_OPENCL, /* normalised OpenCL C 1.2 */
+  KL_TARGET_CUDA,   /* CUDA C++ for NVRTC */
+  KL_TARGET_HIP,    /* HIP C++ for hiprtc */
+  KL_TARGET_GLSL,   /* GLSL 4.50 compute, one kernel per shader */
+  KL_TARGET_C,      /* host C11 for the CPU backend */
+} kl_target;
+
+/* What the device supports: decides the predefined macros (cl_khr_fp64 ...)
+ * and which features a kernel may use. */
+typedef struct kl_device_traits {
+  bool fp64;
+  bool fp16;
+  bool int64;
+} kl_device_traits;
+
+typedef struct kl_translate_options {
+  const char *source_name;  /* shown in diagnostics; NULL: "<source>" */
+  const char *build_options;/* "-DN=4 -DTILE=16"; -cl-* options are accepted and kept */
+  kl_device_traits traits;
+} kl_translate_options;
+
+/* NULL only when out of memory. */
+kl_context *kl_context_create(void);
+void kl_context_destroy(kl_context *ctx);
+
+/* Preprocesses, parses and checks. NULL when there were errors; the
+ * diagnostics are then in kl_diagnostics_text. */
+kl_program *kl_parse_program(kl_context *ctx, const char *source, size_t length,
+                             const kl_translate_options *options);
+
+/* "file:line:col: error: message\n  source line\n  ^\n" for every diagnostic,
+ * "" when there were none. */
+const char *kl_diagnostics_text(kl_context *ctx);
+const kl_diagnostic *kl_diagnostics(const kl_context *ctx);
+
+/* The source after preprocessing, as one normalised text (a cache key part). */
+const char *kl_preprocessed_text(kl_context *ctx);
+
+/* The program for one target; for GLSL, `kernel` names the kernel (one
+ * shader per kernel), elsewhere NULL means every kernel. NULL on error, with
+ * a diagnostic. */
+const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target,
+                    const char *kernel);
+
+/* Each emitter, called by kl_emit. */
+const char *kl_emit_opencl(kl_context *ctx, const kl_program *program);
+const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip);
+const char *kl_emit_glsl(kl_context *ctx, const kl_program *program, const kl_function *kernel);
+const char *kl_emit_c(kl_context *ctx, const kl_program *program);
+
+const kl_function *kl_find_kernel(const kl_program *program, const char *name);
+
+/* Every kernel's signature as JSON (signature.c): parameters (kind global,
+ * constant, local or value; type; address space; const/volatile/restrict;
+ * size), features, required work-group size, static local memory bytes,
+ * vector widths. Never NULL. */
+const char *kl_signature_json(kl_context *ctx, const kl_program *program);
+/* The feature bits as names: "fp64", "int64", ... joined by `separator`. */
+const char *kl_feature_names(kl_context *ctx, unsigned features, const char *separator);
+
+#endif /* AGPU_TRANSLATE_H */

@@ -1,0 +1,109 @@
+/* Shared by the emitter tests (test_emit_*.c): reading the corpus of valid
+ * kernels and translating one file. */
+#ifndef AGPU_EMIT_COMMON_H
+#define AGPU_EMIT_COMMON_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "translate.h"
+
+#ifndef AGPU_KERNELS_DIR
+#define AGPU_KERNELS_DIR "tests/kernels"
+#endif
+
+typedef struct emit_source {
+  char path[512];
+  char name[128];
+  char *text;
+  size_t length;
+  char options[512];
+  bool needs_fp16;
+} emit_source;
+
+static inline char *emit_read_file(const char *path, size_t *length) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+    free(text);
+    text = NULL;
+  }
+  fclose(f);
+  if (!text) return NULL;
+  text[n] = '\0';
+  *length = (size_t)n;
+  return text;
+}
+
+static int emit_compare_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The corpus's valid kernels, sorted; *count of them. */
+static inline emit_source *emit_corpus(int *count) {
+  *count = 0;
+  const char *dir_path = AGPU_KERNELS_DIR "/valid";
+  DIR *dir = opendir(dir_path);
+  if (!dir) return NULL;
+  char *names[1024];
+  int n = 0;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) && n < 1024) {
+    size_t len = strlen(entry->d_name);
+    if (len > 3 && strcmp(entry->d_name + len - 3, ".cl") == 0) names[n++] = strdup(entry->d_name);
+  }
+  closedir(dir);
+  qsort(names, (size_t)n, sizeof names[0], emit_compare_names);
+  emit_source *sources = calloc((size_t)n + 1, sizeof *sources);
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    emit_source *s = &sources[m];
+    snprintf(s->path, sizeof s->path, "%s/%s", dir_path, names[i]);
+    snprintf(s->name, sizeof s->name, "%s", names[i]);
+    free(names[i]);
+    s->text = emit_read_file(s->path, &s->length);
+    if (!s->text) continue;
+    const char *o = strstr(s->text, "// @options ");
+    if (o) {
+      o += 12;
+      size_t k = strcspn(o, "\n");
+      if (k >= sizeof s->options) k = sizeof s->options - 1;
+      memcpy(s->options, o, k);
+      s->options[k] = '\0';
+    }
+    s->needs_fp16 = strstr(s->text, "@requires fp16") != NULL;
+    m++;
+  }
+  *count = m;
+  return sources;
+}
+
+static inline void emit_free_corpus(emit_source *sources, int count) {
+  for (int i = 0; sources && i < count; i++) free(sources[i].text);
+  free(sources);
+}
+
+/* Parses a source as a device with fp64 and int64 (and fp16 when asked). */
+static inline kl_program *emit_parse(kl_context *ctx, const char *name, const char *text, size_t length,
+                                     const char *options, bool fp16) {
+  kl_translate_options opt = {.source_name = name, .build_options = options && options[0] ? options : NULL,
+                              .traits = {.fp64 = true, .int64 = true, .fp16 = fp16}};
+  return kl_parse_program(ctx, text, length, &opt);
+}
+
+/* Writes text to a file; false on failure. */
+static inline bool emit_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return false;
+  bool ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+#endif /* AGPU_EMIT_COMMON_H */

@@ -1,0 +1,1 @@
+__kernel void k(__global int *o) { int a[3 * 1431655766]; }

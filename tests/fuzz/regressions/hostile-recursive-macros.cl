@@ -1,0 +1,2 @@
+#define A(x) A(x) x
+A(A(A(A(1))))

@@ -1,0 +1,1 @@
+__kernel void k(__global int *main, __global int *printf, __global int *memcpy, __global int *sqrtf, __global int *agpu_ctx, __global int *wi, __global int *__kl) { main[0] = printf[0] + memcpy[0] + sqrtf[0] + agpu_ctx[0] + wi[0] + __kl[0]; }

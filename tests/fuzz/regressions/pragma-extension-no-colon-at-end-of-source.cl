@@ -1,0 +1,1 @@
+#pragma OPENCL EXTENSION cl_khr_fp64

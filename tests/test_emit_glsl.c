@@ -1,0 +1,286 @@
+/* The GLSL emitter, checked with the real tools: every kernel of the corpus
+ * and of the cases below is translated to GLSL 4.50, compiled to SPIR-V by
+ * glslangValidator (-V --target-env vulkan1.1) and validated by spirv-val.
+ * A kernel the GLSL target cannot express must be rejected with a
+ * diagnostic, never emitted wrong; the layout the runtime fills
+ * (kernels/glsl_layout.h) is checked too. */
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agpu_test.h"
+#include "emit_common.h"
+#include "glsl_layout.h"
+
+static char tool_dir[512];
+
+static bool find_tool(const char *name, char *path, size_t size) {
+  const char *env_path = getenv("PATH");
+  char dirs[4096];
+  snprintf(dirs, sizeof dirs, "%s:/usr/bin:/usr/local/bin", env_path ? env_path : "");
+  for (char *dir = strtok(dirs, ":"); dir; dir = strtok(NULL, ":")) {
+    snprintf(path, size, "%s/%s", dir, name);
+    if (access(path, X_OK) == 0) return true;
+  }
+  return false;
+}
+
+static char glslang[600], spirv_val[600];
+
+static bool tools_present(char *why, size_t size) {
+  if (!find_tool("glslangValidator", glslang, sizeof glslang)) {
+    snprintf(why, size, "glslangValidator not found in PATH (Debian: glslang-tools)");
+    return false;
+  }
+  if (!find_tool("spirv-val", spirv_val, sizeof spirv_val)) {
+    snprintf(why, size, "spirv-val not found in PATH (Debian: spirv-tools)");
+    return false;
+  }
+  if (!tool_dir[0]) {
+    snprintf(tool_dir, sizeof tool_dir, "/tmp/agpu_emit_glsl_XXXXXX");
+    if (!mkdtemp(tool_dir)) {
+      snprintf(why, size, "mkdtemp failed");
+      return false;
+    }
+  }
+  return true;
+}
+
+static int run(const char *command, const char *log) {
+  char *full = NULL;
+  if (asprintf(&full, "%s > '%s' 2>&1", command, log) < 0) return -1;
+  int status = system(full);
+  free(full);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void print_file(const char *path, size_t max) {
+  size_t length = 0;
+  char *text = emit_read_file(path, &length);
+  if (text) printf("%.*s\n", (int)(length < max ? length : max), text);
+  free(text);
+}
+
+/* glslang then spirv-val; prints the shader and the logs on failure. */
+static bool glsl_compiles(const char *label, const char *glsl) {
+  char *comp = NULL, *spv = NULL, *log = NULL, *command = NULL, *validate = NULL;
+  bool ok = false;
+  if (asprintf(&comp, "%s/%s.comp", tool_dir, label) < 0 || asprintf(&spv, "%s/%s.spv", tool_dir, label) < 0 ||
+      asprintf(&log, "%s/%s.log", tool_dir, label) < 0 ||
+      asprintf(&command, "'%s' -V --target-env vulkan1.1 -S comp '%s' -o '%s'", glslang, comp, spv) < 0 ||
+      asprintf(&validate, "'%s' --target-env vulkan1.1 '%s'", spirv_val, spv) < 0 || !emit_write_file(comp, glsl)) {
+    printf("  out of memory or cannot write %s\n", label);
+  } else if (run(command, log) != 0) {
+    printf("  glslang rejects %s:\n", label);
+    print_file(log, 3000);
+    printf("%s\n", glsl);
+  } else if (run(validate, log) != 0) {
+    printf("  spirv-val rejects %s:\n", label);
+    print_file(log, 3000);
+  } else {
+    ok = true;
+  }
+  free(comp);
+  free(spv);
+  free(log);
+  free(command);
+  free(validate);
+  return ok;
+}
+
+/* The layout's invariants: bindings in order, block offsets aligned and
+ * past the header, spec ids from 3. */
+static bool layout_consistent(const kl_function *kernel, const kl_glsl_layout *layout) {
+  if (!layout || layout->param_count != kernel->param_count) return false;
+  uint32_t binding = 0, spec = KL_GLSL_FIRST_LOCAL_SPEC_ID, end = KL_GLSL_HEADER_SIZE;
+  for (int i = 0; i < layout->param_count; i++) {
+    const kl_glsl_param *p = &layout->params[i];
+    switch (p->kind) {
+      case KL_GLSL_PARAM_BUFFER:
+        if (p->binding != binding++ || (p->readonly && p->writeonly)) return false;
+        break;
+      case KL_GLSL_PARAM_LOCAL:
+        if (p->spec_id != spec++ || p->element_size == 0) return false;
+        break;
+      default:
+        if (p->offset < end || p->size == 0) return false;
+        end = p->offset + p->size;
+        break;
+    }
+  }
+  if (layout->block_size < end || layout->buffer_count != binding) return false;
+  if (layout->block_in_buffer != (layout->block_size > KL_GLSL_PUSH_LIMIT)) return false;
+  return true;
+}
+
+typedef struct glsl_counts {
+  int kernels, compiled, rejected, failed;
+} glsl_counts;
+
+static void check_program(const char *name, const char *text, const char *options, bool fp16, glsl_counts *counts,
+                          bool expect_all) {
+  kl_context *ctx = kl_context_create();
+  kl_program *program = emit_parse(ctx, name, text, strlen(text), options, fp16);
+  if (!program) {
+    printf("  %s does not parse:\n%s", name, kl_diagnostics_text(ctx));
+    counts->failed++;
+    kl_context_destroy(ctx);
+    return;
+  }
+  for (const kl_function *f = program->functions; f; f = f->next) {
+    if (!f->is_kernel) continue;
+    counts->kernels++;
+    kl_context *kctx = kl_context_create(); /* diagnostics per kernel */
+    kl_program *p2 = emit_parse(kctx, name, text, strlen(text), options, fp16);
+    const kl_function *k = p2 ? kl_find_kernel(p2, f->name) : NULL;
+    const kl_glsl_layout *layout = NULL;
+    const char *glsl = k ? kl_emit_glsl_with_layout(kctx, p2, k, &layout) : NULL;
+    char label[300];
+    snprintf(label, sizeof label, "%s.%s", name, f->name);
+    if (!glsl) {
+      const char *why = kl_diagnostics_text(kctx);
+      if (strstr(why, "the GLSL target does not support") && !expect_all) {
+        counts->rejected++;
+        const char *line = strstr(why, "error: ");
+        printf("  rejected %s: %.*s\n", label, line ? (int)strcspn(line, "\n") : 60, line ? line : why);
+      } else {
+        counts->failed++;
+        printf("  %s fails:\n%s", label, why);
+      }
+    } else if (!layout_consistent(k, layout)) {
+      counts->failed++;
+      printf("  %s: inconsistent layout\n", label);
+    } else if (glsl_compiles(label, glsl)) {
+      counts->compiled++;
+    } else {
+      counts->failed++;
+    }
+    kl_context_destroy(kctx);
+  }
+  kl_context_destroy(ctx);
+}
+
+static void corpus_compiles_with_glslang(void) {
+  char why[256];
+  if (!tools_present(why, sizeof why)) SKIP("%s", why);
+  int count = 0;
+  emit_source *sources = emit_corpus(&count);
+  if (count == 0) SKIP("no corpus in %s/valid", AGPU_KERNELS_DIR);
+  glsl_counts c = {0};
+  for (int i = 0; i < count; i++)
+    check_program(sources[i].name, sources[i].text, sources[i].options, sources[i].needs_fp16, &c, false);
+  printf("  glslang + spirv-val: %d of %d corpus kernels (%d files) compile and validate; %d rejected with a "
+         "diagnostic; %d failed\n", c.compiled, c.kernels, count, c.rejected, c.failed);
+  CHECK(c.failed == 0);
+  CHECK(c.compiled * 2 > c.kernels);
+  emit_free_corpus(sources, count);
+}
+
+/* Pointers: helpers specialised per buffer, pointer variables, pointer
+ * arithmetic, __local parameters, hoisted __local arrays, atomics on
+ * buffers and shared memory, structs with float3 members, semantics. */
+static const char tricky_source[] =
+    "typedef struct { float3 p; float w; int tag; } point;\n"
+    "__constant int table[5] = {1, -2, 3, -4, 5};\n"
+    "float sum3(__global const float *p, int k) { return p[k] + p[k + 1] + p[k + 2]; }\n"
+    "void bump(__local uint *counter, __global int *out, int v) { atomic_add(counter, 1u); atomic_max(out, v); }\n"
+    "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+    "void tricky(__global const float *a, __global const float *b, __global float *out, __global int *ints,\n"
+    "            __local float *scratch, __global uint *uints, int shift, float f, ulong big, uint n) {\n"
+    "  __local uint counter;\n"
+    "  __local float tile[64];\n"
+    "  size_t i = get_global_id(0), l = get_local_id(0);\n"
+    "  if (l == 0) counter = 0;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  __global const float *row = i & 1 ? a + 4 : a;\n"
+    "  __global const float *p = b;\n"
+    "  p += 2;\n"
+    "  float s = sum3(a, (int)i) + sum3(b, 1) + sum3(row, 0) + *p + p[-1];\n"
+    "  int x = ints[i];\n"
+    "  ints[i] = (x << shift) + (x >> (shift + 33)) + (x / -3) + (x % -3) + (int)abs(x) + table[x & 3];\n"
+    "  uints[i] = abs(x) + abs_diff(x, 7) + rotate(uints[i], 3u) + clz(uints[i]) + popcount(x) + mul_hi(uints[i], 7u);\n"
+    "  uints[i] += add_sat(x, 5) + sub_sat(7u, uints[i]) + hadd(x, 3) + (uint)(big >> 3) + (uint)n;\n"
+    "  float4 v = (float4)(s, f, a[i], b[i]);\n"
+    "  int4 m = v > (float4)(0.5f);\n"
+    "  v.xy = v.yx * 2.0f;\n"
+    "  v = select(v, v * 0.5f, m) + clamp(v, 0.0f, 1.0f) + mix(v, v.wzyx, 0.25f);\n"
+    "  int4 c = convert_int4_sat_rte(v * 1e10f) + convert_int4(v) + as_int4(v) + m;\n"
+    "  float whole;\n"
+    "  point q = {(float3)(v.x, v.y, v.z), fract(f, &whole) + whole, c.x};\n"
+    "  scratch[l] = q.p.x + q.w + (float)q.tag + (any(m) ? 1.0f : 0.0f);\n"
+    "  tile[l] = scratch[l];\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  for (uint step = 32; step > 0; step >>= 1) {\n"
+    "    if (l < step) tile[l] += tile[l + step];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  bump(&counter, &ints[0], x);\n"
+    "  atomic_cmpxchg(&uints[1], 0u, 1u); atom_inc(&uints[2]); atomic_dec(&uints[3]); atomic_sub(&uints[4], 2u);\n"
+    "  switch (x & 3) { case 0: s = 1.0f; break; case 1: s = 2.0f; default: s += 3.0f; }\n"
+    "  for (int k = 0, j = 10; k < j; k++, j--) s += k;\n"
+    "  vstore4(v, i, out);\n"
+    "  out[i] += tile[0] + s + vload2(0, a).y + (float)convert_uchar_sat(x) + convert_float_rtz(x) + convert_float_rtn((uint)x);\n"
+    "}\n";
+
+static void tricky_kernel_compiles(void) {
+  char why[256];
+  if (!tools_present(why, sizeof why)) SKIP("%s", why);
+  glsl_counts c = {0};
+  check_program("tricky.cl", tricky_source, NULL, false, &c, true);
+  CHECK(c.compiled == 1);
+  kl_context *ctx = kl_context_create();
+  kl_program *program = emit_parse(ctx, "tricky.cl", tricky_source, strlen(tricky_source), NULL, false);
+  const kl_glsl_layout *layout = program ? kl_glsl_layout_of(ctx, program, kl_find_kernel(program, "tricky")) : NULL;
+  CHECK(layout != NULL);
+  if (layout) {
+    CHECK(layout->buffer_count == 5);
+    CHECK(layout->params[0].kind == KL_GLSL_PARAM_BUFFER && layout->params[0].readonly);
+    CHECK(layout->params[2].kind == KL_GLSL_PARAM_BUFFER && !layout->params[2].readonly);
+    CHECK(layout->params[4].kind == KL_GLSL_PARAM_LOCAL && layout->params[4].spec_id == 3 &&
+          layout->params[4].element_size == 4);
+    CHECK(layout->params[6].kind == KL_GLSL_PARAM_VALUE && layout->params[6].offset == 32 && layout->params[6].size == 4);
+    CHECK(layout->params[7].offset == 36);
+    CHECK(layout->params[8].offset == 40 && layout->params[8].size == 8); /* ulong */
+    CHECK(layout->params[9].offset == 48 && layout->params[9].size == 4);
+    CHECK(!layout->block_in_buffer && layout->block_size == 64);
+    CHECK(layout->capabilities & KL_GLSL_NEEDS_INT64);
+  }
+  kl_context_destroy(ctx);
+}
+
+/* What GLSL cannot express is rejected at its line and column. */
+static void inexpressible_is_rejected(void) {
+  static const struct { const char *source, *needle; } cases[] = {
+      {"__kernel void k(__global float8 *p) { p[0] = p[1] * 2.0f; }\n", "bad.cl:1:53: error: the GLSL target does not support vectors of 8 or 16"},
+      {"__kernel void k(__global double *p) { p[0] = exp(p[1]); }\n", "error: the GLSL target does not support exp on double"},
+      {"__kernel void k(__global float *a, __global float *b, int c) { __global float *p = c ? a : b; p[0] = 1.0f; }\n",
+       "error: the GLSL target does not support a pointer that may point into different arrays"},
+      {"__kernel void k(__global float *a) { a[0] = erf(a[1]); }\n", "error: the GLSL target does not support erf"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    kl_context *ctx = kl_context_create();
+    kl_program *program = emit_parse(ctx, "bad.cl", cases[i].source, strlen(cases[i].source), NULL, false);
+    CHECK(program != NULL);
+    if (program) {
+      CHECK(kl_emit_glsl(ctx, program, kl_find_kernel(program, "k")) == NULL);
+      if (!strstr(kl_diagnostics_text(ctx), cases[i].needle))
+        printf("  case %zu: got \"%s\", expected \"%s\"\n", i, kl_diagnostics_text(ctx), cases[i].needle);
+      CHECK(strstr(kl_diagnostics_text(ctx), cases[i].needle) != NULL);
+    }
+    kl_context_destroy(ctx);
+  }
+}
+
+int main(void) {
+  RUN(corpus_compiles_with_glslang);
+  RUN(tricky_kernel_compiles);
+  RUN(inexpressible_is_rejected);
+  if (tool_dir[0]) {
+    char *command = NULL;
+    if (asprintf(&command, "rm -rf '%s'", tool_dir) >= 0 && system(command) != 0)
+      printf("  could not remove %s\n", tool_dir);
+    free(command);
+  }
+  return agpu_test_finish();
+}
