@@ -629,30 +629,6 @@ static void kc_conversion(kc_emitter *e, const kl_type *to, const kl_node *from)
   kc_puts(o, e->static_init ? ")" : "))");
 }
 
-static const char *kc_binary_text(kl_operator op) {
-  switch (op) {
-    case KL_OP_ADD: return "+";
-    case KL_OP_SUB: return "-";
-    case KL_OP_MUL: return "*";
-    case KL_OP_DIV: return "/";
-    case KL_OP_MOD: return "%";
-    case KL_OP_SHL: return "<<";
-    case KL_OP_SHR: return ">>";
-    case KL_OP_BIT_AND: return "&";
-    case KL_OP_BIT_OR: return "|";
-    case KL_OP_BIT_XOR: return "^";
-    case KL_OP_LOGICAL_AND: return "&&";
-    case KL_OP_LOGICAL_OR: return "||";
-    case KL_OP_EQ: return "==";
-    case KL_OP_NE: return "!=";
-    case KL_OP_LT: return "<";
-    case KL_OP_LE: return "<=";
-    case KL_OP_GT: return ">";
-    case KL_OP_GE: return ">=";
-    default: return "?";
-  }
-}
-
 static bool kc_is_comparison(kl_operator op) {
   return op >= KL_OP_EQ && op <= KL_OP_GE;
 }
@@ -681,7 +657,7 @@ static void kc_binary(kc_emitter *e, const kl_node *node) {
   if (vector && kc_is_comparison(op)) {
     kc_printf(o, "((%s)((", kc_type(e, node->type));
     kc_expr(e, node->lhs);
-    kc_printf(o, ") %s (", kc_binary_text(op));
+    kc_printf(o, ") %s (", kl_operator_text(op));
     kc_expr(e, node->rhs);
     kc_puts(o, ")))");
     return;
@@ -694,7 +670,7 @@ static void kc_binary(kc_emitter *e, const kl_node *node) {
       }
   kc_puts(o, "(");
   kc_expr(e, node->lhs);
-  kc_printf(o, " %s ", kc_binary_text(op));
+  kc_printf(o, " %s ", kl_operator_text(op));
   if (op == KL_OP_SHL || op == KL_OP_SHR)
     kc_shift_count(e, node->lhs->type, node->rhs);
   else
@@ -731,7 +707,7 @@ static void kc_swizzle_assign(kc_emitter *e, const kl_node *node) {
     kc_printf(o, "(%s){", kc_type(e, swizzle->type));
     for (int i = 0; i < swizzle->component_count; i++)
       kc_printf(o, "%s(*__q%d)[%d]", i ? ", " : "", t, swizzle->components[i]);
-    kc_printf(o, "} %s ", kc_binary_text(node->op));
+    kc_printf(o, "} %s ", kl_operator_text(node->op));
     if (node->op == KL_OP_SHL || node->op == KL_OP_SHR)
       kc_shift_count(e, swizzle->type, node->rhs);
     else {
@@ -761,7 +737,7 @@ static void kc_assign(kc_emitter *e, const kl_node *node) {
     kc_puts(o, " = ");
     kc_expr(e, node->rhs);
   } else {
-    kc_printf(o, " %s= ", kc_binary_text(node->op));
+    kc_printf(o, " %s= ", kl_operator_text(node->op));
     if (node->op == KL_OP_SHL || node->op == KL_OP_SHR) {
       kc_shift_count(e, node->lhs->type, node->rhs);
     } else if (kc_is_vector(node->lhs->type) && !kc_is_vector(node->rhs->type)) {

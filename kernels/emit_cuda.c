@@ -697,30 +697,6 @@ static void cuda_lvalue(cuda_emitter *e, const kl_node *n) {
   else cuda_expr(e, n);
 }
 
-static const char *cuda_binary_op(kl_operator op) {
-  switch (op) {
-    case KL_OP_ADD: return "+";
-    case KL_OP_SUB: return "-";
-    case KL_OP_MUL: return "*";
-    case KL_OP_DIV: return "/";
-    case KL_OP_MOD: return "%";
-    case KL_OP_SHL: return "<<";
-    case KL_OP_SHR: return ">>";
-    case KL_OP_BIT_AND: return "&";
-    case KL_OP_BIT_OR: return "|";
-    case KL_OP_BIT_XOR: return "^";
-    case KL_OP_LOGICAL_AND: return "&&";
-    case KL_OP_LOGICAL_OR: return "||";
-    case KL_OP_EQ: return "==";
-    case KL_OP_NE: return "!=";
-    case KL_OP_LT: return "<";
-    case KL_OP_LE: return "<=";
-    case KL_OP_GT: return ">";
-    case KL_OP_GE: return ">=";
-    default: return "?";
-  }
-}
-
 /* A scalar conversion of the emitted expression to `to`. */
 static void cuda_convert_to(cuda_emitter *e, const kl_type *to, const kl_node *from, kl_location at) {
   klg_buf *o = &e->out;
@@ -812,14 +788,14 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
         /* OpenCL masks the count to the width of the (promoted) left operand */
         klg_puts(o, "(");
         cuda_expr(e, n->lhs);
-        klg_printf(o, " %s ((", cuda_binary_op(n->op));
+        klg_printf(o, " %s ((", kl_operator_text(n->op));
         cuda_expr(e, n->rhs);
         klg_printf(o, ") & %d))", klg_bits(kl_type_scalar_of(n->type)) - 1);
         return;
       }
       klg_puts(o, "(");
       cuda_expr(e, n->lhs);
-      klg_printf(o, " %s ", cuda_binary_op(n->op));
+      klg_printf(o, " %s ", kl_operator_text(n->op));
       cuda_expr(e, n->rhs);
       klg_puts(o, ")");
       return;
@@ -832,11 +808,11 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
       } else if ((n->op == KL_OP_SHL || n->op == KL_OP_SHR) && !klg_is_vector(n->lhs->type)) {
         const kl_type *promoted = kl_type_scalar_of(n->lhs->type);
         int bits = klg_bits(promoted) < 32 ? 32 : klg_bits(promoted);
-        klg_printf(o, " %s= ((", cuda_binary_op(n->op));
+        klg_printf(o, " %s= ((", kl_operator_text(n->op));
         cuda_expr(e, n->rhs);
         klg_printf(o, ") & %d)", bits - 1);
       } else {
-        klg_printf(o, " %s= ", cuda_binary_op(n->op));
+        klg_printf(o, " %s= ", kl_operator_text(n->op));
         cuda_expr(e, n->rhs);
       }
       klg_puts(o, ")");
@@ -893,7 +869,6 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
   }
 }
 
-static void cuda_stmt(cuda_emitter *e, const kl_node *n, int depth);
 
 /* A vector literal as an aggregate initializer (constant initialisation). */
 static void cuda_const_vector_parts(cuda_emitter *e, const kl_node *n, int *count) {
@@ -969,121 +944,14 @@ static void cuda_declaration(cuda_emitter *e, const kl_variable *v) {
   }
 }
 
-static void cuda_block(cuda_emitter *e, const kl_node *n, int depth) {
-  /* a body: braces always */
-  if (n && n->kind == KL_STMT_COMPOUND) {
-    cuda_stmt(e, n, depth);
-    return;
-  }
-  klg_indent(&e->out, depth);
-  klg_puts(&e->out, "{\n");
-  if (n) cuda_stmt(e, n, depth + 1);
-  klg_indent(&e->out, depth);
-  klg_puts(&e->out, "}\n");
-}
+static void cuda_expression_callback(void *e, const kl_node *n) { cuda_expr(e, n); }
+static void cuda_declaration_callback(void *e, const kl_variable *v) { cuda_declaration(e, v); }
+static void cuda_fail_callback(void *e, kl_location at, const char *what) { cuda_fail(e, at, what); }
 
 static void cuda_stmt(cuda_emitter *e, const kl_node *n, int depth) {
-  klg_buf *o = &e->out;
-  switch (n->kind) {
-    case KL_STMT_COMPOUND:
-      klg_indent(o, depth);
-      klg_puts(o, "{\n");
-      for (const kl_node *s = n->body; s; s = s->next) cuda_stmt(e, s, depth + 1);
-      klg_indent(o, depth);
-      klg_puts(o, "}\n");
-      return;
-    case KL_STMT_EXPRESSION:
-      klg_indent(o, depth);
-      cuda_expr(e, n->lhs);
-      klg_puts(o, ";\n");
-      return;
-    case KL_STMT_DECLARATION:
-      klg_indent(o, depth);
-      cuda_declaration(e, n->variable);
-      klg_puts(o, ";\n");
-      return;
-    case KL_STMT_IF:
-      klg_indent(o, depth);
-      klg_puts(o, "if (");
-      cuda_expr(e, n->condition);
-      klg_puts(o, ")\n");
-      cuda_block(e, n->then, depth);
-      if (n->otherwise) {
-        klg_indent(o, depth);
-        klg_puts(o, "else\n");
-        cuda_block(e, n->otherwise, depth);
-      }
-      return;
-    case KL_STMT_FOR: {
-      bool simple = !n->init || (!n->init->next && (n->init->kind == KL_STMT_DECLARATION ||
-                    n->init->kind == KL_STMT_EXPRESSION || n->init->kind == KL_STMT_EMPTY));
-      int d = depth;
-      if (!simple) {
-        klg_indent(o, depth);
-        klg_puts(o, "{\n");
-        for (const kl_node *s = n->init; s; s = s->next) cuda_stmt(e, s, depth + 1);
-        d = depth + 1;
-      }
-      klg_indent(o, d);
-      klg_puts(o, "for (");
-      if (simple && n->init && n->init->kind == KL_STMT_DECLARATION) cuda_declaration(e, n->init->variable);
-      else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION) cuda_expr(e, n->init->lhs);
-      klg_puts(o, "; ");
-      if (n->condition) cuda_expr(e, n->condition);
-      klg_puts(o, "; ");
-      if (n->increment) cuda_expr(e, n->increment);
-      klg_puts(o, ")\n");
-      cuda_block(e, n->body, d);
-      if (!simple) {
-        klg_indent(o, depth);
-        klg_puts(o, "}\n");
-      }
-      return;
-    }
-    case KL_STMT_WHILE:
-      klg_indent(o, depth);
-      klg_puts(o, "while (");
-      cuda_expr(e, n->condition);
-      klg_puts(o, ")\n");
-      cuda_block(e, n->body, depth);
-      return;
-    case KL_STMT_DO:
-      klg_indent(o, depth);
-      klg_puts(o, "do\n");
-      cuda_block(e, n->body, depth);
-      klg_indent(o, depth);
-      klg_puts(o, "while (");
-      cuda_expr(e, n->condition);
-      klg_puts(o, ");\n");
-      return;
-    case KL_STMT_SWITCH:
-      klg_indent(o, depth);
-      klg_puts(o, "switch (");
-      cuda_expr(e, n->condition);
-      klg_puts(o, ")\n");
-      cuda_block(e, n->body, depth);
-      return;
-    case KL_STMT_CASE:
-      klg_indent(o, depth > 0 ? depth - 1 : 0);
-      if (n->is_default) klg_puts(o, "default:\n");
-      else klg_printf(o, "case %lldll:\n", (long long)n->case_value);
-      if (n->body) cuda_stmt(e, n->body, depth);
-      return;
-    case KL_STMT_BREAK: klg_indent(o, depth); klg_puts(o, "break;\n"); return;
-    case KL_STMT_CONTINUE: klg_indent(o, depth); klg_puts(o, "continue;\n"); return;
-    case KL_STMT_RETURN:
-      klg_indent(o, depth);
-      if (n->lhs) {
-        klg_puts(o, "return ");
-        cuda_expr(e, n->lhs);
-        klg_puts(o, ";\n");
-      } else {
-        klg_puts(o, "return;\n");
-      }
-      return;
-    case KL_STMT_EMPTY: klg_indent(o, depth); klg_puts(o, ";\n"); return;
-    default: cuda_fail(e, n->location, "this statement"); return;
-  }
+  const klg_c_printer printer = {&e->out, e, cuda_expression_callback, cuda_declaration_callback,
+                                 cuda_fail_callback, "ll"};
+  klg_c_statement(&printer, n, depth);
 }
 
 static void cuda_struct(cuda_emitter *e, const kl_type *t) {

@@ -427,30 +427,6 @@ static bool glsl_is_comparison(kl_operator op) {
          op == KL_OP_GE;
 }
 
-static const char *glsl_op(kl_operator op) {
-  switch (op) {
-    case KL_OP_ADD: return "+";
-    case KL_OP_SUB: return "-";
-    case KL_OP_MUL: return "*";
-    case KL_OP_DIV: return "/";
-    case KL_OP_MOD: return "%";
-    case KL_OP_SHL: return "<<";
-    case KL_OP_SHR: return ">>";
-    case KL_OP_BIT_AND: return "&";
-    case KL_OP_BIT_OR: return "|";
-    case KL_OP_BIT_XOR: return "^";
-    case KL_OP_LOGICAL_AND: return "&&";
-    case KL_OP_LOGICAL_OR: return "||";
-    case KL_OP_EQ: return "==";
-    case KL_OP_NE: return "!=";
-    case KL_OP_LT: return "<";
-    case KL_OP_LE: return "<=";
-    case KL_OP_GT: return ">";
-    case KL_OP_GE: return ">=";
-    default: return "?";
-  }
-}
-
 static const char *glsl_vector_compare(kl_operator op) {
   switch (op) {
     case KL_OP_EQ: return "equal";
@@ -481,12 +457,12 @@ static void glsl_cond(glsl_emitter *e, const kl_node *n) {
         glsl_root *ra, *rb;
         const char *a = glsl_pointer_text(e, n->lhs, &ra), *b = glsl_pointer_text(e, n->rhs, &rb);
         if (ra && rb && ra != rb) glsl_fail(e, n->location, "comparing pointers into different arrays");
-        klg_printf(o, "(%s %s %s)", a, glsl_op(n->op), b);
+        klg_printf(o, "(%s %s %s)", a, kl_operator_text(n->op), b);
         return;
       }
       klg_puts(o, "(");
       glsl_expr(e, n->lhs);
-      klg_printf(o, " %s ", glsl_op(n->op));
+      klg_printf(o, " %s ", kl_operator_text(n->op));
       glsl_expr(e, n->rhs);
       klg_puts(o, ")");
       return;
@@ -494,7 +470,7 @@ static void glsl_cond(glsl_emitter *e, const kl_node *n) {
     if (n->op == KL_OP_LOGICAL_AND || n->op == KL_OP_LOGICAL_OR) {
       klg_puts(o, "(");
       glsl_cond(e, n->lhs);
-      klg_printf(o, " %s ", glsl_op(n->op));
+      klg_printf(o, " %s ", kl_operator_text(n->op));
       glsl_cond(e, n->rhs);
       klg_puts(o, ")");
       return;
@@ -1533,7 +1509,7 @@ static void glsl_builtin(glsl_emitter *e, const kl_node *n) {
                        : b->id == KL_BUILTIN_ISLESS ? KL_OP_LT : KL_OP_LE;
       const char *x = glsl_text_of(e, a0), *y = glsl_text_of(e, a1);
       if (klg_is_vector(rt)) glsl_mask_from_bvec(e, rt, kl_format(e->ctx, "%s(%s, %s)", glsl_vector_compare(op), x, y));
-      else klg_printf(o, "int(%s %s %s)", x, glsl_op(op), y);
+      else klg_printf(o, "int(%s %s %s)", x, kl_operator_text(op), y);
       return;
     }
     case KL_BUILTIN_ISLESSGREATER: case KL_BUILTIN_ISORDERED: case KL_BUILTIN_ISUNORDERED:
@@ -1765,7 +1741,7 @@ static void glsl_assign(glsl_emitter *e, const kl_node *n) {
   if (native) {
     klg_puts(o, "(");
     glsl_expr_mode(e, l, ACCESS_READ_WRITE);
-    klg_printf(o, " %s= ", glsl_op(n->op));
+    klg_printf(o, " %s= ", kl_operator_text(n->op));
     if (shift) {
       const kl_type *rs = kl_type_scalar_of(r->type);
       klg_printf(o, "(%s & ", glsl_text_of(e, r));
@@ -1805,9 +1781,9 @@ static void glsl_assign(glsl_emitter *e, const kl_node *n) {
     e->out = &m;
     glsl_int_literal(e, rs, (uint64_t)(glsl_bits(kl_type_scalar_of(op_type)) - 1));
     e->out = sv;
-    value = kl_format(e->ctx, "(%s(%s) %s (%s & %s))", ot, ltext, glsl_op(n->op), glsl_text_of(e, r), klg_text(&m));
+    value = kl_format(e->ctx, "(%s(%s) %s (%s & %s))", ot, ltext, kl_operator_text(n->op), glsl_text_of(e, r), klg_text(&m));
   } else {
-    value = kl_format(e->ctx, "(%s(%s) %s %s)", ot, ltext, glsl_op(n->op), rtext);
+    value = kl_format(e->ctx, "(%s(%s) %s %s)", ot, ltext, kl_operator_text(n->op), rtext);
   }
   klg_printf(o, "(%s = %s(%s))", klg_text(&tmp), glsl_type(e, lt, n->location), value);
 }
@@ -1872,7 +1848,7 @@ static void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) 
         const char *a = glsl_pointer_text(e, n->lhs, &ra), *b = glsl_pointer_text(e, n->rhs, &rb);
         if (ra && rb && ra != rb) glsl_fail(e, n->location, "pointers into different arrays");
         if (n->op == KL_OP_SUB) klg_printf(o, "%s(%s - %s)", glsl_type(e, t, n->location), a, b);
-        else klg_printf(o, "int(%s %s %s)", a, glsl_op(n->op), b);
+        else klg_printf(o, "int(%s %s %s)", a, kl_operator_text(n->op), b);
         return;
       }
       if (glsl_is_comparison(n->op) || n->op == KL_OP_LOGICAL_AND || n->op == KL_OP_LOGICAL_OR) {
@@ -1906,7 +1882,7 @@ static void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) 
         const kl_type *rs = kl_type_scalar_of(n->rhs->type);
         klg_puts(o, "(");
         glsl_expr(e, n->lhs);
-        klg_printf(o, " %s (", glsl_op(n->op));
+        klg_printf(o, " %s (", kl_operator_text(n->op));
         glsl_expr(e, n->rhs);
         klg_puts(o, " & ");
         glsl_int_literal(e, rs, (uint64_t)(glsl_bits(kl_type_scalar_of(t)) - 1));
@@ -1915,7 +1891,7 @@ static void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) 
       }
       klg_puts(o, "(");
       glsl_expr(e, n->lhs);
-      klg_printf(o, " %s ", glsl_op(n->op));
+      klg_printf(o, " %s ", kl_operator_text(n->op));
       glsl_expr(e, n->rhs);
       klg_puts(o, ")");
       return;

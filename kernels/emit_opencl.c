@@ -126,30 +126,6 @@ static void ocl_args(ocl_emitter *e, const kl_node *args) {
   }
 }
 
-static const char *ocl_op(kl_operator op) {
-  switch (op) {
-    case KL_OP_ADD: return "+";
-    case KL_OP_SUB: return "-";
-    case KL_OP_MUL: return "*";
-    case KL_OP_DIV: return "/";
-    case KL_OP_MOD: return "%";
-    case KL_OP_SHL: return "<<";
-    case KL_OP_SHR: return ">>";
-    case KL_OP_BIT_AND: return "&";
-    case KL_OP_BIT_OR: return "|";
-    case KL_OP_BIT_XOR: return "^";
-    case KL_OP_LOGICAL_AND: return "&&";
-    case KL_OP_LOGICAL_OR: return "||";
-    case KL_OP_EQ: return "==";
-    case KL_OP_NE: return "!=";
-    case KL_OP_LT: return "<";
-    case KL_OP_LE: return "<=";
-    case KL_OP_GT: return ">";
-    case KL_OP_GE: return ">=";
-    default: return "?";
-  }
-}
-
 static void ocl_expr(ocl_emitter *e, const kl_node *n) {
   klg_buf *o = &e->out;
   if (!n) return;
@@ -187,14 +163,14 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
     case KL_EXPR_BINARY:
       klg_puts(o, "(");
       ocl_expr(e, n->lhs);
-      klg_printf(o, " %s ", ocl_op(n->op));
+      klg_printf(o, " %s ", kl_operator_text(n->op));
       ocl_expr(e, n->rhs);
       klg_puts(o, ")");
       return;
     case KL_EXPR_ASSIGN:
       klg_puts(o, "(");
       ocl_expr(e, n->lhs);
-      klg_printf(o, " %s= ", n->op == KL_OP_NONE ? "" : ocl_op(n->op));
+      klg_printf(o, " %s= ", n->op == KL_OP_NONE ? "" : kl_operator_text(n->op));
       ocl_expr(e, n->rhs);
       klg_puts(o, ")");
       return;
@@ -264,8 +240,6 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
   }
 }
 
-static void ocl_stmt(ocl_emitter *e, const kl_node *n, int depth);
-
 static void ocl_declaration(ocl_emitter *e, const kl_variable *v) {
   klg_buf *o = &e->out;
   klg_printf(o, "%s%s", v->space == KL_SPACE_LOCAL ? "__local " : v->space == KL_SPACE_CONSTANT ? "__constant " : "",
@@ -276,120 +250,14 @@ static void ocl_declaration(ocl_emitter *e, const kl_variable *v) {
   }
 }
 
-static void ocl_block(ocl_emitter *e, const kl_node *n, int depth) {
-  if (n && n->kind == KL_STMT_COMPOUND) {
-    ocl_stmt(e, n, depth);
-    return;
-  }
-  klg_indent(&e->out, depth);
-  klg_puts(&e->out, "{\n");
-  if (n) ocl_stmt(e, n, depth + 1);
-  klg_indent(&e->out, depth);
-  klg_puts(&e->out, "}\n");
-}
+static void ocl_expression_callback(void *e, const kl_node *n) { ocl_expr(e, n); }
+static void ocl_declaration_callback(void *e, const kl_variable *v) { ocl_declaration(e, v); }
+static void ocl_fail_callback(void *e, kl_location at, const char *what) { ocl_fail(e, at, what); }
 
 static void ocl_stmt(ocl_emitter *e, const kl_node *n, int depth) {
-  klg_buf *o = &e->out;
-  switch (n->kind) {
-    case KL_STMT_COMPOUND:
-      klg_indent(o, depth);
-      klg_puts(o, "{\n");
-      for (const kl_node *s = n->body; s; s = s->next) ocl_stmt(e, s, depth + 1);
-      klg_indent(o, depth);
-      klg_puts(o, "}\n");
-      return;
-    case KL_STMT_EXPRESSION:
-      klg_indent(o, depth);
-      ocl_expr(e, n->lhs);
-      klg_puts(o, ";\n");
-      return;
-    case KL_STMT_DECLARATION:
-      klg_indent(o, depth);
-      ocl_declaration(e, n->variable);
-      klg_puts(o, ";\n");
-      return;
-    case KL_STMT_IF:
-      klg_indent(o, depth);
-      klg_puts(o, "if (");
-      ocl_expr(e, n->condition);
-      klg_puts(o, ")\n");
-      ocl_block(e, n->then, depth);
-      if (n->otherwise) {
-        klg_indent(o, depth);
-        klg_puts(o, "else\n");
-        ocl_block(e, n->otherwise, depth);
-      }
-      return;
-    case KL_STMT_FOR: {
-      bool simple = !n->init || (!n->init->next && (n->init->kind == KL_STMT_DECLARATION || n->init->kind == KL_STMT_EXPRESSION ||
-                    n->init->kind == KL_STMT_EMPTY));
-      int d = depth;
-      if (!simple) {
-        klg_indent(o, depth);
-        klg_puts(o, "{\n");
-        for (const kl_node *s = n->init; s; s = s->next) ocl_stmt(e, s, depth + 1);
-        d = depth + 1;
-      }
-      klg_indent(o, d);
-      klg_puts(o, "for (");
-      if (simple && n->init && n->init->kind == KL_STMT_DECLARATION) ocl_declaration(e, n->init->variable);
-      else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION) ocl_expr(e, n->init->lhs);
-      klg_puts(o, "; ");
-      if (n->condition) ocl_expr(e, n->condition);
-      klg_puts(o, "; ");
-      if (n->increment) ocl_expr(e, n->increment);
-      klg_puts(o, ")\n");
-      ocl_block(e, n->body, d);
-      if (!simple) {
-        klg_indent(o, depth);
-        klg_puts(o, "}\n");
-      }
-      return;
-    }
-    case KL_STMT_WHILE:
-      klg_indent(o, depth);
-      klg_puts(o, "while (");
-      ocl_expr(e, n->condition);
-      klg_puts(o, ")\n");
-      ocl_block(e, n->body, depth);
-      return;
-    case KL_STMT_DO:
-      klg_indent(o, depth);
-      klg_puts(o, "do\n");
-      ocl_block(e, n->body, depth);
-      klg_indent(o, depth);
-      klg_puts(o, "while (");
-      ocl_expr(e, n->condition);
-      klg_puts(o, ");\n");
-      return;
-    case KL_STMT_SWITCH:
-      klg_indent(o, depth);
-      klg_puts(o, "switch (");
-      ocl_expr(e, n->condition);
-      klg_puts(o, ")\n");
-      ocl_block(e, n->body, depth);
-      return;
-    case KL_STMT_CASE:
-      klg_indent(o, depth > 0 ? depth - 1 : 0);
-      if (n->is_default) klg_puts(o, "default:\n");
-      else klg_printf(o, "case %lldL:\n", (long long)n->case_value);
-      if (n->body) ocl_stmt(e, n->body, depth);
-      return;
-    case KL_STMT_BREAK: klg_indent(o, depth); klg_puts(o, "break;\n"); return;
-    case KL_STMT_CONTINUE: klg_indent(o, depth); klg_puts(o, "continue;\n"); return;
-    case KL_STMT_RETURN:
-      klg_indent(o, depth);
-      if (n->lhs) {
-        klg_puts(o, "return ");
-        ocl_expr(e, n->lhs);
-        klg_puts(o, ";\n");
-      } else {
-        klg_puts(o, "return;\n");
-      }
-      return;
-    case KL_STMT_EMPTY: klg_indent(o, depth); klg_puts(o, ";\n"); return;
-    default: ocl_fail(e, n->location, "this statement"); return;
-  }
+  const klg_c_printer printer = {&e->out, e, ocl_expression_callback, ocl_declaration_callback,
+                                 ocl_fail_callback, "L"};
+  klg_c_statement(&printer, n, depth);
 }
 
 static void ocl_signature(ocl_emitter *e, const kl_function *f) {

@@ -131,3 +131,136 @@ bool klg_is_pointer(const kl_type *type) {
 int klg_bits(const kl_type *scalar) {
   return scalar->size * 8;
 }
+
+/* A body: braces always. */
+static void klg_c_body(const klg_c_printer *p, const kl_node *n, int depth) {
+  if (n && n->kind == KL_STMT_COMPOUND) {
+    klg_c_statement(p, n, depth);
+    return;
+  }
+  klg_indent(p->out, depth);
+  klg_puts(p->out, "{\n");
+  if (n) klg_c_statement(p, n, depth + 1);
+  klg_indent(p->out, depth);
+  klg_puts(p->out, "}\n");
+}
+
+void klg_c_statement(const klg_c_printer *p, const kl_node *n, int depth) {
+  klg_buf *o = p->out;
+  switch (n->kind) {
+    case KL_STMT_COMPOUND:
+      klg_indent(o, depth);
+      klg_puts(o, "{\n");
+      for (const kl_node *s = n->body; s; s = s->next) klg_c_statement(p, s, depth + 1);
+      klg_indent(o, depth);
+      klg_puts(o, "}\n");
+      return;
+    case KL_STMT_EXPRESSION:
+      klg_indent(o, depth);
+      p->expression(p->emitter, n->lhs);
+      klg_puts(o, ";\n");
+      return;
+    case KL_STMT_DECLARATION:
+      klg_indent(o, depth);
+      p->declaration(p->emitter, n->variable);
+      klg_puts(o, ";\n");
+      return;
+    case KL_STMT_IF:
+      klg_indent(o, depth);
+      klg_puts(o, "if (");
+      p->expression(p->emitter, n->condition);
+      klg_puts(o, ")\n");
+      klg_c_body(p, n->then, depth);
+      if (n->otherwise) {
+        klg_indent(o, depth);
+        klg_puts(o, "else\n");
+        klg_c_body(p, n->otherwise, depth);
+      }
+      return;
+    case KL_STMT_FOR: {
+      bool simple = !n->init || (!n->init->next && (n->init->kind == KL_STMT_DECLARATION ||
+                                                    n->init->kind == KL_STMT_EXPRESSION ||
+                                                    n->init->kind == KL_STMT_EMPTY));
+      int d = depth;
+      if (!simple) {
+        klg_indent(o, depth);
+        klg_puts(o, "{\n");
+        for (const kl_node *s = n->init; s; s = s->next) klg_c_statement(p, s, depth + 1);
+        d = depth + 1;
+      }
+      klg_indent(o, d);
+      klg_puts(o, "for (");
+      if (simple && n->init && n->init->kind == KL_STMT_DECLARATION)
+        p->declaration(p->emitter, n->init->variable);
+      else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION)
+        p->expression(p->emitter, n->init->lhs);
+      klg_puts(o, "; ");
+      if (n->condition) p->expression(p->emitter, n->condition);
+      klg_puts(o, "; ");
+      if (n->increment) p->expression(p->emitter, n->increment);
+      klg_puts(o, ")\n");
+      klg_c_body(p, n->body, d);
+      if (!simple) {
+        klg_indent(o, depth);
+        klg_puts(o, "}\n");
+      }
+      return;
+    }
+    case KL_STMT_WHILE:
+      klg_indent(o, depth);
+      klg_puts(o, "while (");
+      p->expression(p->emitter, n->condition);
+      klg_puts(o, ")\n");
+      klg_c_body(p, n->body, depth);
+      return;
+    case KL_STMT_DO:
+      klg_indent(o, depth);
+      klg_puts(o, "do\n");
+      klg_c_body(p, n->body, depth);
+      klg_indent(o, depth);
+      klg_puts(o, "while (");
+      p->expression(p->emitter, n->condition);
+      klg_puts(o, ");\n");
+      return;
+    case KL_STMT_SWITCH:
+      klg_indent(o, depth);
+      klg_puts(o, "switch (");
+      p->expression(p->emitter, n->condition);
+      klg_puts(o, ")\n");
+      klg_c_body(p, n->body, depth);
+      return;
+    case KL_STMT_CASE:
+      klg_indent(o, depth > 0 ? depth - 1 : 0);
+      if (n->is_default)
+        klg_puts(o, "default:\n");
+      else
+        klg_printf(o, "case %lld%s:\n", (long long)n->case_value, p->case_suffix);
+      if (n->body) klg_c_statement(p, n->body, depth);
+      return;
+    case KL_STMT_BREAK:
+      klg_indent(o, depth);
+      klg_puts(o, "break;\n");
+      return;
+    case KL_STMT_CONTINUE:
+      klg_indent(o, depth);
+      klg_puts(o, "continue;\n");
+      return;
+    case KL_STMT_RETURN:
+      klg_indent(o, depth);
+      if (n->lhs) {
+        klg_puts(o, "return ");
+        p->expression(p->emitter, n->lhs);
+        klg_puts(o, ";\n");
+      } else {
+        klg_puts(o, "return;\n");
+      }
+      return;
+    case KL_STMT_EMPTY:
+      klg_indent(o, depth);
+      klg_puts(o, ";\n");
+      return;
+    default:
+      p->fail(p->emitter, n->location, "this statement");
+      return;
+  }
+}

@@ -43,4 +43,19 @@ bool klg_is_vector(const kl_type *type);
 bool klg_is_pointer(const kl_type *type);
 int klg_bits(const kl_type *scalar); /* size in bits of a scalar */
 
+/* Statements as OpenCL C and CUDA/HIP print them alike: C syntax, braces
+ * around every body, a for-init that is not one declaration or expression
+ * hoisted into a block of its own. The emitter prints the expressions and
+ * declarations. */
+typedef struct klg_c_printer {
+  klg_buf *out;
+  void *emitter;
+  void (*expression)(void *emitter, const kl_node *expression);
+  void (*declaration)(void *emitter, const kl_variable *variable);
+  void (*fail)(void *emitter, kl_location at, const char *what);
+  const char *case_suffix; /* the suffix of a 64-bit case label: "L", "ll" */
+} klg_c_printer;
+
+void klg_c_statement(const klg_c_printer *printer, const kl_node *statement, int depth);
+
 #endif /* AGPU_GPU_EMIT_H */

@@ -182,6 +182,10 @@ typedef enum kl_operator {
   KL_OP_DEREFERENCE, KL_OP_ADDRESS_OF,
 } kl_operator;
 
+/* A binary operator as C, OpenCL C, CUDA and GLSL all spell it ("<<");
+ * "?" for the others. */
+const char *kl_operator_text(kl_operator op);
+
 typedef enum kl_node_kind {
   /* expressions: every one has a type after parsing */
   KL_EXPR_INT_LITERAL,    /* int_value, type from the literal's suffix and value */
