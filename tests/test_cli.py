@@ -17,6 +17,8 @@ import shutil
 import subprocess
 import sys
 
+from cli_harness import CaseSkipped, run_cases
+
 BACKENDS = ("cuda", "hip", "vulkan", "opencl", "cpu")
 DEVICE_TYPES = ("discrete", "integrated", "virtual", "cpu", "other")
 GPU_TYPES = ("discrete", "integrated", "virtual")
@@ -57,31 +59,6 @@ MEMORY_KEYS = {
 }
 COMMAND_TIMEOUT_S = 120
 
-
-class CaseFailed(Exception):
-    pass
-
-
-class CaseSkipped(Exception):
-    pass
-
-
-class Case:
-    """Collects the failed checks of one test case."""
-
-    def __init__(self):
-        self.failures = []
-
-    def check(self, condition, message):
-        if not condition:
-            self.failures.append(message)
-        return bool(condition)
-
-    def require(self, condition, message):
-        """A check the rest of the case depends on."""
-        if not condition:
-            self.failures.append(message)
-            raise CaseFailed()
 
 
 def is_type(value, expected):
@@ -600,32 +577,7 @@ def main():
     parser.add_argument("--expect-version", help="the version --version must print")
     options = parser.parse_args()
     cli = Cli(os.path.abspath(options.binary))
-    passed = failed = skipped = 0
-    for function in CASES:
-        name = function.__name__
-        case = Case()
-        try:
-            function(cli, case, options)
-        except CaseSkipped as reason:
-            print(f"skip {name}: {reason}")
-            skipped += 1
-            continue
-        except CaseFailed:
-            pass
-        except (OSError, subprocess.TimeoutExpired) as error:
-            case.failures.append(f"{type(error).__name__}: {error}")
-        if case.failures:
-            failed += 1
-            print(f"FAIL {name}")
-            for failure in case.failures:
-                print(f"  {failure}")
-        else:
-            passed += 1
-            print(f"ok   {name}")
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    if failed:
-        return 1
-    return 77 if passed == 0 and skipped else 0
+    return run_cases(CASES, cli, options)
 
 
 if __name__ == "__main__":

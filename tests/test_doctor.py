@@ -21,33 +21,13 @@ import subprocess
 import sys
 import tempfile
 
+from cli_harness import CaseSkipped, run_cases
+
 BACKENDS = ("cuda", "hip", "vulkan", "opencl", "cpu")
 SEVERITIES = ("ok", "info", "warning", "error")
 COMMAND_TIMEOUT_S = 120
 STUBS = "/usr/local/cuda/lib64/stubs"
 
-
-class CaseFailed(Exception):
-    pass
-
-
-class CaseSkipped(Exception):
-    pass
-
-
-class Case:
-    def __init__(self):
-        self.failures = []
-
-    def check(self, condition, message):
-        if not condition:
-            self.failures.append(message)
-        return bool(condition)
-
-    def require(self, condition, message):
-        if not condition:
-            self.failures.append(message)
-            raise CaseFailed()
 
 
 class Doctor:
@@ -527,32 +507,8 @@ def main():
     parser.add_argument("--test-library", help="a plain shared library to stage as libcuda")
     options = parser.parse_args()
     doctor = Doctor(os.path.abspath(options.binary), options.test_library)
-    passed = failed = skipped = 0
-    for function in CASES:
-        name = function.__name__
-        case = Case()
-        try:
-            function(doctor, case, options)
-        except CaseSkipped as reason:
-            print(f"skip {name}: {reason}")
-            skipped += 1
-            continue
-        except CaseFailed:
-            pass
-        except (OSError, subprocess.TimeoutExpired, StopIteration) as error:
-            case.failures.append(f"{type(error).__name__}: {error}")
-        if case.failures:
-            failed += 1
-            print(f"FAIL {name}")
-            for failure in case.failures:
-                print(f"  {failure}")
-        else:
-            passed += 1
-            print(f"ok   {name}")
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    if failed:
-        return 1
-    return 77 if passed == 0 and skipped else 0
+    return run_cases(CASES, doctor, options,
+                     errors=(OSError, subprocess.TimeoutExpired, StopIteration))
 
 
 if __name__ == "__main__":
