@@ -1,5 +1,7 @@
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agpu_core.h"
 
@@ -11,6 +13,20 @@ static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
   atomic_init(&program->references, 1);
   *out = program;
   return AGPU_SUCCESS;
+}
+
+/* The caller's options plus -D__ANYGPU_<BACKEND>__=1 (from the backend's
+ * name), so that a kernel can tell which backend builds it; appended, so
+ * that positions in the caller's options stay as written. */
+static char *agpu_program_options_with_backend(const char *options, const char *backend) {
+  char macro[64];
+  size_t n = (size_t)snprintf(macro, sizeof macro, "-D__ANYGPU_%s__=1", backend);
+  for (size_t i = 11; i < n; i++) macro[i] = (char)toupper((unsigned char)macro[i]);
+  size_t size = (options ? strlen(options) : 0) + n + 2;
+  char *all = malloc(size);
+  if (all)
+    snprintf(all, size, "%s%s%s", options ? options : "", options && *options ? " " : "", macro);
+  return all;
 }
 
 static void agpu_program_free(agpu_program *program) {
@@ -37,12 +53,17 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
   agpu_program_desc copy = *desc;
   if (!copy.source_name) copy.source_name = "<source>";
   if (!copy.source_size) copy.source_size = strlen(copy.source);
+  char *options = agpu_program_options_with_backend(desc->options, ops->name);
+  if (!options)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
+  copy.options = options;
 
   agpu_program *created = NULL;
   status = agpu_program_new(device, &created);
-  if (status != AGPU_SUCCESS) return status;
-  status = ops->program_build(created, &copy);
+  if (status == AGPU_SUCCESS) status = ops->program_build(created, &copy);
+  free(options);
   if (status != AGPU_SUCCESS) {
+    if (!created) return status;
     agpu_program_free(created);
     return status;
   }

@@ -1,4 +1,5 @@
 /* The public face of the kernel translator (kernels/translate.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "agpu_core.h"
@@ -25,6 +26,11 @@ static const kl_target agpu_kl_targets[AGPU_TARGET_COUNT_] = {
     [AGPU_TARGET_OPENCL] = KL_TARGET_OPENCL, [AGPU_TARGET_CUDA] = KL_TARGET_CUDA,
     [AGPU_TARGET_HIP] = KL_TARGET_HIP,       [AGPU_TARGET_GLSL] = KL_TARGET_GLSL,
     [AGPU_TARGET_C] = KL_TARGET_C,           [AGPU_TARGET_SPIRV] = KL_TARGET_GLSL,
+};
+
+static const char *const agpu_target_backends[AGPU_TARGET_COUNT_] = {
+    [AGPU_TARGET_OPENCL] = "OPENCL", [AGPU_TARGET_CUDA] = "CUDA", [AGPU_TARGET_HIP] = "HIP",
+    [AGPU_TARGET_GLSL] = "VULKAN",   [AGPU_TARGET_C] = "CPU",     [AGPU_TARGET_SPIRV] = "VULKAN",
 };
 
 AGPU_API const char *agpu_target_name(agpu_target target) {
@@ -96,13 +102,25 @@ AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_translate: out of host memory");
   }
   result->context = ctx;
+  /* The macro the backend that compiles this target predefines (see
+   * agpu_program_build). */
+  char *build_options = NULL;
+  if (asprintf(&build_options, "%s%s-D__ANYGPU_%s__=1", desc->options ? desc->options : "",
+               desc->options && *desc->options ? " " : "", agpu_target_backends[desc->target]) < 0)
+    build_options = NULL;
+  if (!build_options) {
+    free(result);
+    kl_context_destroy(ctx);
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_translate: out of host memory");
+  }
   kl_translate_options options = {
       .source_name = desc->source_name ? desc->source_name : "<source>",
-      .build_options = desc->options ? desc->options : "",
+      .build_options = build_options,
       .traits = {.fp64 = !desc->no_fp64, .fp16 = desc->fp16, .int64 = true},
   };
   size_t length = desc->source_size ? desc->source_size : strlen(desc->source);
   kl_program *program = kl_parse_program(ctx, desc->source, length, &options);
+  free(build_options); /* the context keeps its own copy */
   agpu_status status = AGPU_SUCCESS;
   const char *kernel = NULL;
   if (!program) {
