@@ -44,5 +44,6 @@ int cmd_list(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_test(int argc, char **argv);
 
 #endif /* ANYGPU_TOOLS_CLI_H */

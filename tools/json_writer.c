@@ -1,6 +1,7 @@
 #include "json_writer.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 void json_writer_init(json_writer *writer, FILE *out, bool pretty) {
@@ -175,6 +176,15 @@ void json_string(json_writer *writer, const char *text) {
 void json_uint(json_writer *writer, uint64_t value) {
   begin_value(writer);
   fprintf(writer->out, "%" PRIu64, value);
+}
+
+void json_double(json_writer *writer, double value) {
+  if (!isfinite(value)) { /* JSON has no NaN or infinity */
+    json_null(writer);
+    return;
+  }
+  begin_value(writer);
+  fprintf(writer->out, "%.17g", value);
 }
 
 void json_int(json_writer *writer, int64_t value) {

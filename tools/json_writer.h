@@ -38,6 +38,8 @@ void json_string(json_writer *writer, const char *text);
 void json_string_bytes(json_writer *writer, const char *text, size_t length);
 void json_uint(json_writer *writer, uint64_t value);
 void json_int(json_writer *writer, int64_t value);
+/* Shortest exact form (%.17g); null for NaN and infinities. */
+void json_double(json_writer *writer, double value);
 void json_bool(json_writer *writer, bool value);
 void json_null(json_writer *writer);
 

@@ -9,10 +9,8 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command cli_commands[] = {
-    {"list", cmd_list},
-    {"info", cmd_info},
-    {"doctor", cmd_doctor},
-    {"compile", cmd_compile},
+    {"list", cmd_list},       {"info", cmd_info}, {"doctor", cmd_doctor},
+    {"compile", cmd_compile}, {"test", cmd_test},
 };
 
 void cli_print_help(FILE *out) {
@@ -32,6 +30,12 @@ void cli_print_help(FILE *out) {
       "                            translate a kernel for a target (opencl, cuda,\n"
       "                            hip, glsl, c), print its signature as JSON, or its\n"
       "                            errors (file:line:col) with exit status 1\n"
+      "  test [--device SEL] [--kernel NAME[,NAME...]] [--size small|medium|large]\n"
+      "       [--seed N] [--json] [--list] [--kernels-dir DIR]\n"
+      "                            the conformance suite (vector, matmul, reduction,\n"
+      "                            transpose, scan, histogram, stencil kernels) on\n"
+      "                            every device, checked against host references;\n"
+      "                            exit status 1 on any failure\n"
       "  help                      this help\n"
       "\n"
       "Options:\n"
