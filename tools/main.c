@@ -9,8 +9,9 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command cli_commands[] = {
-    {"list", cmd_list},       {"info", cmd_info}, {"doctor", cmd_doctor},
-    {"compile", cmd_compile}, {"test", cmd_test},
+    {"list", cmd_list}, /* one per line */
+    {"info", cmd_info}, {"doctor", cmd_doctor}, {"compile", cmd_compile},
+    {"test", cmd_test}, {"run", cmd_run},
 };
 
 void cli_print_help(FILE *out) {
@@ -36,6 +37,14 @@ void cli_print_help(FILE *out) {
       "                            transpose, scan, histogram, stencil kernels) on\n"
       "                            every device, checked against host references;\n"
       "                            exit status 1 on any failure\n"
+      "  run FILE --kernel NAME --global X[,Y[,Z]] [--local X[,Y[,Z]]] --arg SPEC...\n"
+      "      [-D NAME[=VALUE]]... [--device SEL | --all-devices] [--compare]\n"
+      "      [--tol REL] [--seed N] [--out DIR]\n"
+      "                            run a kernel with generated or file inputs; SPEC is\n"
+      "                            buf:TYPE:N[:random|random=LO,HI|fill=V|iota|file=F],\n"
+      "                            local:TYPE:N or TYPE:VALUE; --compare runs it on\n"
+      "                            every device and compares each buffer with the\n"
+      "                            first device's (OpenCL where present)\n"
       "  help                      this help\n"
       "\n"
       "Options:\n"

@@ -33,6 +33,10 @@ __kernel void matmul_tiled(__global const real *a, __global const real *b, __glo
     tile_a[ty][tx] = row < m && a_col < k ? a[row * k + a_col] : 0;
     tile_b[ty][tx] = b_row < k && col < n ? b[b_row * n + col] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    // Unrolled: also what keeps PoCL from adding an implicit barrier before
+    // this loop (its work-item loops do, around uniform loops), which would
+    // hide a missing barrier above.
+#pragma unroll
     for (uint j = 0; j < TILE; j++) sum += tile_a[ty][j] * tile_b[j][tx];
     barrier(CLK_LOCAL_MEM_FENCE);
   }

@@ -5,7 +5,7 @@
 
 #include "suite_internal.h"
 
-#define SUITE_BINS 64
+#define SUITE_BINS 16
 
 /* Exclusive scan of `n` values of `in` into `out`: scan each block, scan
  * the blocks' totals the same way (recursively), add each block's offset. */

@@ -1,0 +1,530 @@
+/* anygpu run FILE: a user's kernel with generated or file inputs, on one
+ * device or all of them; --compare checks every device's buffers against
+ * the first device's (OpenCL where present). */
+#define _GNU_SOURCE /* clock_gettime, getpid */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "format.h"
+#include "run_args.h"
+
+#define RUN_MAX_ARGS 32
+#define RUN_MAX_DEVICES 32
+#define RUN_OPTIONS_MAX 8192
+
+typedef struct run_request {
+  const char *file;
+  const char *kernel;
+  uint32_t dims;
+  size_t global[3];
+  size_t local[3];
+  bool has_local;
+  run_arg args[RUN_MAX_ARGS];
+  uint32_t arg_count;
+  const char *selector;
+  bool all_devices;
+  bool compare;
+  double tolerance; /* relative, for floats; integers are compared bit for bit */
+  uint64_t seed;
+  const char *out_dir;
+  char options[RUN_OPTIONS_MAX];
+} run_request;
+
+typedef enum run_outcome { RUN_RAN, RUN_SKIPPED, RUN_FAILED } run_outcome;
+
+typedef struct run_device {
+  agpu_device *device;
+  agpu_device_info info;
+  run_outcome outcome;
+  char message[4096];
+  double milliseconds;
+  void *buffers[RUN_MAX_ARGS]; /* every buffer argument after the run */
+  char names[RUN_MAX_ARGS][64];
+  bool is_const[RUN_MAX_ARGS];
+} run_device;
+
+/* ------------------------------------------------------------ arguments */
+
+static bool run_sizes(const char *text, size_t sizes[3], uint32_t *dims) {
+  uint32_t count = 0;
+  const char *p = text;
+  while (count < 3) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long value = strtoull(p, &end, 10);
+    if (end == p || errno || value == 0 || *p == '-') return false;
+    sizes[count++] = (size_t)value;
+    if (*end == '\0') break;
+    if (*end != ',') return false;
+    p = end + 1;
+  }
+  if (*p == '\0' || count == 0) return false;
+  for (uint32_t d = count; d < 3; d++) sizes[d] = 1;
+  *dims = count;
+  return strchr(p, ',') == NULL;
+}
+
+static const char *run_option_value(int argc, char **argv, int *i) {
+  const char *equals = strchr(argv[*i], '=');
+  if (strncmp(argv[*i], "--", 2) == 0 && equals) return equals + 1;
+  return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+static bool run_option_is(const char *argument, const char *name) {
+  size_t length = strlen(name);
+  return strncmp(argument, name, length) == 0 &&
+         (argument[length] == '\0' || argument[length] == '=');
+}
+
+static int run_add_define(run_request *request, const char *flag, const char *value) {
+  size_t used = strlen(request->options);
+  int n = snprintf(request->options + used, sizeof request->options - used, "%s%s%s",
+                   used ? " " : "", flag, value);
+  if (n < 0 || (size_t)n >= sizeof request->options - used)
+    return cli_usage_error("too many build options at", value);
+  return CLI_EXIT_OK;
+}
+
+static int parse_run_arguments(int argc, char **argv, run_request *request) {
+  bool seed_given = false;
+  uint32_t local_dims = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *argument = argv[i], *value = NULL;
+    bool takes_value = run_option_is(argument, "--kernel") || run_option_is(argument, "--global") ||
+                       run_option_is(argument, "--local") || run_option_is(argument, "--arg") ||
+                       run_option_is(argument, "--device") || run_option_is(argument, "--tol") ||
+                       run_option_is(argument, "--seed") || run_option_is(argument, "--out");
+    if (takes_value && !(value = run_option_value(argc, argv, &i)))
+      return cli_usage_error("missing value after", argument);
+    if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
+      cli_print_help(stdout);
+      return -1;
+    } else if ((strncmp(argument, "-D", 2) == 0 || strncmp(argument, "-U", 2) == 0)) {
+      char flag[3] = {argument[0], argument[1], '\0'};
+      value = argument[2] ? argument + 2 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!value) return cli_usage_error("missing value after", argument);
+      int status = run_add_define(request, flag, value);
+      if (status != CLI_EXIT_OK) return status;
+    } else if (run_option_is(argument, "--kernel")) {
+      request->kernel = value;
+    } else if (run_option_is(argument, "--global")) {
+      if (!run_sizes(value, request->global, &request->dims))
+        return cli_usage_error("--global takes X[,Y[,Z]] (positive), not", value);
+    } else if (run_option_is(argument, "--local")) {
+      if (!run_sizes(value, request->local, &local_dims))
+        return cli_usage_error("--local takes X[,Y[,Z]] (positive), not", value);
+      request->has_local = true;
+    } else if (run_option_is(argument, "--arg")) {
+      if (request->arg_count == RUN_MAX_ARGS)
+        return cli_usage_error("too many arguments at", value);
+      char error[512];
+      if (!run_arg_parse(value, &request->args[request->arg_count++], error, sizeof error))
+        return cli_usage_error("bad --arg", error);
+    } else if (run_option_is(argument, "--device")) {
+      request->selector = value;
+    } else if (strcmp(argument, "--all-devices") == 0) {
+      request->all_devices = true;
+    } else if (strcmp(argument, "--compare") == 0) {
+      request->compare = true;
+    } else if (run_option_is(argument, "--tol")) {
+      char *end = NULL;
+      request->tolerance = strtod(value, &end);
+      if (!*value || *end || !(request->tolerance >= 0))
+        return cli_usage_error("--tol takes a relative tolerance >= 0, not", value);
+    } else if (run_option_is(argument, "--seed")) {
+      char *end = NULL;
+      errno = 0;
+      request->seed = strtoull(value, &end, 0);
+      if (!*value || *end || errno || value[0] == '-')
+        return cli_usage_error("the seed is an unsigned 64-bit number, not", value);
+      seed_given = true;
+    } else if (run_option_is(argument, "--out")) {
+      request->out_dir = value;
+    } else if (argument[0] == '-' && argument[1]) {
+      return cli_usage_error("unknown option", argument);
+    } else if (!request->file) {
+      request->file = argument;
+    } else {
+      return cli_usage_error("unexpected argument", argument);
+    }
+  }
+  if (!request->file) return cli_usage_error("missing kernel file after", "run");
+  if (!request->kernel) return cli_usage_error("missing --kernel NAME for", request->file);
+  if (!request->dims) return cli_usage_error("missing --global X[,Y[,Z]] for", request->file);
+  if (request->has_local && local_dims != request->dims)
+    return cli_usage_error("--local needs as many dimensions as --global", "--local");
+  if (request->selector && request->all_devices)
+    return cli_usage_error("choose one of --device and", "--all-devices");
+  if (!seed_given) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    request->seed = ((uint64_t)now.tv_nsec ^ (uint64_t)getpid()) % 1000000007u;
+  }
+  return CLI_EXIT_OK;
+}
+
+/* -------------------------------------------------------------- running */
+
+static char *run_read_source(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file) return NULL;
+  char *text = NULL;
+  long size = fseek(file, 0, SEEK_END) == 0 ? ftell(file) : -1;
+  if (size >= 0 && fseek(file, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
+    if (fread(text, 1, (size_t)size, file) == (size_t)size) {
+      text[size] = '\0';
+    } else {
+      free(text);
+      text = NULL;
+      errno = EIO;
+    }
+  }
+  fclose(file);
+  return text;
+}
+
+static run_outcome run_say(run_device *device, run_outcome outcome, const char *what,
+                           agpu_status status) {
+  snprintf(device->message, sizeof device->message, "%s%s%s: %s", what,
+           status == AGPU_SUCCESS ? "" : ": ",
+           status == AGPU_SUCCESS ? "" : agpu_status_name(status), agpu_last_error());
+  return outcome;
+}
+
+/* The arguments against the kernel's parameters (kinds), with the
+ * parameters' names for the report. */
+static run_outcome run_check_signature(const run_request *request, run_device *device,
+                                       agpu_kernel *kernel) {
+  agpu_kernel_info info;
+  agpu_status status = agpu_kernel_get_info(kernel, &info);
+  if (status != AGPU_SUCCESS) return run_say(device, RUN_FAILED, "agpu_kernel_get_info", status);
+  if (info.param_count != request->arg_count) {
+    snprintf(device->message, sizeof device->message,
+             "kernel '%s' has %u parameters; %u --arg given", request->kernel, info.param_count,
+             request->arg_count);
+    return RUN_FAILED;
+  }
+  for (uint32_t i = 0; i < info.param_count; i++) {
+    const agpu_kernel_param *param = &info.params[i];
+    snprintf(device->names[i], sizeof device->names[i], "%s", param->name[0] ? param->name : "?");
+    device->is_const[i] = param->is_const;
+    run_arg_kind kind = request->args[i].kind;
+    bool ok = param->kind == AGPU_PARAM_UNKNOWN ||
+              (kind == RUN_ARG_BUFFER && (param->kind == AGPU_PARAM_GLOBAL_BUFFER ||
+                                          param->kind == AGPU_PARAM_CONSTANT_BUFFER)) ||
+              (kind == RUN_ARG_VALUE && param->kind == AGPU_PARAM_SCALAR) ||
+              (kind == RUN_ARG_LOCAL && param->kind == AGPU_PARAM_LOCAL);
+    if (!ok) {
+      snprintf(device->message, sizeof device->message,
+               "--arg %s does not fit parameter %u ('%s', %s) of kernel '%s'",
+               request->args[i].spec, i, param->name, param->type_name, request->kernel);
+      return RUN_FAILED;
+    }
+  }
+  return RUN_RAN;
+}
+
+static double run_now_ms(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
+}
+
+static run_outcome run_launch(const run_request *request, run_device *device, agpu_kernel *kernel,
+                              void *const initial[]) {
+  agpu_buffer *buffers[RUN_MAX_ARGS] = {0};
+  agpu_arg args[RUN_MAX_ARGS];
+  run_outcome outcome = RUN_RAN;
+  agpu_status status = AGPU_SUCCESS;
+  for (uint32_t i = 0; i < request->arg_count && outcome == RUN_RAN; i++) {
+    const run_arg *arg = &request->args[i];
+    if (arg->kind == RUN_ARG_VALUE) {
+      args[i] = arg->value;
+    } else if (arg->kind == RUN_ARG_LOCAL) {
+      args[i] = agpu_arg_local(run_arg_bytes(arg));
+    } else {
+      size_t bytes = run_arg_bytes(arg);
+      status = agpu_buffer_create(device->device, bytes, 0, &buffers[i]);
+      if (status == AGPU_SUCCESS)
+        status = agpu_buffer_write(NULL, buffers[i], 0, bytes, initial[i]);
+      if (status != AGPU_SUCCESS) outcome = run_say(device, RUN_FAILED, arg->spec, status);
+      args[i] = agpu_arg_buffer(buffers[i]);
+    }
+  }
+  if (outcome == RUN_RAN) {
+    agpu_queue *queue = NULL;
+    status = agpu_device_default_queue(device->device, &queue);
+    double start = run_now_ms();
+    if (status == AGPU_SUCCESS)
+      status = agpu_launch(queue, kernel, request->dims, request->global,
+                           request->has_local ? request->local : NULL, request->arg_count, args);
+    if (status == AGPU_SUCCESS) status = agpu_queue_finish(queue);
+    device->milliseconds = run_now_ms() - start;
+    if (status != AGPU_SUCCESS) outcome = run_say(device, RUN_FAILED, "agpu_launch", status);
+  }
+  for (uint32_t i = 0; i < request->arg_count && outcome == RUN_RAN; i++) {
+    if (!buffers[i]) continue;
+    size_t bytes = run_arg_bytes(&request->args[i]);
+    if (!(device->buffers[i] = malloc(bytes))) {
+      snprintf(device->message, sizeof device->message, "out of host memory");
+      outcome = RUN_FAILED;
+    } else if ((status = agpu_buffer_read(NULL, buffers[i], 0, bytes, device->buffers[i]))) {
+      outcome = run_say(device, RUN_FAILED, "agpu_buffer_read", status);
+    }
+  }
+  for (uint32_t i = 0; i < request->arg_count; i++)
+    if (buffers[i]) agpu_buffer_release(buffers[i]);
+  return outcome;
+}
+
+static run_outcome run_on_device(const run_request *request, const char *source, run_device *device,
+                                 void *const initial[]) {
+  agpu_program_desc desc = {
+      .source = source, .source_name = request->file, .options = request->options};
+  agpu_program *program = NULL;
+  agpu_status status = agpu_program_build(device->device, &desc, &program);
+  if (status == AGPU_ERROR_UNSUPPORTED)
+    return run_say(device, RUN_SKIPPED, "skipped", AGPU_SUCCESS);
+  if (status != AGPU_SUCCESS) return run_say(device, RUN_FAILED, "build", status);
+  agpu_kernel *kernel = NULL;
+  status = agpu_kernel_create(program, request->kernel, &kernel);
+  run_outcome outcome = status == AGPU_SUCCESS
+                            ? run_check_signature(request, device, kernel)
+                            : run_say(device, RUN_FAILED, "agpu_kernel_create", status);
+  if (outcome == RUN_RAN) outcome = run_launch(request, device, kernel, initial);
+  if (kernel) agpu_kernel_release(kernel);
+  agpu_program_release(program);
+  return outcome;
+}
+
+/* ------------------------------------------------------------ reporting */
+
+static void run_print_element(const run_type *type, const void *data, size_t index) {
+  uint64_t bits = run_element_bits(type, data, index);
+  if (type->is_float)
+    printf("%.9g", run_element(type, data, index));
+  else if (type->is_signed)
+    printf("%.0f", run_element(type, data, index)); /* exact below 2^53 */
+  else
+    printf("%llu", (unsigned long long)bits);
+  if (!type->is_float && type->size == 8 && type->is_signed &&
+      fabs(run_element(type, data, index)) >= 0x1p53)
+    printf(" (0x%016llx)", (unsigned long long)bits);
+}
+
+/* One buffer of `device` against the reference's; true when within the
+ * tolerance. */
+static bool run_compare_buffer(const run_request *request, const run_device *reference,
+                               const run_device *device, uint32_t index) {
+  const run_arg *arg = &request->args[index];
+  const run_type *type = arg->type;
+  const void *expected = reference->buffers[index], *got = device->buffers[index];
+  size_t differ = 0, beyond = 0, first = 0, first_beyond = 0;
+  double max_abs = 0, max_rel = 0;
+  for (size_t i = 0; i < arg->count; i++) {
+    uint64_t e_bits = run_element_bits(type, expected, i), g_bits = run_element_bits(type, got, i);
+    if (e_bits == g_bits) continue;
+    double e = run_element(type, expected, i), g = run_element(type, got, i);
+    if (type->is_float && isnan(e) && isnan(g)) continue;
+    if (!differ++) first = i;
+    double abs_diff = fabs(e - g), scale = fmax(fabs(e), fabs(g));
+    double rel = isnan(abs_diff) ? INFINITY : scale > 0 ? abs_diff / scale : 0;
+    if (isnan(abs_diff)) abs_diff = INFINITY;
+    if (abs_diff > max_abs) max_abs = abs_diff;
+    if (rel > max_rel) max_rel = rel;
+    bool within = type->is_float && rel <= request->tolerance;
+    if (!within && !beyond++) first_beyond = i;
+  }
+  printf("  %-10s %-12s %s[%zu]  ", device->info.selector, device->names[index], type->name,
+         arg->count);
+  if (!differ) {
+    printf("identical\n");
+    return true;
+  }
+  printf("%zu of %zu elements differ, max abs %.3g, max rel %.3g", differ, arg->count, max_abs,
+         max_rel);
+  if (!beyond) {
+    printf(" (within --tol %g)\n", request->tolerance);
+    return true;
+  }
+  size_t at = first_beyond;
+  (void)first;
+  printf(
+      "\n  MISMATCH: %s differs from %s in buffer '%s' (argument %u): %zu elements beyond "
+      "%s; first at index %zu: %s has ",
+      device->info.selector, reference->info.selector, device->names[index], index, beyond,
+      type->is_float ? "the tolerance" : "bit-exact equality", at, reference->info.selector);
+  run_print_element(type, expected, at);
+  printf(", %s has ", device->info.selector);
+  run_print_element(type, got, at);
+  putchar('\n');
+  return false;
+}
+
+static void run_print_values(const run_request *request, const run_device *device) {
+  for (uint32_t i = 0; i < request->arg_count; i++) {
+    const run_arg *arg = &request->args[i];
+    if (arg->kind != RUN_ARG_BUFFER || device->is_const[i]) continue;
+    printf("  %s (argument %u, %s[%zu]):", device->names[i], i, arg->type->name, arg->count);
+    for (size_t e = 0; e < arg->count && e < 8; e++) {
+      putchar(' ');
+      run_print_element(arg->type, device->buffers[i], e);
+    }
+    printf("%s\n", arg->count > 8 ? " ..." : "");
+  }
+}
+
+static int run_write_outputs(const run_request *request, const run_device *device) {
+  if (mkdir(request->out_dir, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, "anygpu: cannot create %s: %s\n", request->out_dir, strerror(errno));
+    return CLI_EXIT_FAILURE;
+  }
+  char selector[32];
+  snprintf(selector, sizeof selector, "%s", device->info.selector);
+  for (char *p = selector; *p; p++)
+    if (*p == ':') *p = '-';
+  for (uint32_t i = 0; i < request->arg_count; i++) {
+    if (!device->buffers[i]) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%u.%s.bin", request->out_dir, selector, i, device->names[i]);
+    FILE *file = fopen(path, "wb");
+    size_t bytes = run_arg_bytes(&request->args[i]);
+    bool ok = file && fwrite(device->buffers[i], 1, bytes, file) == bytes;
+    if (file && fclose(file) != 0) ok = false;
+    if (!ok) {
+      fprintf(stderr, "anygpu: cannot write %s: %s\n", path, strerror(errno));
+      return CLI_EXIT_FAILURE;
+    }
+  }
+  return CLI_EXIT_OK;
+}
+
+static int run_select_devices(const run_request *request, run_device *devices, uint32_t *count) {
+  agpu_device *found[RUN_MAX_DEVICES];
+  uint32_t n = 0;
+  agpu_status status;
+  if (request->all_devices || (request->compare && !request->selector)) {
+    status = agpu_device_count(&n);
+    for (uint32_t i = 0; status == AGPU_SUCCESS && i < n && i < RUN_MAX_DEVICES; i++)
+      status = agpu_device_get(i, &found[i]);
+  } else if (request->compare) {
+    status = agpu_device_select_all(request->selector, found, RUN_MAX_DEVICES, &n);
+  } else {
+    status = agpu_device_select(request->selector, &found[0]);
+    n = 1;
+  }
+  if (status != AGPU_SUCCESS) return cli_library_error(status);
+  if (n > RUN_MAX_DEVICES) n = RUN_MAX_DEVICES;
+  if (n == 0) {
+    fprintf(stderr, "anygpu: no device matches '%s'\n", request->selector ? request->selector : "");
+    return CLI_EXIT_FAILURE;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    devices[i].device = found[i];
+    if ((status = agpu_device_get_info(found[i], &devices[i].info)))
+      return cli_library_error(status);
+  }
+  *count = n;
+  return CLI_EXIT_OK;
+}
+
+/* The reference for --compare: the first device that ran, OpenCL first. */
+static const run_device *run_reference(const run_device *devices, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++)
+    if (devices[i].outcome == RUN_RAN && strcmp(devices[i].info.backend_name, "opencl") == 0)
+      return &devices[i];
+  for (uint32_t i = 0; i < count; i++)
+    if (devices[i].outcome == RUN_RAN) return &devices[i];
+  return NULL;
+}
+
+static int run_report(const run_request *request, run_device *devices, uint32_t count) {
+  int status = CLI_EXIT_OK;
+  for (uint32_t d = 0; d < count; d++) {
+    run_device *device = &devices[d];
+    printf("%-10s ", device->info.selector);
+    if (device->outcome == RUN_RAN) {
+      printf("ran in %.3f ms (%s)\n", device->milliseconds, device->info.name);
+      if (!request->compare) run_print_values(request, device);
+      if (request->out_dir && run_write_outputs(request, device) != CLI_EXIT_OK)
+        status = CLI_EXIT_FAILURE;
+    } else {
+      printf("%s: ", device->outcome == RUN_SKIPPED ? "skipped" : "FAILED");
+      fput_single_line(device->message, stdout);
+      putchar('\n');
+      if (device->outcome == RUN_FAILED) status = CLI_EXIT_FAILURE;
+    }
+  }
+  if (!request->compare) return status;
+  const run_device *reference = run_reference(devices, count);
+  uint32_t compared = 0;
+  bool all_within = true;
+  for (uint32_t d = 0; d < count; d++) {
+    if (&devices[d] == reference || devices[d].outcome != RUN_RAN) continue;
+    if (!compared++)
+      printf("\nCompared with %s (floats within --tol %g relative, integers bit for bit):\n",
+             reference->info.selector, request->tolerance);
+    for (uint32_t i = 0; i < request->arg_count; i++)
+      if (devices[d].buffers[i] && !devices[d].is_const[i] &&
+          !run_compare_buffer(request, reference, &devices[d], i))
+        all_within = false;
+  }
+  if (!compared) printf("\nNothing to compare: fewer than two devices ran the kernel.\n");
+  printf("%s\n", all_within ? (compared ? "All devices agree." : "")
+                            : "Devices disagree beyond the tolerance.");
+  return all_within ? status : CLI_EXIT_FAILURE;
+}
+
+int cmd_run(int argc, char **argv) {
+  run_request *request = calloc(1, sizeof *request);
+  run_device *devices = calloc(RUN_MAX_DEVICES, sizeof *devices);
+  void *initial[RUN_MAX_ARGS] = {0};
+  char *source = NULL;
+  uint32_t count = 0;
+  int status = !request || !devices ? cli_out_of_memory() : CLI_EXIT_OK;
+  if (status == CLI_EXIT_OK) status = parse_run_arguments(argc, argv, request);
+  if (status < 0)
+    status = cli_finish_output();
+  else if (status == CLI_EXIT_OK && !(source = run_read_source(request->file))) {
+    fprintf(stderr, "anygpu: cannot read %s: %s\n", request->file, strerror(errno));
+    status = CLI_EXIT_FAILURE;
+  }
+  for (uint32_t i = 0; status == CLI_EXIT_OK && i < request->arg_count; i++) {
+    if (request->args[i].kind != RUN_ARG_BUFFER) continue;
+    char error[1024];
+    if (!(initial[i] = run_arg_data(&request->args[i], i, request->seed, error, sizeof error))) {
+      fprintf(stderr, "anygpu: %s\n", error);
+      status = CLI_EXIT_FAILURE;
+    }
+  }
+  if (status == CLI_EXIT_OK) status = run_select_devices(request, devices, &count);
+  if (status == CLI_EXIT_OK) {
+    printf("anygpu run %s: kernel %s, global %zu", request->file, request->kernel,
+           request->global[0]);
+    for (uint32_t d = 1; d < request->dims; d++) printf(",%zu", request->global[d]);
+    if (request->has_local) {
+      printf(", local %zu", request->local[0]);
+      for (uint32_t d = 1; d < request->dims; d++) printf(",%zu", request->local[d]);
+    }
+    printf(", seed %llu\n", (unsigned long long)request->seed);
+    for (uint32_t d = 0; d < count; d++)
+      devices[d].outcome = run_on_device(request, source, &devices[d], initial);
+    status = run_report(request, devices, count);
+    int flushed = cli_finish_output();
+    if (status == CLI_EXIT_OK) status = flushed;
+  }
+  for (uint32_t d = 0; devices && d < count; d++)
+    for (uint32_t i = 0; i < RUN_MAX_ARGS; i++) free(devices[d].buffers[i]);
+  for (uint32_t i = 0; i < RUN_MAX_ARGS; i++) free(initial[i]);
+  free(source);
+  free(devices);
+  free(request);
+  return status;
+}
