@@ -357,10 +357,11 @@ static bool run_compare_buffer(const run_request *request, const run_device *ref
   size_t at = first_beyond;
   (void)first;
   printf(
-      "\n  MISMATCH: %s differs from %s in buffer '%s' (argument %u): %zu elements beyond "
+      "\n  MISMATCH: %s differs from %s in buffer '%s' (argument %u): %zu element%s beyond "
       "%s; first at index %zu: %s has ",
       device->info.selector, reference->info.selector, device->names[index], index, beyond,
-      type->is_float ? "the tolerance" : "bit-exact equality", at, reference->info.selector);
+      beyond == 1 ? "" : "s", type->is_float ? "the tolerance" : "bit-exact equality", at,
+      reference->info.selector);
   run_print_element(type, expected, at);
   printf(", %s has ", device->info.selector);
   run_print_element(type, got, at);
