@@ -348,14 +348,13 @@ static bool run_compare_buffer(const run_request *request, const run_device *ref
     printf("identical\n");
     return true;
   }
-  printf("%zu of %zu elements differ, max abs %.3g, max rel %.3g", differ, arg->count, max_abs,
-         max_rel);
+  printf("%zu of %zu elements differ (the first at index %zu), max abs %.3g, max rel %.3g", differ,
+         arg->count, first, max_abs, max_rel);
   if (!beyond) {
     printf(" (within --tol %g)\n", request->tolerance);
     return true;
   }
   size_t at = first_beyond;
-  (void)first;
   printf(
       "\n  MISMATCH: %s differs from %s in buffer '%s' (argument %u): %zu element%s beyond "
       "%s; first at index %zu: %s has ",
