@@ -67,10 +67,11 @@ static double suite_gamma_of(double n, double u) {
 }
 
 double suite_gamma(const suite_run *run, double n) {
-  /* The kernel rounds to float or double; the references compute in long
-   * double (at least double) and are stored in double: one more rounding. */
+  /* The kernel rounds to float or double; the references compute in double
+   * (float cases) or long double (double cases) and are stored in double:
+   * one more rounding. */
   double u = run->kase->fp64 ? 0x1p-53 : 0x1p-24;
-  double reference_u = (double)LDBL_EPSILON / 2;
+  double reference_u = run->kase->fp64 ? (double)LDBL_EPSILON / 2 : 0x1p-53;
   return suite_gamma_of(n, u) + suite_gamma_of(n, reference_u) + 0x1p-53;
 }
 

@@ -14,6 +14,42 @@ static size_t suite_tile(suite_run *run) {
              : 8;
 }
 
+/* C = A B on the host, row by row with k outer and columns inner (unit
+ * strides), with each element's sum of |products|. Float products are exact
+ * in double, so float cases accumulate in double (the loop vectorises);
+ * double cases in long double. The large size is a billion products. */
+static bool suite_matmul_reference(suite_run *run, const void *a, const void *b, uint32_t m,
+                                   uint32_t n, uint32_t k, double *expected, double *scale) {
+  bool wide = run->kase->fp64;
+  long double *wide_sum = wide ? suite_alloc(run, n * sizeof *wide_sum) : NULL;
+  double *sum = wide ? NULL : suite_alloc(run, n * sizeof *sum);
+  double *b_row = suite_alloc(run, n * sizeof *b_row);
+  if ((!wide_sum && !sum) || !b_row) return false;
+  for (uint32_t row = 0; row < m; row++) {
+    double *magnitude = &scale[(size_t)row * n];
+    for (uint32_t col = 0; col < n; col++) {
+      magnitude[col] = 0;
+      if (wide)
+        wide_sum[col] = 0;
+      else
+        sum[col] = 0;
+    }
+    for (uint32_t j = 0; j < k; j++) {
+      double a_j = suite_real_get(run, a, (size_t)row * k + j);
+      for (uint32_t col = 0; col < n; col++)
+        b_row[col] = suite_real_get(run, b, (size_t)j * n + col);
+      for (uint32_t col = 0; col < n; col++) magnitude[col] += fabs(a_j * b_row[col]);
+      if (wide)
+        for (uint32_t col = 0; col < n; col++) wide_sum[col] += (long double)a_j * b_row[col];
+      else
+        for (uint32_t col = 0; col < n; col++) sum[col] += a_j * b_row[col];
+    }
+    for (uint32_t col = 0; col < n; col++)
+      expected[(size_t)row * n + col] = wide ? (double)wide_sum[col] : sum[col];
+  }
+  return true;
+}
+
 void suite_case_matmul(suite_run *run) {
   uint32_t m = run->sizes->matmul_m, n = run->sizes->matmul_n, k = run->sizes->matmul_k;
   size_t real = suite_real_size(run);
@@ -29,20 +65,7 @@ void suite_case_matmul(suite_run *run) {
   agpu_buffer *db = suite_input(run, b, (size_t)k * n * real);
   agpu_buffer *dc = suite_output(run, (size_t)m * n * real, true);
   if (!kernel || !dc || !expected || !scale) return;
-  for (uint32_t row = 0; row < m; row++) {
-    for (uint32_t col = 0; col < n; col++) {
-      long double sum = 0;
-      double magnitude = 0;
-      for (uint32_t j = 0; j < k; j++) {
-        double product = suite_real_get(run, a, (size_t)row * k + j) *
-                         (long double)suite_real_get(run, b, (size_t)j * n + col);
-        sum += product;
-        magnitude += fabs(product);
-      }
-      expected[(size_t)row * n + col] = (double)sum;
-      scale[(size_t)row * n + col] = magnitude;
-    }
-  }
+  if (!suite_matmul_reference(run, a, b, m, n, k, expected, scale)) return;
   agpu_arg args[] = {agpu_arg_buffer(da), agpu_arg_buffer(db), agpu_arg_buffer(dc),
                      agpu_arg_u32(m),     agpu_arg_u32(n),     agpu_arg_u32(k)};
   size_t need[2] = {n, m}, local[2] = {tile, tile};

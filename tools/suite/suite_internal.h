@@ -52,9 +52,19 @@ size_t suite_group_size(suite_run *run, agpu_kernel *kernel, size_t cap);
  * memory). */
 void *suite_alloc(suite_run *run, size_t bytes);
 /* Bytes of one real of this case: 8 for fp64 cases, else 4. */
-size_t suite_real_size(const suite_run *run);
-double suite_real_get(const suite_run *run, const void *data, size_t index);
-void suite_real_set(const suite_run *run, void *data, size_t index, double value);
+static inline size_t suite_real_size(const suite_run *run) {
+  return run->kase->fp64 ? sizeof(double) : sizeof(float);
+}
+/* Inline: the references read billions of elements at the large size. */
+static inline double suite_real_get(const suite_run *run, const void *data, size_t index) {
+  return run->kase->fp64 ? ((const double *)data)[index] : (double)((const float *)data)[index];
+}
+static inline void suite_real_set(const suite_run *run, void *data, size_t index, double value) {
+  if (run->kase->fp64)
+    ((double *)data)[index] = value;
+  else
+    ((float *)data)[index] = (float)value;
+}
 /* `value` rounded to the case's real type. */
 double suite_real_round(const suite_run *run, double value);
 

@@ -202,21 +202,6 @@ void *suite_alloc(suite_run *run, size_t bytes) {
   return memory;
 }
 
-size_t suite_real_size(const suite_run *run) {
-  return run->kase->fp64 ? sizeof(double) : sizeof(float);
-}
-
-double suite_real_get(const suite_run *run, const void *data, size_t index) {
-  return run->kase->fp64 ? ((const double *)data)[index] : (double)((const float *)data)[index];
-}
-
-void suite_real_set(const suite_run *run, void *data, size_t index, double value) {
-  if (run->kase->fp64)
-    ((double *)data)[index] = value;
-  else
-    ((float *)data)[index] = (float)value;
-}
-
 double suite_real_round(const suite_run *run, double value) {
   return run->kase->fp64 ? value : (double)(float)value;
 }
