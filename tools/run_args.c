@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_patterns.h"
+
 static const run_type run_types[] = {
     {"char", 1, false, true},    {"uchar", 1, false, false}, {"short", 2, false, true},
     {"ushort", 2, false, false}, {"int", 4, false, true},    {"uint", 4, false, false},
@@ -155,13 +157,6 @@ size_t run_arg_bytes(const run_arg *arg) {
 
 /* ---------------------------------------------------------------- data */
 
-static uint64_t run_splitmix(uint64_t *state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static void run_store(const run_type *type, void *data, size_t index, double value) {
   unsigned char *at = (unsigned char *)data + index * type->size;
   if (type->is_float) {
@@ -204,18 +199,18 @@ void *run_arg_data(const run_arg *arg, uint32_t position, uint64_t seed, char *e
     return NULL;
   }
   uint64_t state = seed ^ ((uint64_t)(position + 1) << 48);
-  run_splitmix(&state);
+  splitmix64_next(&state);
   for (size_t i = 0; i < arg->count && arg->init != RUN_INIT_FILE; i++) {
     switch (arg->init) {
       case RUN_INIT_POISON: {
         uint64_t poison = arg->type->is_float
-                              ? (arg->type->size == 4 ? 0x7fa5a5a5ull : 0x7ff5a5a5a5a5a5a5ull)
-                              : 0xa5a5a5a5a5a5a5a5ull;
+                              ? (arg->type->size == 4 ? POISON_FLOAT_BITS : POISON_DOUBLE_BITS)
+                              : POISON_INTEGER_BYTE * UINT64_C(0x0101010101010101);
         memcpy((unsigned char *)data + i * arg->type->size, &poison, arg->type->size);
         break;
       }
       case RUN_INIT_RANDOM: {
-        double unit = (double)(run_splitmix(&state) >> 11) * 0x1p-53;
+        double unit = splitmix64_unit(&state);
         /* Floats in [lo, hi); integers in [lo, hi], both ends included. */
         double span = arg->hi - arg->lo + (arg->type->is_float ? 0 : 1);
         double value = arg->lo + span * unit;

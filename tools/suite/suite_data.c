@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "data_patterns.h"
 #include "suite_internal.h"
 
 /* ---------------------------------------------------------------- random */
@@ -11,13 +12,6 @@
 typedef struct suite_rng {
   uint64_t state;
 } suite_rng;
-
-static uint64_t suite_next(suite_rng *rng) {
-  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull); /* splitmix64 */
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 /* One stream per (seed, case, array): the same seed gives the same inputs
  * on every device, whatever else the suite runs. */
@@ -28,7 +22,7 @@ static suite_rng suite_stream(const suite_run *run, const char *stream) {
   hash = (hash ^ '/') * 0x100000001B3ull;
   for (const char *p = stream; *p; p++) hash = (hash ^ (unsigned char)*p) * 0x100000001B3ull;
   suite_rng rng = {run->seed ^ hash};
-  suite_next(&rng);
+  splitmix64_next(&rng.state);
   return rng;
 }
 
@@ -37,7 +31,7 @@ void *suite_random_reals(suite_run *run, const char *stream, size_t n, double lo
   if (!data) return NULL;
   suite_rng rng = suite_stream(run, stream);
   for (size_t i = 0; i < n; i++) {
-    double unit = (double)(suite_next(&rng) >> 11) * 0x1p-53;
+    double unit = splitmix64_unit(&rng.state);
     suite_real_set(run, data, i, lo + (hi - lo) * unit);
   }
   return data;
@@ -47,7 +41,7 @@ uint32_t *suite_random_uints(suite_run *run, const char *stream, size_t n, uint3
   uint32_t *data = suite_alloc(run, n * sizeof *data);
   if (!data) return NULL;
   suite_rng rng = suite_stream(run, stream);
-  for (size_t i = 0; i < n; i++) data[i] = (uint32_t)(suite_next(&rng) >> 32) & mask;
+  for (size_t i = 0; i < n; i++) data[i] = (uint32_t)(splitmix64_next(&rng.state) >> 32) & mask;
   return data;
 }
 
@@ -56,7 +50,8 @@ int32_t *suite_random_ints(suite_run *run, const char *stream, size_t n, int32_t
   if (!data) return NULL;
   suite_rng rng = suite_stream(run, stream);
   uint64_t span = (uint64_t)((int64_t)hi - lo + 1);
-  for (size_t i = 0; i < n; i++) data[i] = (int32_t)(lo + (int64_t)(suite_next(&rng) % span));
+  for (size_t i = 0; i < n; i++)
+    data[i] = (int32_t)(lo + (int64_t)(splitmix64_next(&rng.state) % span));
   return data;
 }
 
@@ -128,5 +123,8 @@ void suite_check_uints(suite_run *run, const char *what, const uint32_t *got,
   suite_where(where, sizeof where, what, first, columns);
   suite_fail(run, "%s: expected %u (0x%08x), got %u (0x%08x)%s; %zu of %zu elements wrong", where,
              expected[first], expected[first], got[first], got[first],
-             got[first] == 0xa5a5a5a5u ? " (the poison: never written)" : "", wrong, n);
+             got[first] == POISON_INTEGER_BYTE * UINT32_C(0x01010101)
+                 ? " (the poison: never written)"
+                 : "",
+             wrong, n);
 }

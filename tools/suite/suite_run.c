@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "data_patterns.h"
 #include "suite_internal.h"
 
 #define SUITE_MAX_PROGRAMS 32
@@ -241,8 +242,9 @@ static agpu_buffer *suite_filled(suite_run *run, size_t bytes, const void *patte
 }
 
 agpu_buffer *suite_output(suite_run *run, size_t bytes, bool reals) {
-  static const uint32_t poison32 = 0x7fa5a5a5u, integers = 0xa5a5a5a5u;
-  static const uint64_t poison64 = 0x7ff5a5a5a5a5a5a5ull;
+  static const uint32_t poison32 = POISON_FLOAT_BITS,
+                        integers = POISON_INTEGER_BYTE * UINT32_C(0x01010101);
+  static const uint64_t poison64 = POISON_DOUBLE_BITS;
   if (reals && run->kase->fp64) return suite_filled(run, bytes, &poison64, sizeof poison64);
   return suite_filled(run, bytes, reals ? &poison32 : &integers, sizeof integers);
 }
