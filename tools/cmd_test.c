@@ -286,21 +286,29 @@ int cmd_test(int argc, char **argv) {
   if (!results) return cli_out_of_memory();
   test_outcome outcome = {0, 0, 0, 0};
   double start = seconds_now();
+  /* Case by case, so that what the devices share (the host references) is
+   * computed once and freed early; each device keeps its programs. */
+  suite_device *opened[TEST_MAX_DEVICES] = {0};
   for (uint32_t d = 0; d < device_count; d++) {
-    suite_device *device = suite_device_open(devices[d], request.kernels_dir);
-    if (!device) {
+    if (!(opened[d] = suite_device_open(devices[d], request.kernels_dir))) {
+      for (uint32_t e = 0; e < d; e++) suite_device_close(opened[e]);
       free(results);
       return cli_out_of_memory();
     }
-    for (size_t c = 0; c < case_count; c++) {
+  }
+  for (size_t c = 0; c < case_count; c++) {
+    suite_shared shared;
+    memset(&shared, 0, sizeof shared);
+    for (uint32_t d = 0; d < device_count; d++) {
       suite_result *result = &results[c * device_count + d];
-      suite_run_case(device, cases[c], request.size, request.seed, result);
+      suite_run_case(opened[d], cases[c], request.size, request.seed, &shared, result);
       if (result->status == SUITE_PASS) outcome.passed++;
       if (result->status == SUITE_FAIL) outcome.failed++;
       if (result->status == SUITE_SKIP) outcome.skipped++;
     }
-    suite_device_close(device);
+    suite_shared_free(&shared);
   }
+  for (uint32_t d = 0; d < device_count; d++) suite_device_close(opened[d]);
   outcome.seconds = seconds_now() - start;
   if (request.json)
     print_json(&request, cases, case_count, infos, device_count, results, &outcome);

@@ -51,8 +51,20 @@ typedef struct suite_device suite_device;
 suite_device *suite_device_open(agpu_device *device, const char *kernels_dir);
 void suite_device_close(suite_device *device);
 
+/* What one case's runs on several devices share: the host references,
+ * computed on the first device's run (the inputs are the same on every
+ * device). Start each case with a zeroed one; free it after the last
+ * device. */
+#define SUITE_MAX_SHARED 4
+typedef struct suite_shared {
+  char names[SUITE_MAX_SHARED][32];
+  void *arrays[SUITE_MAX_SHARED];
+} suite_shared;
+
+void suite_shared_free(suite_shared *shared);
+
 void suite_run_case(suite_device *device, const suite_case *kase, suite_size size, uint64_t seed,
-                    suite_result *result);
+                    suite_shared *shared, suite_result *result);
 
 /* The built-in copy of kernels/suite/NAME, NULL if there is none. */
 const char *suite_builtin_source(const char *name);

@@ -29,6 +29,7 @@ struct suite_run {
   const suite_sizes *sizes;
   uint64_t seed;
   suite_result *result;
+  suite_shared *shared;
   bool done; /* failed or skipped: the case stops */
   uint64_t launch_ns;
   agpu_buffer *buffers[SUITE_MAX_OBJECTS];
@@ -51,6 +52,11 @@ size_t suite_group_size(suite_run *run, agpu_kernel *kernel, size_t cap);
 /* Host memory freed when the case ends (NULL, with a failure, when out of
  * memory). */
 void *suite_alloc(suite_run *run, size_t bytes);
+/* Arrays shared by the case's runs on every device, by name: find returns
+ * one an earlier device's run kept (NULL if none); keep hands over memory
+ * from suite_alloc, once it is filled, for the later devices. */
+void *suite_shared_find(suite_run *run, const char *name);
+void suite_shared_keep(suite_run *run, const char *name, void *memory);
 /* Bytes of one real of this case: 8 for fp64 cases, else 4. */
 static inline size_t suite_real_size(const suite_run *run) {
   return run->kase->fp64 ? sizeof(double) : sizeof(float);

@@ -163,6 +163,33 @@ agpu_kernel *suite_kernel(suite_run *run, const char *entry, const char *options
   return NULL;
 }
 
+void *suite_shared_find(suite_run *run, const char *name) {
+  for (int i = 0; i < SUITE_MAX_SHARED; i++)
+    if (run->shared->arrays[i] && strcmp(run->shared->names[i], name) == 0)
+      return run->shared->arrays[i];
+  return NULL;
+}
+
+void suite_shared_keep(suite_run *run, const char *name, void *memory) {
+  suite_shared *shared = run->shared;
+  for (int i = 0; i < SUITE_MAX_SHARED; i++) {
+    if (shared->arrays[i]) continue;
+    for (int h = 0; h < SUITE_MAX_OBJECTS; h++) {
+      if (run->host[h] != memory) continue;
+      run->host[h] = NULL; /* the shared set frees it now */
+      shared->arrays[i] = memory;
+      snprintf(shared->names[i], sizeof shared->names[i], "%s", name);
+      return;
+    }
+    return; /* not from suite_alloc: not shared */
+  }
+}
+
+void suite_shared_free(suite_shared *shared) {
+  for (int i = 0; i < SUITE_MAX_SHARED; i++) free(shared->arrays[i]);
+  memset(shared, 0, sizeof *shared);
+}
+
 size_t suite_group_size(suite_run *run, agpu_kernel *kernel, size_t cap) {
   size_t limit = run->info.max_work_group_size;
   agpu_kernel_info info;
@@ -288,13 +315,14 @@ bool suite_launch(suite_run *run, agpu_kernel *kernel, uint32_t dims, const size
 /* ------------------------------------------------------------------ run */
 
 void suite_run_case(suite_device *device, const suite_case *kase, suite_size size, uint64_t seed,
-                    suite_result *result) {
+                    suite_shared *shared, suite_result *result) {
   memset(result, 0, sizeof *result);
   suite_run run = {.device = device,
                    .kase = kase,
                    .sizes = suite_sizes_of(size),
                    .seed = seed,
-                   .result = result};
+                   .result = result,
+                   .shared = shared};
   agpu_status status = agpu_device_get_info(device->device, &run.info);
   if (!suite_library_failed(&run, "agpu_device_get_info", status)) {
     if (kase->fp64 && !run.info.fp64)
