@@ -12,14 +12,14 @@ void suite_case_vector(suite_run *run) {
   uint32_t n = run->sizes->vector_n;
   size_t bytes = (size_t)n * suite_real_size(run);
   double a = suite_real_round(run, 1.7320508075688772); /* sqrt(3): not exact in float */
+  bool copy = strcmp(entry, "copy") == 0, scale_op = strcmp(entry, "scale") == 0,
+       add = strcmp(entry, "add") == 0, in_place = strcmp(entry, "saxpy") == 0;
   void *x = suite_random_reals(run, "x", n, -1, 1);
-  void *y = suite_random_reals(run, "y", n, -1, 1);
+  void *y = copy || scale_op ? NULL : suite_random_reals(run, "y", n, -1, 1);
   double *expected = suite_alloc(run, n * sizeof *expected);
   double *scale = suite_alloc(run, n * sizeof *scale);
   agpu_kernel *kernel = suite_kernel(run, entry, NULL);
   if (!kernel || !expected || !scale) return;
-  bool copy = strcmp(entry, "copy") == 0, scale_op = strcmp(entry, "scale") == 0,
-       add = strcmp(entry, "add") == 0, in_place = strcmp(entry, "saxpy") == 0;
   agpu_buffer *dx = suite_input(run, x, bytes);
   agpu_buffer *dy = copy || scale_op ? NULL : suite_input(run, y, bytes);
   agpu_buffer *out = in_place ? dy : suite_output(run, bytes, true);
@@ -48,7 +48,7 @@ void suite_case_vector(suite_run *run) {
   }
   args[nargs++] = agpu_arg_u32(n);
   for (uint32_t i = 0; i < n; i++) {
-    double xi = suite_real_get(run, x, i), yi = suite_real_get(run, y, i);
+    double xi = suite_real_get(run, x, i), yi = y ? suite_real_get(run, y, i) : 0;
     if (copy) {
       expected[i] = xi;
       scale[i] = 0; /* exact */
