@@ -240,7 +240,9 @@ typedef struct agpu_program_desc {
 } agpu_program_desc;
 
 /* Builds portable kernel source for a device. On AGPU_ERROR_BUILD_FAILED the
- * message holds the compiler's log. */
+ * message holds the compiler's log. The build defines __ANYGPU_<BACKEND>__
+ * (__ANYGPU_CPU__, __ANYGPU_OPENCL__, __ANYGPU_VULKAN__, __ANYGPU_CUDA__,
+ * __ANYGPU_HIP__) for the backend that builds it. */
 AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_desc *desc,
                                         agpu_program **program);
 /* The escape hatch: a program in the backend's own format. */
