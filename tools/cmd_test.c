@@ -182,10 +182,11 @@ static void print_text(const test_request *request, const suite_case **cases, si
     }
   }
   printf(
-      "\n%zu passed, %zu failed, %zu skipped (%zu kernels on %u devices, size %s, seed %llu) in "
-      "%.1f s\n",
-      outcome->passed, outcome->failed, outcome->skipped, case_count, device_count,
-      suite_size_name(request->size), (unsigned long long)request->seed, outcome->seconds);
+      "\n%zu passed, %zu failed, %zu skipped (%zu kernel%s on %u device%s, size %s, seed %llu) "
+      "in %.1f s\n",
+      outcome->passed, outcome->failed, outcome->skipped, case_count, case_count == 1 ? "" : "s",
+      device_count, device_count == 1 ? "" : "s", suite_size_name(request->size),
+      (unsigned long long)request->seed, outcome->seconds);
 }
 
 static void print_json(const test_request *request, const suite_case **cases, size_t case_count,
