@@ -1,0 +1,32 @@
+# The Vulkan backend's tests run against a real driver (lavapipe on a machine
+# without a GPU) with the Khronos validation layer on: the backend turns any
+# validation message into an error, so a silent layer is part of passing.
+# Each exits 77 (skipped) when there is no Vulkan device.
+foreach(name test_vulkan_device test_vulkan_buffer test_vulkan_launch)
+  add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
+  target_link_libraries(${name} PRIVATE anygpu)
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+  target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS vulkan
+                                          ENVIRONMENT ANYGPU_VULKAN_VALIDATION=1)
+endforeach()
+
+# The corpus on vulkan:0 against the oracle, one test per kernel, with the
+# validation layer on. Kernels the GLSL emitter rejects are skipped with its
+# diagnostic. The kernels below fail because of a GLSL emitter bug (see
+# docs/vulkan.md, "Known failures"): they are marked WILL_FAIL so that the
+# fix shows up as a failing test here, to be unmarked.
+set(AGPU_VULKAN_CORPUS_EMITTER_BUGS 013_integer_conversions 015_denormals)
+file(GLOB AGPU_VULKAN_CORPUS_KERNELS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/kernels/valid/*.cl)
+foreach(path ${AGPU_VULKAN_CORPUS_KERNELS})
+  get_filename_component(stem ${path} NAME_WE)
+  add_test(NAME test_corpus_vulkan_${stem}
+           COMMAND test_corpus ${CMAKE_CURRENT_LIST_DIR}/kernels --device vulkan:0 --kernel ${stem})
+  set_tests_properties(test_corpus_vulkan_${stem} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                       LABELS "vulkan;corpus" ENVIRONMENT ANYGPU_VULKAN_VALIDATION=1)
+  if(stem IN_LIST AGPU_VULKAN_CORPUS_EMITTER_BUGS)
+    set_tests_properties(test_corpus_vulkan_${stem} PROPERTIES WILL_FAIL ON
+                         LABELS "vulkan;corpus;known-emitter-bug")
+  endif()
+endforeach()
