@@ -1,7 +1,10 @@
 # The Vulkan backend's tests run against a real driver (lavapipe on a machine
 # without a GPU) with the Khronos validation layer on: the backend turns any
 # validation message into an error, so a silent layer is part of passing.
-# Each exits 77 (skipped) when there is no Vulkan device.
+# Each exits 77 (skipped) when there is no Vulkan device. Under the
+# sanitizers, leaks inside the drivers and the layer are suppressed.
+set(AGPU_VULKAN_TEST_ENV ANYGPU_VULKAN_VALIDATION=1
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp)
 foreach(name test_vulkan_device test_vulkan_buffer test_vulkan_launch)
   add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
   target_link_libraries(${name} PRIVATE anygpu)
@@ -9,7 +12,7 @@ foreach(name test_vulkan_device test_vulkan_buffer test_vulkan_launch)
   target_compile_definitions(${name} PRIVATE _GNU_SOURCE)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS vulkan
-                                          ENVIRONMENT ANYGPU_VULKAN_VALIDATION=1)
+                                          ENVIRONMENT "${AGPU_VULKAN_TEST_ENV}")
 endforeach()
 
 # The corpus on vulkan:0 against the oracle, one test per kernel, with the
@@ -24,7 +27,7 @@ foreach(path ${AGPU_VULKAN_CORPUS_KERNELS})
   add_test(NAME test_corpus_vulkan_${stem}
            COMMAND test_corpus ${CMAKE_CURRENT_LIST_DIR}/kernels --device vulkan:0 --kernel ${stem})
   set_tests_properties(test_corpus_vulkan_${stem} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
-                       LABELS "vulkan;corpus" ENVIRONMENT ANYGPU_VULKAN_VALIDATION=1)
+                       LABELS "vulkan;corpus" ENVIRONMENT "${AGPU_VULKAN_TEST_ENV}")
   if(stem IN_LIST AGPU_VULKAN_CORPUS_EMITTER_BUGS)
     set_tests_properties(test_corpus_vulkan_${stem} PROPERTIES WILL_FAIL ON
                          LABELS "vulkan;corpus;known-emitter-bug")
