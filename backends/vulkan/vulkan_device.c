@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "glsl_layout.h"
 #include "vulkan_internal.h"
@@ -230,6 +231,12 @@ static void agpu_vk_describe(const agpu_vk_api *api, agpu_vk_device *device, boo
     max_alloc = maintenance4.maxBufferSize;
   info->max_alloc_bytes = max_alloc && max_alloc < heap ? max_alloc : heap;
   info->local_mem_bytes = limits->maxComputeSharedMemorySize;
+  /* Vulkan does not count compute units; a CPU device runs on the host's
+   * threads (lavapipe starts one per online CPU). */
+  if (info->type == AGPU_DEVICE_TYPE_CPU) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    info->compute_units = cpus > 0 ? (uint32_t)cpus : 0;
+  }
   info->max_work_group_size = limits->maxComputeWorkGroupInvocations;
   for (int d = 0; d < 3; d++) {
     info->max_work_item_sizes[d] = limits->maxComputeWorkGroupSize[d];
