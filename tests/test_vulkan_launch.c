@@ -224,6 +224,53 @@ static void vulkan_many_launches_in_order(void) {
   CHECK_OK(agpu_queue_release(queue));
 }
 
+/* The translator's SPIR-V for saxpy, loaded as a native module: its
+ * parameters are the buffers by binding, then the values by offset. */
+static void vulkan_native_spirv(void) {
+  REQUIRE_DEVICE(device, "vulkan");
+  agpu_translate_desc desc = {.source = source, .target = AGPU_TARGET_SPIRV, .kernel = "saxpy"};
+  agpu_translation *translation = NULL;
+  CHECK_OK(agpu_translate(&desc, &translation));
+  if (!translation) return;
+  size_t size = 0;
+  const void *words = agpu_translation_binary(translation, &size);
+  agpu_program *program = NULL;
+  CHECK_OK(agpu_program_create_native(device, AGPU_NATIVE_SPIRV, words, size, NULL, &program));
+  agpu_translation_release(translation);
+  agpu_program *bad = NULL;
+  CHECK_STATUS(agpu_program_create_native(device, AGPU_NATIVE_SPIRV, "not spirv", 8, NULL, &bad),
+               AGPU_ERROR_INVALID_ARGUMENT);
+  CHECK_MESSAGE("magic");
+  agpu_kernel *kernel = NULL;
+  CHECK(program != NULL);
+  if (program) CHECK_OK(agpu_kernel_create(program, "main", &kernel));
+  if (!kernel) return;
+  agpu_kernel_info info;
+  CHECK_OK(agpu_kernel_get_info(kernel, &info));
+  CHECK(info.param_count == 4);
+  CHECK(info.params[0].kind == AGPU_PARAM_GLOBAL_BUFFER &&
+        info.params[2].kind == AGPU_PARAM_SCALAR);
+  CHECK(info.params[2].size == 4 && info.params[3].size == 4);
+  enum { N = 1000 };
+  float x[N], y[N], out[N];
+  for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 1.0f;
+  agpu_buffer *bx = make(device, sizeof x), *by = make(device, sizeof y);
+  CHECK_OK(agpu_buffer_write(NULL, bx, 0, sizeof x, x));
+  CHECK_OK(agpu_buffer_write(NULL, by, 0, sizeof y, y));
+  agpu_arg args[] = {agpu_arg_buffer(bx), agpu_arg_buffer(by), agpu_arg_u32(N - 1),
+                     agpu_arg_f32(3)};
+  size_t global = 1024, local = 64;
+  CHECK_OK(agpu_launch(NULL, kernel, 1, &global, &local, 4, args));
+  CHECK_OK(agpu_buffer_read(NULL, by, 0, sizeof out, out));
+  int wrong = 0;
+  for (int i = 0; i < N; i++) wrong += out[i] != (i < N - 1 ? 3.0f * (float)i + 1.0f : 1.0f);
+  CHECK(wrong == 0);
+  agpu_kernel_release(kernel);
+  agpu_program_release(program);
+  agpu_buffer_release(bx);
+  agpu_buffer_release(by);
+}
+
 static void vulkan_build_errors(void) {
   REQUIRE_DEVICE(device, "vulkan");
   agpu_program *program = NULL;
@@ -244,6 +291,7 @@ int main(void) {
   RUN(vulkan_local_parameter);
   RUN(vulkan_block_in_a_buffer);
   RUN(vulkan_many_launches_in_order);
+  RUN(vulkan_native_spirv);
   RUN(vulkan_build_errors);
   if (program_g) agpu_program_release(program_g);
   return agpu_test_finish();

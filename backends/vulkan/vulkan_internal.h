@@ -312,11 +312,13 @@ void agpu_vk_event_release(agpu_event *event);
 
 /* vulkan_program.c */
 agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc *desc);
-agpu_status agpu_vk_program_create_native(agpu_program *program, agpu_native_format format,
-                                          const void *data, size_t size, const char *options);
 void agpu_vk_program_release(agpu_program *program);
 agpu_status agpu_vk_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_vk_kernel_release(agpu_kernel *kernel);
+
+/* vulkan_native.c */
+agpu_status agpu_vk_program_create_native(agpu_program *program, agpu_native_format format,
+                                          const void *data, size_t size, const char *options);
 
 /* vulkan_pipeline.c */
 agpu_status agpu_vk_kernel_objects(agpu_vk_device *device, agpu_vk_kernel_entry *entry,

@@ -256,15 +256,6 @@ done:
 #endif
 }
 
-agpu_status agpu_vk_program_create_native(agpu_program *program, agpu_native_format format,
-                                          const void *data, size_t size, const char *options) {
-  (void)data, (void)size, (void)options;
-  return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
-                        "agpu_program_create_native: %s takes no native programs yet (format %d); "
-                        "SPIR-V without the translator's layout cannot be bound",
-                        program->device->info.selector, (int)format);
-}
-
 void agpu_vk_program_release(agpu_program *program) {
   agpu_vk_program_free(agpu_vk_device_of(program->device), program->native);
   program->native = NULL;
