@@ -271,6 +271,34 @@ static void vulkan_native_spirv(void) {
   agpu_buffer_release(by);
 }
 
+/* Releasing a buffer, kernel and program the queued launch still uses is
+ * legal: the backend destroys them once the work is done (the validation
+ * layer would report a use after destruction). */
+static void vulkan_release_before_finish(void) {
+  REQUIRE_DEVICE(device, "vulkan");
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = source, .source_name = "test_vulkan_launch.cl"};
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  agpu_kernel *kernel = NULL;
+  if (program) CHECK_OK(agpu_kernel_create(program, "saxpy", &kernel));
+  agpu_buffer *x = make(device, 256 * 4), *y = make(device, 256 * 4);
+  if (!kernel || !x || !y) return;
+  CHECK_OK(agpu_buffer_fill(NULL, x, 0, 256 * 4, &(float){2.0f}, 4));
+  CHECK_OK(agpu_buffer_fill(NULL, y, 0, 256 * 4, &(float){1.0f}, 4));
+  agpu_arg args[] = {agpu_arg_u32(256), agpu_arg_f32(4.0f), agpu_arg_buffer(x), agpu_arg_buffer(y)};
+  size_t global = 256, local = 64;
+  CHECK_OK(agpu_launch(NULL, kernel, 1, &global, &local, 4, args));
+  CHECK_OK(agpu_kernel_release(kernel));
+  CHECK_OK(agpu_program_release(program));
+  CHECK_OK(agpu_buffer_release(x));
+  float out[256];
+  CHECK_OK(agpu_buffer_read(NULL, y, 0, sizeof out, out));
+  int wrong = 0;
+  for (int i = 0; i < 256; i++) wrong += out[i] != 9.0f;
+  CHECK(wrong == 0);
+  CHECK_OK(agpu_buffer_release(y));
+}
+
 static void vulkan_build_errors(void) {
   REQUIRE_DEVICE(device, "vulkan");
   agpu_program *program = NULL;
@@ -292,6 +320,7 @@ int main(void) {
   RUN(vulkan_block_in_a_buffer);
   RUN(vulkan_many_launches_in_order);
   RUN(vulkan_native_spirv);
+  RUN(vulkan_release_before_finish);
   RUN(vulkan_build_errors);
   if (program_g) agpu_program_release(program_g);
   return agpu_test_finish();

@@ -126,6 +126,7 @@ typedef struct agpu_vk_allocation {
 } agpu_vk_allocation;
 
 typedef struct agpu_vk_device agpu_vk_device;
+typedef struct agpu_vk_deferred agpu_vk_deferred;
 
 /* device->native. Everything but the locked parts is read-only after init. */
 struct agpu_vk_device {
@@ -156,9 +157,12 @@ struct agpu_vk_device {
   uint32_t block_count, block_capacity;
   VkDeviceSize heap_used; /* bytes of VkDeviceMemory this process took from the heap */
   VkPipelineCache pipeline_cache;
-  char pipeline_cache_key[80]; /* hex key in the kernel cache, "" if none */
-  size_t pipeline_cache_saved; /* bytes last stored there */
-  uint64_t reported_messages;  /* validation messages already turned into errors */
+  char pipeline_cache_key[80];   /* hex key in the kernel cache, "" if none */
+  size_t pipeline_cache_saved;   /* bytes last stored there */
+  uint64_t reported_messages;    /* validation messages already turned into errors */
+  pthread_mutex_t deferred_lock; /* the two below */
+  uint32_t batches_in_use;       /* recording or in flight, on every queue */
+  agpu_vk_deferred *deferred;    /* releases waiting for batches_in_use to reach 0 */
 };
 
 /* buffer->native */
@@ -315,6 +319,13 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
 void agpu_vk_program_release(agpu_program *program);
 agpu_status agpu_vk_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_vk_kernel_release(agpu_kernel *kernel);
+
+/* vulkan_deferred.c: a batch is "in use" from its first command until it
+ * retires (or fails to submit). */
+void agpu_vk_work_begin(agpu_vk_device *device);
+void agpu_vk_work_end(agpu_vk_device *device);
+/* destroy(device, object) now if no batch is in use, else when none is. */
+void agpu_vk_defer(agpu_vk_device *device, void (*destroy)(agpu_vk_device *, void *), void *object);
 
 /* vulkan_native.c */
 agpu_status agpu_vk_program_create_native(agpu_program *program, agpu_native_format format,

@@ -38,11 +38,15 @@ agpu_status agpu_vk_buffer_create(agpu_buffer *buffer) {
   return AGPU_SUCCESS;
 }
 
+static void agpu_vk_buffer_free(agpu_vk_device *device, void *object) {
+  agpu_vk_buffer_destroy(device, object);
+  free(object);
+}
+
 void agpu_vk_buffer_release(agpu_buffer *buffer) {
   agpu_vk_buffer *vb = agpu_vk_buffer_of(buffer);
   if (!vb) return;
-  agpu_vk_buffer_destroy(agpu_vk_device_of(buffer->device), vb);
-  free(vb);
+  agpu_vk_defer(agpu_vk_device_of(buffer->device), agpu_vk_buffer_free, vb);
   buffer->native = NULL;
 }
 

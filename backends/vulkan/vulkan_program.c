@@ -256,8 +256,13 @@ done:
 #endif
 }
 
+static void agpu_vk_program_destroy(agpu_vk_device *device, void *object) {
+  agpu_vk_program_free(device, object);
+}
+
 void agpu_vk_program_release(agpu_program *program) {
-  agpu_vk_program_free(agpu_vk_device_of(program->device), program->native);
+  if (program->native)
+    agpu_vk_defer(agpu_vk_device_of(program->device), agpu_vk_program_destroy, program->native);
   program->native = NULL;
 }
 

@@ -144,6 +144,7 @@ static agpu_status agpu_vk_submit(agpu_vk_device *device, agpu_vk_queue *vq) {
   if (result != VK_SUCCESS) {
     api->vkResetCommandBuffer(batch->commands, 0);
     agpu_vk_free_transients(device, batch);
+    agpu_vk_work_end(device);
     return agpu_vk_fail("vkEndCommandBuffer", result);
   }
   VkSubmitInfo submit = {
@@ -157,6 +158,7 @@ static agpu_status agpu_vk_submit(agpu_vk_device *device, agpu_vk_queue *vq) {
   if (result != VK_SUCCESS) {
     api->vkResetCommandBuffer(batch->commands, 0);
     agpu_vk_free_transients(device, batch);
+    agpu_vk_work_end(device);
     return agpu_vk_fail("vkQueueSubmit", result);
   }
   batch->submitted = true;
@@ -176,6 +178,7 @@ static agpu_status agpu_vk_retire(agpu_vk_device *device, agpu_vk_queue *vq, agp
   if (batch->sequence > vq->completed) vq->completed = batch->sequence;
   batch->submitted = false;
   batch->commands_recorded = 0;
+  agpu_vk_work_end(device);
   return AGPU_SUCCESS;
 }
 
@@ -209,6 +212,7 @@ agpu_status agpu_vk_queue_recording(agpu_queue *queue, agpu_vk_batch **out) {
     if (result != VK_SUCCESS) return agpu_vk_fail("vkBeginCommandBuffer", result);
     batch->recording = true;
     vq->open = batch;
+    agpu_vk_work_begin(device);
   }
   agpu_vk_barrier(device, vq->open->commands);
   vq->open->commands_recorded++;
