@@ -160,6 +160,14 @@ static void vulkan_local_parameter(void) {
     }
     CHECK(wrong == 0);
   }
+  /* __local arguments past the device's shared memory are refused */
+  agpu_device_info info;
+  CHECK_OK(agpu_device_get_info(device, &info));
+  agpu_arg big[] = {agpu_arg_buffer(bin), agpu_arg_buffer(bout),
+                    agpu_arg_local((size_t)info.local_mem_bytes + 4)};
+  size_t global = N, local = 64;
+  CHECK_STATUS(agpu_launch(NULL, kernel, 1, &global, &local, 3, big), AGPU_ERROR_INVALID_LAUNCH);
+  CHECK_MESSAGE("local memory");
   agpu_kernel_release(kernel);
   agpu_buffer_release(bin);
   agpu_buffer_release(bout);

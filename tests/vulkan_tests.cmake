@@ -15,6 +15,13 @@ foreach(name test_vulkan_device test_vulkan_buffer test_vulkan_launch)
                                           ENVIRONMENT "${AGPU_VULKAN_TEST_ENV}")
 endforeach()
 
+# The same launches through pooled descriptor sets, the path for devices
+# without VK_KHR_push_descriptor.
+add_test(NAME test_vulkan_launch_pooled_sets COMMAND test_vulkan_launch)
+set_tests_properties(test_vulkan_launch_pooled_sets PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     LABELS vulkan ENVIRONMENT
+                     "${AGPU_VULKAN_TEST_ENV};ANYGPU_VULKAN_NO_PUSH_DESCRIPTORS=1")
+
 # The corpus on vulkan:0 against the oracle, one test per kernel, with the
 # validation layer on. Kernels the GLSL emitter rejects are skipped with its
 # diagnostic. The kernels below fail because of a GLSL emitter bug (see

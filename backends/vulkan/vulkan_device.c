@@ -269,8 +269,12 @@ static agpu_status agpu_vk_create_device(const agpu_vk_api *api, agpu_vk_device 
                                          const VkExtensionProperties *ext, uint32_t ext_count) {
   const char *enabled[2];
   uint32_t enabled_count = 0;
+  /* ANYGPU_VULKAN_NO_PUSH_DESCRIPTORS=1 takes the pooled-set path where push
+   * descriptors exist, so that the tests cover it on lavapipe. */
+  const char *no_push = getenv("ANYGPU_VULKAN_NO_PUSH_DESCRIPTORS");
   device->push_descriptors =
-      agpu_vk_has_extension(ext, ext_count, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+      agpu_vk_has_extension(ext, ext_count, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) &&
+      !(no_push && *no_push && strcmp(no_push, "0") != 0);
   if (device->push_descriptors) enabled[enabled_count++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
   device->memory_budget =
       agpu_vk_has_extension(ext, ext_count, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);

@@ -225,6 +225,7 @@ typedef struct agpu_vk_kernel_entry {
   agpu_vk_param *layout;
   uint32_t param_count;
   uint32_t buffer_count, block_size, block_binding, local_param_count;
+  uint32_t static_local_bytes; /* the kernel's own __local arrays */
   bool block_in_buffer;
   bool has_required_work_group_size;
   uint32_t required_work_group_size[3];

@@ -79,6 +79,16 @@ static agpu_status agpu_vk_prepare(agpu_kernel *kernel, const size_t local[3], u
       counts[n++] = (args[i].size + element - 1) / element;
     }
   }
+  uint64_t shared = entry->static_local_bytes;
+  for (uint32_t i = 0; i < nargs; i++)
+    if (entry->layout[i].kind == KL_GLSL_PARAM_LOCAL) shared += args[i].size;
+  const agpu_device_info *info = &kernel->program->device->info;
+  if (shared > info->local_mem_bytes)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "agpu_launch: kernel '%s' needs %llu bytes of shared memory (%u for its "
+                          "__local arrays, the rest for __local arguments); %s (%s) has %llu",
+                          kernel->info.name, (unsigned long long)shared, entry->static_local_bytes,
+                          info->selector, info->name, (unsigned long long)info->local_mem_bytes);
   uint32_t local32[3] = {(uint32_t)local[0], (uint32_t)local[1], (uint32_t)local[2]};
   (void)device;
   return agpu_vk_pipeline_get(device, entry, local32, counts, pipeline);

@@ -97,6 +97,7 @@ static agpu_status agpu_vk_describe_kernel(kl_context *ctx, const kl_function *f
   entry->block_in_buffer = layout->block_in_buffer;
   entry->block_binding = layout->block_binding;
   entry->local_param_count = layout->local_param_count;
+  entry->static_local_bytes = fn->local_memory_bytes;
   return AGPU_SUCCESS;
 }
 
