@@ -36,6 +36,11 @@ static double median(double *values, int count) {
   return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
 }
 
+/* After median() has sorted them. */
+static double tenth_percentile(const double *sorted, int count) {
+  return sorted[count / 10];
+}
+
 #define TRY(call)                                                          \
   do {                                                                     \
     agpu_status s_ = (call);                                               \
@@ -73,39 +78,52 @@ int main(int argc, char **argv) {
   agpu_queue *queue = NULL;
   TRY(agpu_device_default_queue(device, &queue));
 
-  /* anygpu roundtrip */
-  double *times = malloc((size_t)reps * sizeof *times);
-  size_t one = 1;
-  for (int i = 0; i < 100; i++) {
-    TRY(agpu_launch(queue, empty, 1, &one, &one, 0, NULL));
-    TRY(agpu_queue_finish(queue));
-  }
-  for (int i = 0; i < reps; i++) {
-    double start = now_ns();
-    TRY(agpu_launch(queue, empty, 1, &one, &one, 0, NULL));
-    TRY(agpu_queue_finish(queue));
-    times[i] = now_ns() - start;
-  }
-  double anygpu_ns = median(times, reps);
-
-  /* raw Vulkan with the same SPIR-V */
+  /* The two roundtrips alternate, one repetition each, so that both see the
+   * same machine load; each reports the median of all its repetitions. */
   agpu_translate_desc tdesc = {.source = source, .target = AGPU_TARGET_SPIRV, .kernel = "empty"};
   agpu_translation *translation = NULL;
   TRY(agpu_translate(&tdesc, &translation));
   size_t spirv_bytes = 0;
   const uint32_t *spirv = agpu_translation_binary(translation, &spirv_bytes);
   char error[256] = "";
-  double native_ns = -1;
   const char *native_name = info.backend == AGPU_BACKEND_VULKAN ? info.name : "";
-  if (vk_roundtrip(spirv, spirv_bytes, 32, native_name, 100, times, error, sizeof error) == 0 &&
-      vk_roundtrip(spirv, spirv_bytes, 32, native_name, reps, times, error, sizeof error) == 0)
-    native_ns = median(times, reps);
+  vk_roundtrip *native =
+      vk_roundtrip_open(spirv, spirv_bytes, 32, native_name, error, sizeof error);
   agpu_translation_release(translation);
+  enum { ROUND = 1 };
+  int rounds = (reps + ROUND - 1) / ROUND;
+  reps = rounds * ROUND;
+  double *ours = malloc((size_t)reps * sizeof *ours),
+         *theirs = malloc((size_t)reps * sizeof *theirs);
+  double warm[ROUND];
+  size_t one = 1;
+  if (!ours || !theirs) return 1;
+  for (int round = -100; round < rounds; round++) { /* negative rounds warm up */
+    double *a = round < 0 ? warm : ours + round * ROUND;
+    for (int i = 0; i < ROUND; i++) {
+      double start = now_ns();
+      TRY(agpu_launch(queue, empty, 1, &one, &one, 0, NULL));
+      TRY(agpu_queue_finish(queue));
+      a[i] = now_ns() - start;
+    }
+    if (native && vk_roundtrip_run(native, ROUND, round < 0 ? warm : theirs + round * ROUND, error,
+                                   sizeof error) != 0) {
+      vk_roundtrip_close(native);
+      native = NULL;
+    }
+  }
+  double anygpu_ns = median(ours, reps), anygpu_p10 = tenth_percentile(ours, reps);
+  double native_ns = native ? median(theirs, reps) : -1;
+  double native_p10 = native ? tenth_percentile(theirs, reps) : -1;
+  vk_roundtrip_close(native);
+  free(ours);
+  free(theirs);
 
   printf("launch roundtrip (empty kernel, launch + finish, median of %d):\n", reps);
-  printf("  anygpu     %10.1f us\n", anygpu_ns / 1e3);
+  printf("  anygpu     %10.1f us  (10th percentile %.1f us)\n", anygpu_ns / 1e3, anygpu_p10 / 1e3);
   if (native_ns > 0) {
-    printf("  raw Vulkan %10.1f us\n", native_ns / 1e3);
+    printf("  raw Vulkan %10.1f us  (10th percentile %.1f us)\n", native_ns / 1e3,
+           native_p10 / 1e3);
     printf("  ratio      %10.3f (goal <= 1.1)\n", anygpu_ns / native_ns);
   } else {
     printf("  raw Vulkan: %s\n", error);
@@ -145,6 +163,5 @@ int main(int argc, char **argv) {
   agpu_kernel_release(empty);
   agpu_kernel_release(triad);
   agpu_program_release(program);
-  free(times);
   return check[3] == 7.0f ? 0 : 1;
 }

@@ -11,10 +11,11 @@ struct agpu_vk_deferred {
   agpu_vk_deferred *next;
 };
 
-void agpu_vk_work_begin(agpu_vk_device *device) {
+uint32_t agpu_vk_work_begin(agpu_vk_device *device) {
   pthread_mutex_lock(&device->deferred_lock);
-  device->batches_in_use++;
+  uint32_t before = device->batches_in_use++;
   pthread_mutex_unlock(&device->deferred_lock);
+  return before;
 }
 
 void agpu_vk_work_end(agpu_vk_device *device) {

@@ -297,7 +297,8 @@ agpu_status agpu_vk_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *p
 agpu_status agpu_vk_queue_create(agpu_queue *queue);
 void agpu_vk_queue_release(agpu_queue *queue);
 agpu_status agpu_vk_queue_finish(agpu_queue *queue);
-/* The batch being recorded (begun, with a barrier after earlier work). */
+/* The batch being recorded, with a barrier after earlier work (none before
+ * a batch's first command when nothing else on the device is in use). */
 agpu_status agpu_vk_queue_recording(agpu_queue *queue, agpu_vk_batch **batch);
 /* Submits the batch being recorded, if any; *sequence is what to wait for. */
 agpu_status agpu_vk_queue_flush(agpu_queue *queue, uint64_t *sequence);
@@ -323,7 +324,8 @@ void agpu_vk_kernel_release(agpu_kernel *kernel);
 
 /* vulkan_deferred.c: a batch is "in use" from its first command until it
  * retires (or fails to submit). */
-void agpu_vk_work_begin(agpu_vk_device *device);
+/* Returns how many were in use before this one. */
+uint32_t agpu_vk_work_begin(agpu_vk_device *device);
 void agpu_vk_work_end(agpu_vk_device *device);
 /* destroy(device, object) now if no batch is in use, else when none is. */
 void agpu_vk_defer(agpu_vk_device *device, void (*destroy)(agpu_vk_device *, void *), void *object);

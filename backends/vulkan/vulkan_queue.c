@@ -212,7 +212,13 @@ agpu_status agpu_vk_queue_recording(agpu_queue *queue, agpu_vk_batch **out) {
     if (result != VK_SUCCESS) return agpu_vk_fail("vkBeginCommandBuffer", result);
     batch->recording = true;
     vq->open = batch;
-    agpu_vk_work_begin(device);
+    /* With nothing else recorded or running on the device, the first
+     * command has nothing to wait for: submission orders the host's writes. */
+    if (agpu_vk_work_begin(device) == 0) {
+      vq->open->commands_recorded++;
+      *out = vq->open;
+      return AGPU_SUCCESS;
+    }
   }
   agpu_vk_barrier(device, vq->open->commands);
   vq->open->commands_recorded++;
