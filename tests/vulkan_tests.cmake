@@ -22,6 +22,14 @@ set_tests_properties(test_vulkan_launch_pooled_sets PROPERTIES SKIP_RETURN_CODE 
                      LABELS vulkan ENVIRONMENT
                      "${AGPU_VULKAN_TEST_ENV};ANYGPU_VULKAN_NO_PUSH_DESCRIPTORS=1")
 
+# Buffers and launches through staging buffers, the path for device memory
+# the host cannot map (discrete GPUs).
+foreach(name test_vulkan_buffer test_vulkan_launch)
+  add_test(NAME ${name}_staging COMMAND ${name})
+  set_tests_properties(${name}_staging PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS vulkan
+                       ENVIRONMENT "${AGPU_VULKAN_TEST_ENV};ANYGPU_VULKAN_NO_DIRECT_MEMORY=1")
+endforeach()
+
 # The corpus on vulkan:0 against the oracle, one test per kernel, with the
 # validation layer on. Kernels the GLSL emitter rejects are skipped with its
 # diagnostic. The kernels below fail because of a GLSL emitter bug (see

@@ -103,6 +103,10 @@ static void agpu_vk_pick_memory(agpu_vk_device *device, uint32_t buffer_types) {
         (device->staging_type < 0 || (flags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT)))
       device->staging_type = (int32_t)t;
   }
+  /* ANYGPU_VULKAN_NO_DIRECT_MEMORY=1 takes the staging path of a discrete
+   * GPU on a device with host-visible device memory (lavapipe), for tests. */
+  const char *no_direct = getenv("ANYGPU_VULKAN_NO_DIRECT_MEMORY");
+  if (no_direct && *no_direct && strcmp(no_direct, "0") != 0) device->direct_type = -1;
   VkDeviceSize heap = memory->memoryHeaps[device->heap_index].size;
   device->block_size = 64u << 20;
   while (device->block_size > (1u << 20) && device->block_size > heap / 16) device->block_size /= 2;

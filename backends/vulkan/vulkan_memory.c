@@ -34,6 +34,8 @@ agpu_status agpu_vk_buffer_create(agpu_buffer *buffer) {
     free(vb);
     return status;
   }
+  if (type == device->device_type && device->direct_type < 0)
+    vb->mapped = NULL; /* device memory: the host goes through staging buffers */
   buffer->native = vb;
   return AGPU_SUCCESS;
 }
