@@ -16,7 +16,9 @@ endforeach()
 set(AGPU_CORPUS_DIR ${CMAKE_CURRENT_LIST_DIR}/kernels)
 # The runner's own parts, without a device.
 add_test(NAME test_corpus_self COMMAND test_corpus_self)
-add_test(NAME test_corpus_valid COMMAND test_corpus ${AGPU_CORPUS_DIR})
+# Vulkan runs the corpus per kernel with the validation layer on
+# (vulkan_tests.cmake), where kernels hit by known GLSL emitter bugs are marked.
+add_test(NAME test_corpus_valid COMMAND test_corpus ${AGPU_CORPUS_DIR} --device "*:*;!vulkan:*")
 add_test(NAME test_corpus_invalid COMMAND test_corpus ${AGPU_CORPUS_DIR} --check-invalid)
 # PoCL compiles each kernel in 0.1 to 1.5 s on a cold cache (it keeps its own
 # on-disk cache): about 30 s for the corpus cold on 2 cores, 5 s warm.

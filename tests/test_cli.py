@@ -263,7 +263,7 @@ def test_list_text(cli, case, options):
     devices = listing["devices"]
     if devices:
         header = lines[0]
-        case.require(re.match(r"SELECTOR\s+NAME\s+TYPE\s+MEMORY\s+CU\s+DRIVER$", header),
+        case.require(re.match(r"SELECTOR\s+NAME\s+TYPE\s+MEMORY\s+CU\s+SUBGROUP\s+UUID\s+DRIVER$", header),
                      f"list: unexpected header {header!r}")
         name_column = header.index("NAME")
         for device in devices:

@@ -106,23 +106,43 @@ static int print_listing_json(const device_listing *listing) {
   return cli_finish_output();
 }
 
+/* "8", "16,32,64" or "-" when the backend does not say. */
+static void format_subgroups(const agpu_device_info *device, char *out, size_t capacity) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (int i = 0; i < 4 && device->subgroup_sizes[i] && used < capacity; i++)
+    used += (size_t)snprintf(out + used, capacity - used, "%s%u", i ? "," : "",
+                             device->subgroup_sizes[i]);
+  if (!out[0]) snprintf(out, capacity, "-");
+}
+
 static bool print_device_table(const device_listing *listing) {
-  enum { SELECTOR, NAME, TYPE, MEMORY, CU, DRIVER, COLUMN_COUNT };
+  enum { SELECTOR, NAME, TYPE, MEMORY, CU, SUBGROUP, UUID, DRIVER, COLUMN_COUNT };
   text_table table;
   text_table_init(&table, COLUMN_COUNT);
   text_table_align_right(&table, MEMORY);
   text_table_align_right(&table, CU);
-  const char *header[COLUMN_COUNT] = {"SELECTOR", "NAME", "TYPE", "MEMORY", "CU", "DRIVER"};
+  const char *header[COLUMN_COUNT] = {"SELECTOR", "NAME",     "TYPE", "MEMORY",
+                                      "CU",       "SUBGROUP", "UUID", "DRIVER"};
   bool ok = text_table_add_row(&table, header);
   for (uint32_t i = 0; ok && i < listing->device_count; i++) {
     const agpu_device_info *device = &listing->devices[i];
     char memory[FORMAT_BYTES_CAPACITY];
-    char compute_units[16];
+    char compute_units[16], subgroups[48];
+    char uuid[FORMAT_UUID_DASHED_CAPACITY] = "-";
     format_bytes(device->global_mem_bytes, memory, sizeof memory);
     snprintf(compute_units, sizeof compute_units, "%u", device->compute_units);
+    format_subgroups(device, subgroups, sizeof subgroups);
+    if (device->has_uuid) format_uuid_dashed(device->uuid, uuid);
     const char *row[COLUMN_COUNT] = {
-        device->selector, device->name,  agpu_device_type_name(device->type),
-        memory,           compute_units, device->driver_version,
+        device->selector,
+        device->name,
+        agpu_device_type_name(device->type),
+        memory,
+        compute_units,
+        subgroups,
+        uuid,
+        device->driver_version,
     };
     ok = text_table_add_row(&table, row);
   }

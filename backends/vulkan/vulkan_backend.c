@@ -1,17 +1,66 @@
-/* The Vulkan backend: for now it only says whether the machine has the
- * library; the implementation is a separate issue. */
-#include "agpu_dl.h"
+/* The Vulkan backend's ops table. Built without the Vulkan headers it only
+ * says why it is unavailable. */
+#include "agpu_backend.h"
 
-static const char *const agpu_vulkan_libraries[] = {"libvulkan.so.1", "libvulkan.so"};
+#ifndef AGPU_HAVE_VULKAN_HEADERS
 
-static agpu_status agpu_vulkan_init(agpu_backend *backend) {
-  return agpu_dl_probe_unimplemented(backend, agpu_vulkan_libraries,
-                                     sizeof agpu_vulkan_libraries / sizeof agpu_vulkan_libraries[0],
-                                     "Vulkan");
+#include <stdio.h>
+
+static agpu_status agpu_vk_init_without_headers(agpu_backend *backend) {
+  snprintf(backend->reason, sizeof backend->reason,
+           "built without the Vulkan headers (install libvulkan-dev and reconfigure)");
+  backend->available = false;
+  return AGPU_SUCCESS;
 }
 
 const agpu_backend_ops agpu_vulkan_backend_ops = {
     .kind = AGPU_BACKEND_VULKAN,
     .name = "vulkan",
-    .init = agpu_vulkan_init,
+    .init = agpu_vk_init_without_headers,
 };
+
+#else
+
+#include "vulkan_internal.h"
+
+static agpu_status agpu_vk_init(agpu_backend *backend) {
+  agpu_vk_api *api = agpu_vk_load(backend);
+  if (!api) {
+    backend->available = false;
+    return AGPU_SUCCESS;
+  }
+  backend->native = api;
+  backend->available = true;
+  return agpu_vk_enumerate(backend, api);
+}
+
+const agpu_backend_ops agpu_vulkan_backend_ops = {
+    .kind = AGPU_BACKEND_VULKAN,
+    .name = "vulkan",
+    .init = agpu_vk_init,
+    .device_caps = agpu_vk_device_caps,
+    .device_memory = agpu_vk_device_memory,
+    .queue_create = agpu_vk_queue_create,
+    .queue_release = agpu_vk_queue_release,
+    .queue_finish = agpu_vk_queue_finish,
+    .event_record = agpu_vk_event_record,
+    .event_wait = agpu_vk_event_wait,
+    .event_elapsed_ns = agpu_vk_event_elapsed_ns,
+    .event_release = agpu_vk_event_release,
+    .buffer_create = agpu_vk_buffer_create,
+    .buffer_release = agpu_vk_buffer_release,
+    .buffer_write = agpu_vk_buffer_write,
+    .buffer_read = agpu_vk_buffer_read,
+    .buffer_copy = agpu_vk_buffer_copy,
+    .buffer_fill = agpu_vk_buffer_fill,
+    .buffer_map = agpu_vk_buffer_map,
+    .buffer_unmap = agpu_vk_buffer_unmap,
+    .program_build = agpu_vk_program_build,
+    .program_create_native = agpu_vk_program_create_native,
+    .program_release = agpu_vk_program_release,
+    .kernel_create = agpu_vk_kernel_create,
+    .kernel_release = agpu_vk_kernel_release,
+    .launch = agpu_vk_launch,
+};
+
+#endif /* AGPU_HAVE_VULKAN_HEADERS */

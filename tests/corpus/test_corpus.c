@@ -66,6 +66,8 @@ static uint32_t corpus_devices(const char *selector, agpu_device *except, bool s
     if (agpu_device_select_all(selector, found, CORPUS_MAX_DEVICES, &count) != AGPU_SUCCESS) {
       printf("note: --device '%s' selects nothing: %s\n", selector, agpu_last_error());
       count = 0;
+    } else if (count == 0) {
+      printf("note: --device '%s' selects nothing on this machine\n", selector);
     }
   } else if (agpu_device_count(&count) == AGPU_SUCCESS) {
     for (uint32_t i = 0; i < count && i < CORPUS_MAX_DEVICES; i++) agpu_device_get(i, &found[i]);

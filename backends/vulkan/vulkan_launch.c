@@ -1,0 +1,182 @@
+/* agpu_launch on Vulkan: the parameter block (kernels/glsl_layout.h) in
+ * push constants, or in a storage buffer when it is larger; buffers through
+ * push descriptors where the device has them, else a set from the batch's
+ * pool; group counts beyond maxComputeWorkGroupCount split over several
+ * dispatches, each told its first group in the block's group_offset. The
+ * dispatches are recorded, not submitted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glsl_layout.h"
+#include "vulkan_internal.h"
+
+#define AGPU_VK_MAX_BINDINGS 64u
+
+typedef struct agpu_vk_binder {
+  agpu_vk_device *device;
+  agpu_vk_kernel_entry *entry;
+  VkDescriptorBufferInfo infos[AGPU_VK_MAX_BINDINGS + 1];
+  VkWriteDescriptorSet writes[AGPU_VK_MAX_BINDINGS + 1];
+  uint32_t count;
+  int32_t block_write; /* index of the block's write, -1 if none */
+} agpu_vk_binder;
+
+static void agpu_vk_bind_buffer(agpu_vk_binder *binder, uint32_t binding, VkBuffer buffer,
+                                VkDeviceSize offset, VkDeviceSize range) {
+  uint32_t i = binder->count++;
+  binder->infos[i] = (VkDescriptorBufferInfo){.buffer = buffer, .offset = offset, .range = range};
+  binder->writes[i] = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                             .dstBinding = binding,
+                                             .descriptorCount = 1,
+                                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                             .pBufferInfo = &binder->infos[i]};
+}
+
+/* Binds the set for the next dispatch(es). */
+static agpu_status agpu_vk_bind_set(agpu_vk_binder *binder, agpu_vk_batch *batch) {
+  const agpu_vk_api *api = binder->device->api;
+  if (!binder->count) return AGPU_SUCCESS;
+  if (binder->device->push_descriptors) {
+    api->vkCmdPushDescriptorSetKHR(batch->commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                   binder->entry->pipeline_layout, 0, binder->count,
+                                   binder->writes);
+    return AGPU_SUCCESS;
+  }
+  VkDescriptorSetAllocateInfo allocate = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                          .descriptorPool = batch->pool,
+                                          .descriptorSetCount = 1,
+                                          .pSetLayouts = &binder->entry->set_layout};
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  VkResult result = api->vkAllocateDescriptorSets(binder->device->device, &allocate, &set);
+  if (result != VK_SUCCESS) return agpu_vk_fail("vkAllocateDescriptorSets", result);
+  for (uint32_t i = 0; i < binder->count; i++) binder->writes[i].dstSet = set;
+  api->vkUpdateDescriptorSets(binder->device->device, binder->count, binder->writes, 0, NULL);
+  api->vkCmdBindDescriptorSets(batch->commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                               binder->entry->pipeline_layout, 0, 1, &set, 0, NULL);
+  return AGPU_SUCCESS;
+}
+
+/* The parts of a launch that need no queue: pipeline and block contents. */
+static agpu_status agpu_vk_prepare(agpu_kernel *kernel, const size_t local[3], uint32_t nargs,
+                                   const agpu_arg args[], uint8_t *block, VkPipeline *pipeline) {
+  agpu_vk_device *device = agpu_vk_device_of(kernel->program->device);
+  agpu_vk_kernel_entry *entry = kernel->native;
+  uint32_t counts[AGPU_VK_MAX_BINDINGS];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < nargs; i++) {
+    const agpu_vk_param *param = &entry->layout[i];
+    if (param->kind == KL_GLSL_PARAM_VALUE) {
+      uint32_t bytes = args[i].size < param->size ? args[i].size : param->size;
+      memcpy(block + param->offset, args[i].value.bytes, bytes);
+    } else if (param->kind == KL_GLSL_PARAM_LOCAL) {
+      if (n == AGPU_VK_MAX_BINDINGS)
+        return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                              "agpu_launch: kernel '%s' has more than "
+                              "%u __local parameters",
+                              kernel->info.name, AGPU_VK_MAX_BINDINGS);
+      uint32_t element = param->element_size ? param->element_size : 1;
+      counts[n++] = (args[i].size + element - 1) / element;
+    }
+  }
+  uint64_t shared = entry->static_local_bytes;
+  for (uint32_t i = 0; i < nargs; i++)
+    if (entry->layout[i].kind == KL_GLSL_PARAM_LOCAL) shared += args[i].size;
+  const agpu_device_info *info = &kernel->program->device->info;
+  if (shared > info->local_mem_bytes)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "agpu_launch: kernel '%s' needs %llu bytes of shared memory (%u for its "
+                          "__local arrays, the rest for __local arguments); %s (%s) has %llu",
+                          kernel->info.name, (unsigned long long)shared, entry->static_local_bytes,
+                          info->selector, info->name, (unsigned long long)info->local_mem_bytes);
+  uint32_t local32[3] = {(uint32_t)local[0], (uint32_t)local[1], (uint32_t)local[2]};
+  (void)device;
+  return agpu_vk_pipeline_get(device, entry, local32, counts, pipeline);
+}
+
+agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
+                           const size_t global[3], const size_t local[3], uint32_t nargs,
+                           const agpu_arg args[]) {
+  agpu_vk_device *device = agpu_vk_device_of(queue->device);
+  const agpu_vk_api *api = device->api;
+  agpu_vk_kernel_entry *entry = kernel->native;
+  if (entry->buffer_count > AGPU_VK_MAX_BINDINGS)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "agpu_launch: kernel '%s' has %u buffer parameters; the Vulkan backend "
+                          "binds at most %u",
+                          kernel->info.name, entry->buffer_count, AGPU_VK_MAX_BINDINGS);
+  uint32_t block_bytes = (entry->block_size + 3u) & ~3u;
+  uint8_t small[256];
+  uint8_t *block = block_bytes <= sizeof small ? small : calloc(1, block_bytes);
+  if (!block) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
+  memset(block, 0, block_bytes);
+  uint32_t groups[3];
+  for (int d = 0; d < 3; d++) groups[d] = (uint32_t)(global[d] / local[d]);
+  memcpy(block + KL_GLSL_WORK_DIM_OFFSET, &dims, 4);
+  memcpy(block + KL_GLSL_NUM_GROUPS_OFFSET, groups, sizeof groups);
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  agpu_status status = agpu_vk_prepare(kernel, local, nargs, args, block, &pipeline);
+  if (status != AGPU_SUCCESS) {
+    if (block != small) free(block);
+    return status;
+  }
+
+  agpu_vk_binder binder = {.device = device, .entry = entry, .block_write = -1};
+  for (uint32_t i = 0; i < nargs; i++) {
+    if (entry->layout[i].kind != KL_GLSL_PARAM_BUFFER) continue;
+    agpu_vk_buffer *vb = args[i].buffer->native;
+    VkDeviceSize whole = (args[i].buffer->size + 3u) & ~(VkDeviceSize)3u;
+    VkDeviceSize range =
+        whole <= device->max_storage_range ? VK_WHOLE_SIZE : device->max_storage_range;
+    agpu_vk_bind_buffer(&binder, entry->layout[i].binding, vb->buffer, 0, range);
+  }
+
+  const uint32_t *limit = device->properties.limits.maxComputeWorkGroupCount;
+  uint32_t splits = 1;
+  for (int d = 0; d < 3; d++) splits *= (groups[d] + limit[d] - 1) / limit[d];
+  agpu_vk_queue *vq = queue->native;
+  pthread_mutex_lock(&vq->lock);
+  agpu_vk_batch *batch = NULL;
+  status = agpu_vk_queue_recording(queue, &batch);
+  agpu_vk_buffer *blocks = NULL;
+  VkDeviceSize stride = 0;
+  if (status == AGPU_SUCCESS && entry->block_in_buffer) {
+    /* One copy of the block per dispatch: each has its own group_offset. */
+    VkDeviceSize align = device->properties.limits.minStorageBufferOffsetAlignment;
+    stride = (block_bytes + align - 1) / align * align;
+    status = agpu_vk_batch_transient(device, batch, stride * splits, queue->device->info.selector,
+                                     &blocks);
+    if (status == AGPU_SUCCESS) {
+      binder.block_write = (int32_t)binder.count;
+      agpu_vk_bind_buffer(&binder, entry->block_binding, blocks->buffer, 0, block_bytes);
+    }
+  }
+  if (status == AGPU_SUCCESS)
+    api->vkCmdBindPipeline(batch->commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  if (status == AGPU_SUCCESS && !entry->block_in_buffer) status = agpu_vk_bind_set(&binder, batch);
+  uint32_t split = 0;
+  for (uint32_t z = 0; z < groups[2] && status == AGPU_SUCCESS; z += limit[2])
+    for (uint32_t y = 0; y < groups[1] && status == AGPU_SUCCESS; y += limit[1])
+      for (uint32_t x = 0; x < groups[0] && status == AGPU_SUCCESS; x += limit[0], split++) {
+        uint32_t offset[3] = {x, y, z};
+        memcpy(block + KL_GLSL_GROUP_OFFSET_OFFSET, offset, sizeof offset);
+        if (entry->block_in_buffer) {
+          memcpy((char *)blocks->mapped + split * stride, block, block_bytes);
+          binder.infos[binder.block_write].offset = split * stride;
+          status = agpu_vk_bind_set(&binder, batch);
+        } else {
+          api->vkCmdPushConstants(batch->commands, entry->pipeline_layout,
+                                  VK_SHADER_STAGE_COMPUTE_BIT, 0, block_bytes, block);
+        }
+        uint32_t count[3];
+        for (int d = 0; d < 3; d++) {
+          uint32_t left = groups[d] - offset[d];
+          count[d] = left < limit[d] ? left : limit[d];
+        }
+        if (status == AGPU_SUCCESS)
+          api->vkCmdDispatch(batch->commands, count[0], count[1], count[2]);
+      }
+  pthread_mutex_unlock(&vq->lock);
+  if (block != small) free(block);
+  return status;
+}
