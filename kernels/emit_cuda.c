@@ -54,132 +54,194 @@ typedef struct cuda_emitter {
   const char *last_failure;
 } cuda_emitter;
 
-static const char *const cuda_reserved[] = {"alignas",
-                                            "alignof",
-                                            "and",
-                                            "and_eq",
-                                            "asm",
-                                            "auto",
-                                            "bitand",
-                                            "bitor",
-                                            "catch",
-                                            "char16_t",
-                                            "char32_t",
-                                            "class",
-                                            "compl",
-                                            "concept",
-                                            "consteval",
-                                            "constexpr",
-                                            "constinit",
-                                            "const_cast",
-                                            "co_await",
-                                            "co_return",
-                                            "co_yield",
-                                            "decltype",
-                                            "delete",
-                                            "dynamic_cast",
-                                            "explicit",
-                                            "export",
-                                            "false",
-                                            "friend",
-                                            "inline",
-                                            "mutable",
-                                            "namespace",
-                                            "new",
-                                            "noexcept",
-                                            "not",
-                                            "not_eq",
-                                            "nullptr",
-                                            "operator",
-                                            "or",
-                                            "or_eq",
-                                            "private",
-                                            "protected",
-                                            "public",
-                                            "reinterpret_cast",
-                                            "requires",
-                                            "static_assert",
-                                            "static_cast",
-                                            "template",
-                                            "this",
-                                            "thread_local",
-                                            "throw",
-                                            "true",
-                                            "try",
-                                            "typeid",
-                                            "typename",
-                                            "using",
-                                            "virtual",
-                                            "wchar_t",
-                                            "xor",
-                                            "xor_eq",
-                                            "threadIdx",
-                                            "blockIdx",
-                                            "blockDim",
-                                            "gridDim",
-                                            "warpSize",
-                                            "uchar",
-                                            "ushort",
-                                            "uint",
-                                            "llong",
-                                            "ullong",
-                                            "float1",
-                                            "float2",
-                                            "float3",
-                                            "float4",
-                                            "int2",
-                                            "int3",
-                                            "int4",
-                                            "uint2",
-                                            "uint3",
-                                            "uint4",
-                                            "double2",
-                                            "double3",
-                                            "double4",
-                                            "dim3",
-                                            "std",
-                                            "min",
-                                            "max",
-                                            "abs",
-                                            "signbit",
-                                            "isnan",
-                                            "isinf",
-                                            "isfinite",
-                                            "memcpy",
-                                            "memset",
-                                            "malloc",
-                                            "free",
-                                            "printf",
-                                            "assert",
-                                            "atomicAdd",
-                                            "atomicSub",
-                                            "atomicExch",
-                                            "atomicMin",
-                                            "atomicMax",
-                                            "atomicAnd",
-                                            "atomicOr",
-                                            "atomicXor",
-                                            "atomicCAS",
-                                            "atomicInc",
-                                            "atomicDec",
-                                            "main",
-                                            "sin",
-                                            "cos",
-                                            "exp",
-                                            "log",
-                                            "sqrt",
-                                            "pow",
-                                            "fabs",
-                                            "floor",
-                                            "ceil",
-                                            "fmin",
-                                            "fmax",
-                                            "rint",
-                                            "round",
-                                            "trunc",
-                                            "tan",
-                                            "size_t",
-                                            NULL};
+static const char *const cuda_reserved[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "catch", "char16_t",
+    "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit", "const_cast",
+    "co_await", "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export",
+    "false", "friend", "inline", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "reinterpret_cast",
+    "requires", "static_assert", "static_cast", "template", "this", "thread_local", "throw", "true",
+    "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", "threadIdx",
+    "blockIdx", "blockDim", "gridDim", "warpSize", "uchar", "ushort", "uint", "llong", "ullong",
+    "float1", "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4",
+    "double2", "double3", "double4", "dim3", "std", "min", "max", "abs", "signbit", "isnan",
+    "isinf", "isfinite", "memcpy", "memset", "malloc", "free", "printf", "assert", "atomicAdd",
+    "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor",
+    "atomicCAS", "atomicInc", "atomicDec", "main", "sin", "cos", "exp", "log", "sqrt", "pow",
+    "fabs", "floor", "ceil", "fmin", "fmax", "rint", "round", "trunc", "tan", "size_t",
+    /* macros of NVRTC's and hiprtc's headers */
+    "NOMINMAX", "NULL", "STD", "THROWBADALLOC", "alloca", "va_arg", "va_copy", "va_end", "va_start",
+    "launch_bounds_impl0", "launch_bounds_impl1", "select_impl_", "linux", "unix", "kl", NULL};
+
+/* Prefixes of the names (macros among them) the CUDA and HIP headers declare. */
+static const char *const cuda_vendor_prefixes[] = {"cuda", "CUDA", "CU_", "NV_", "hip",
+                                                   "HIP",  "amd_", "__",  NULL};
+
+/* Functions with C linkage in NVRTC's headers (its math library): a CUDA kernel,
+ * extern "C" too, cannot take their names. Found by compiling a kernel of
+ * each name the headers mention with NVRTC 13 and hiprtc 5.2. */
+static const char *const cuda_kernel_taken[] = {"acos",
+                                                "acosf",
+                                                "acosh",
+                                                "acoshf",
+                                                "asin",
+                                                "asinf",
+                                                "asinh",
+                                                "asinhf",
+                                                "atan",
+                                                "atan2",
+                                                "atan2f",
+                                                "atanf",
+                                                "atanh",
+                                                "atanhf",
+                                                "cbrt",
+                                                "cbrtf",
+                                                "ceilf",
+                                                "clock64",
+                                                "copysign",
+                                                "copysignf",
+                                                "cosf",
+                                                "cosh",
+                                                "coshf",
+                                                "cospi",
+                                                "cospif",
+                                                "cyl_bessel_i0",
+                                                "cyl_bessel_i0f",
+                                                "cyl_bessel_i1",
+                                                "cyl_bessel_i1f",
+                                                "erf",
+                                                "erfc",
+                                                "erfcf",
+                                                "erfcinv",
+                                                "erfcinvf",
+                                                "erfcx",
+                                                "erfcxf",
+                                                "erff",
+                                                "erfinv",
+                                                "erfinvf",
+                                                "exp10",
+                                                "exp10f",
+                                                "exp2",
+                                                "exp2f",
+                                                "expf",
+                                                "expm1",
+                                                "expm1f",
+                                                "fabsf",
+                                                "fdim",
+                                                "fdimf",
+                                                "fdividef",
+                                                "floorf",
+                                                "fma",
+                                                "fmaf",
+                                                "fmaxf",
+                                                "fminf",
+                                                "fmod",
+                                                "fmodf",
+                                                "frexp",
+                                                "frexpf",
+                                                "hypot",
+                                                "hypotf",
+                                                "ilogb",
+                                                "ilogbf",
+                                                "j0",
+                                                "j0f",
+                                                "j1",
+                                                "j1f",
+                                                "jn",
+                                                "jnf",
+                                                "labs",
+                                                "ldexp",
+                                                "ldexpf",
+                                                "lgamma",
+                                                "lgammaf",
+                                                "llabs",
+                                                "llrint",
+                                                "llrintf",
+                                                "llround",
+                                                "llroundf",
+                                                "log10",
+                                                "log10f",
+                                                "log1p",
+                                                "log1pf",
+                                                "log2",
+                                                "log2f",
+                                                "logb",
+                                                "logbf",
+                                                "logf",
+                                                "lrint",
+                                                "lrintf",
+                                                "lround",
+                                                "lroundf",
+                                                "modf",
+                                                "modff",
+                                                "nan",
+                                                "nanf",
+                                                "nearbyint",
+                                                "nearbyintf",
+                                                "nextafter",
+                                                "nextafterf",
+                                                "norm",
+                                                "norm3d",
+                                                "norm3df",
+                                                "norm4d",
+                                                "norm4df",
+                                                "normcdf",
+                                                "normcdff",
+                                                "normcdfinv",
+                                                "normcdfinvf",
+                                                "normf",
+                                                "powf",
+                                                "rcbrt",
+                                                "rcbrtf",
+                                                "remainder",
+                                                "remainderf",
+                                                "remquo",
+                                                "remquof",
+                                                "rhypot",
+                                                "rhypotf",
+                                                "rintf",
+                                                "rnorm",
+                                                "rnorm3d",
+                                                "rnorm3df",
+                                                "rnorm4d",
+                                                "rnorm4df",
+                                                "rnormf",
+                                                "roundf",
+                                                "rsqrt",
+                                                "rsqrtf",
+                                                "scalbln",
+                                                "scalblnf",
+                                                "scalbn",
+                                                "scalbnf",
+                                                "sincos",
+                                                "sincosf",
+                                                "sincospi",
+                                                "sincospif",
+                                                "sinf",
+                                                "sinh",
+                                                "sinhf",
+                                                "sinpi",
+                                                "sinpif",
+                                                "sqrtf",
+                                                "tanf",
+                                                "tanh",
+                                                "tanhf",
+                                                "tgamma",
+                                                "tgammaf",
+                                                "truncf",
+                                                "y0",
+                                                "y0f",
+                                                "y1",
+                                                "y1f",
+                                                "yn",
+                                                "ynf",
+                                                NULL};
+
+static bool cuda_kernel_name_taken(const char *name) {
+  for (int i = 0; cuda_kernel_taken[i]; i++)
+    if (strcmp(cuda_kernel_taken[i], name) == 0) return true;
+  return false;
+}
 
 static void cuda_fail(cuda_emitter *e, kl_location at, const char *what) {
   if (e->failed && e->last_failure && strcmp(e->last_failure, what) == 0)
@@ -189,8 +251,27 @@ static void cuda_fail(cuda_emitter *e, kl_location at, const char *what) {
   e->failed = true;
 }
 
+static bool cuda_vendor_name(const char *name) {
+  for (int i = 0; cuda_vendor_prefixes[i]; i++)
+    if (strncmp(name, cuda_vendor_prefixes[i], strlen(cuda_vendor_prefixes[i])) == 0) return true;
+  return false;
+}
+
+/* A user identifier as printed. The program's own names live in namespace
+ * kl, so that they cannot collide with the headers' functions and types;
+ * what remains to escape are C++ words, the headers' macros and names
+ * with the vendors' prefixes. */
 static const char *cuda_name(cuda_emitter *e, const char *name) {
-  return klg_ident(e->ctx, name, cuda_reserved, false);
+  const char *printed = klg_ident(e->ctx, name, cuda_reserved, false);
+  if (printed == name && cuda_vendor_name(name)) printed = kl_format(e->ctx, "kl_%s", name);
+  return printed;
+}
+
+/* A struct's tag or typedef name, escaped as other names; "_cl_struct<N>" for
+ * an anonymous one. */
+static const char *cuda_struct_name(cuda_emitter *e, const kl_type *t) {
+  const char *name = klg_struct_name(e->ctx, e->program, t);
+  return strncmp(name, "_cl_struct", 10) == 0 ? name : cuda_name(e, name);
 }
 
 static const char *cuda_scalar(cuda_emitter *e, const kl_type *t, kl_location at) {
@@ -235,7 +316,7 @@ static const char *cuda_type(cuda_emitter *e, const kl_type *t, kl_location at) 
     case KL_TYPE_VECTOR:
       return kl_format(e->ctx, "_clv<%s, %d>", cuda_scalar(e, t->element, at), t->length);
     case KL_TYPE_STRUCT:
-      return klg_struct_name(e->ctx, e->program, t);
+      return cuda_struct_name(e, t);
     case KL_TYPE_POINTER: {
       const kl_type *p = t->element;
       const char *q = "";
@@ -847,17 +928,25 @@ static void cuda_stmt(cuda_emitter *e, const kl_node *n, int depth) {
 
 static void cuda_struct(cuda_emitter *e, const kl_type *t) {
   klg_buf *o = &e->out;
-  klg_printf(o, "struct %s {\n", klg_struct_name(e->ctx, e->program, t));
+  klg_printf(o, "struct %s {\n", cuda_struct_name(e, t));
   for (const kl_member *m = t->members; m; m = m->next)
     klg_printf(o, "  %s;\n", cuda_decl(e, m->type, m->name, m->location));
-  klg_printf(o, "};\nstatic_assert(sizeof(%s) == %d, \"struct layout\");\n",
-             klg_struct_name(e->ctx, e->program, t), t->size);
+  klg_printf(o, "};\nstatic_assert(sizeof(%s) == %d, \"struct layout\");\n", cuda_struct_name(e, t),
+             t->size);
 }
 
 static void cuda_signature(cuda_emitter *e, const kl_function *f) {
   klg_buf *o = &e->out;
   const char *name = cuda_name(e, f->name);
   if (f->is_kernel) {
+    /* the runtime finds a kernel by its name: it cannot be escaped (a vendor
+     * prefix alone is allowed: cudaSaxpy collides with nothing) */
+    if (klg_ident(e->ctx, f->name, cuda_reserved, false) != f->name ||
+        (!e->hip && cuda_kernel_name_taken(f->name)))
+      cuda_fail(
+          e, f->location,
+          kl_format(e->ctx, "a kernel named '%s' (the name is taken in its headers)", f->name));
+    name = f->name;
     klg_puts(o, "extern \"C\" __global__ ");
     if (f->has_required_work_group_size) {
       uint64_t threads = (uint64_t)f->required_work_group_size[0] * f->required_work_group_size[1] *
@@ -912,6 +1001,7 @@ const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
   klg_puts(&e.out, hip ? kl_cuda_prelude_hip : kl_cuda_prelude_cuda);
   klg_puts(&e.out, kl_cuda_prelude_half);
   klg_puts(&e.out, kl_cuda_prelude_body);
+  klg_puts(&e.out, "namespace kl { /* the program's own names */\n\n");
   for (int i = 0; i < program->struct_count; i++) cuda_struct(&e, program->structs[i]);
   for (const kl_variable *v = program->constants; v; v = v->next) {
     klg_printf(&e.out, "__constant__ %s",
@@ -931,6 +1021,7 @@ const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
   klg_puts(&e.out, "\n");
   for (const kl_function *f = program->functions; f; f = f->next)
     if (f->body) cuda_function(&e, f);
+  klg_puts(&e.out, "} /* namespace kl */\n");
   if (e.failed) return NULL;
   return klg_text(&e.out);
 }

@@ -389,6 +389,70 @@ static void tricky_compiles_with_hiprtc(void) {
   tricky_compiles(&hiprtc_compiler);
 }
 
+/* Names that the headers of NVRTC or hiprtc declare, define as macros or
+ * reserve: helpers, structs, constants and variables so named still work. */
+static const char names_source[] =
+    "typedef struct { int a; } dim3;\n"
+    "struct float1 { float v; };\n"
+    "__constant int cudaMalloc = 3;\n"
+    "int sinf(int x) { return x + 1; }\n"
+    "float acosf(float x) { return x * 2.0f; }\n"
+    "int warpSize(int unix) { int NULL_ = unix; return NULL_ + cudaMalloc; }\n"
+    "int atomicAdd(int x) { return x; }\n"
+    "__kernel void cudaNames(__global int *p, __global float *q) {\n"
+    "  int linux = p[0], va_end = 2, __x = 3, hipFoo = 4, kl_y = 5, clock = 6, norm3df = 7, NULL = "
+    "8;\n"
+    "  int threadIdx = 9, select_impl_ = 10, launch_bounds_impl0 = 11, kl = 12, CUDART_VERSION = "
+    "13;\n"
+    "  struct float1 f = {q[0]};\n"
+    "  dim3 d = {linux};\n"
+    "  p[0] = sinf(linux) + warpSize(va_end) + __x + hipFoo + kl_y + clock + norm3df + d.a + "
+    "(int)acosf(f.v) + NULL;\n"
+    "  p[1] = threadIdx + select_impl_ + launch_bounds_impl0 + kl + CUDART_VERSION + "
+    "atomicAdd(1);\n"
+    "}\n";
+
+static void names_compile(const compiler *c) {
+  if (!c->load()) SKIP("%s not found: %s", c->name, c->why());
+  kl_context *ctx = kl_context_create();
+  build_counts counts = {0};
+  const char *out = check_source(c, ctx, "names.cl", names_source, NULL, false, &counts);
+  CHECK(out != NULL);
+  if (out) {
+    CHECK(strstr(out, "namespace kl { ") != NULL);
+    CHECK(strstr(out, "struct kl_float1 {") != NULL);
+    CHECK(strstr(out, "__constant__ const int kl_cudaMalloc = 3;") != NULL);
+    CHECK(strstr(out, "extern \"C\" __global__ void cudaNames(") != NULL);
+  }
+  kl_context_destroy(ctx);
+  /* a kernel keeps its name, so one whose name is taken is rejected */
+  static const char *const taken[] = {"NULL", "warpSize", "class", "acosf"};
+  for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+    char source[128], message[128];
+    snprintf(source, sizeof source, "__kernel void %s(__global int *p) { p[0] = 1; }\n", taken[i]);
+    snprintf(message, sizeof message, "does not support a kernel named '%s'", taken[i]);
+    ctx = kl_context_create();
+    kl_program *program = emit_parse(ctx, "taken.cl", source, strlen(source), NULL, false);
+    bool hip_compiles =
+        c->hip && strcmp(taken[i], "acosf") == 0; /* HIP's math is C++, not extern "C" */
+    if (program && hip_compiles) {
+      CHECK(kl_emit_cuda(ctx, program, c->hip) != NULL);
+    } else if (program) {
+      CHECK(kl_emit_cuda(ctx, program, c->hip) == NULL);
+      CHECK(strstr(kl_diagnostics_text(ctx), "taken.cl:1:15:") != NULL);
+      CHECK(strstr(kl_diagnostics_text(ctx), message) != NULL);
+    }
+    kl_context_destroy(ctx);
+  }
+}
+
+static void names_compile_with_nvrtc(void) {
+  names_compile(&nvrtc_compiler);
+}
+static void names_compile_with_hiprtc(void) {
+  names_compile(&hiprtc_compiler);
+}
+
 /* Everything the front end accepts for half. */
 static const char half_source[] =
     "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
@@ -592,10 +656,12 @@ int main(void) {
   RUN(corpus_compiles_with_nvrtc);
   RUN(tricky_compiles_with_nvrtc);
   RUN(half_compiles_with_nvrtc);
+  RUN(names_compile_with_nvrtc);
   RUN(half_constants_fold_to_their_bits);
   RUN(corpus_compiles_with_hiprtc);
   RUN(tricky_compiles_with_hiprtc);
   RUN(half_compiles_with_hiprtc);
+  RUN(names_compile_with_hiprtc);
   RUN(hip_prelude_semantics_on_the_host);
   return agpu_test_finish();
 }
