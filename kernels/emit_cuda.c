@@ -1,12 +1,13 @@
 /* The CUDA C++ (NVRTC) and HIP C++ (hiprtc) emitter.
  *
- * The output is one translation unit: a prelude that gives C++ the OpenCL C
- * types and builtins (vector types _clv<T, N> with OpenCL's sizes and
- * alignments and with operators, swizzle helpers, conversions with OpenCL's
- * rounding and saturation, the integer, math, common, geometric and
- * relational builtins, vloadN/vstoreN, atomics), then the program's structs,
- * __constant variables, helper functions (static __device__) and kernels
- * (extern "C" __global__).
+ * The output is one translation unit: a prelude (kernels/cuda_prelude.c)
+ * that gives C++ the OpenCL C types and builtins (vector types _clv<T, N>
+ * with OpenCL's sizes and alignments and with operators, swizzle helpers,
+ * half, conversions with OpenCL's rounding and saturation, the integer,
+ * math, common, geometric and relational builtins, vloadN/vstoreN,
+ * atomics), then, in namespace kl, the program's structs, __constant
+ * variables, helper functions (static __device__) and kernels (extern "C"
+ * __global__, so their names are unmangled).
  *
  * Launch ABI (kernels/cuda_abi.h has the host-side struct):
  *  - parameters keep their order; a __global/__constant pointer is a device
