@@ -344,6 +344,7 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
   klg_init(&e.helpers, ctx);
   klg_init(&e.functions, ctx);
   klg_init(&e.globals, ctx);
+  klg_init(&e.wide_types, ctx);
   klg_buf main_body;
   klg_init(&main_body, ctx);
   e.out = &main_body;
@@ -505,6 +506,7 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
              "layout(local_size_x = %u, local_size_y = %u, local_size_z = %u, local_size_x_id = 0, "
              "local_size_y_id = 1, local_size_z_id = 2) in;\n",
              wg[0], wg[1], wg[2]);
+  klg_puts(&out, klg_text(&e.wide_types));
   klg_puts(&out, klg_text(&structs));
   if (in_buffer)
     klg_printf(&out, "layout(std430, set = 0, binding = %u) readonly buffer _cl_Block {\n",

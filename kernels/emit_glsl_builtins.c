@@ -283,6 +283,18 @@ void glsl_atomic(glsl_emitter *e, const kl_node *n) {
   }
 }
 
+/* A vector from its element texts. */
+static const char *vector_of(glsl_emitter *e, const kl_type *vt, const char *const *elements,
+                             kl_location at) {
+  if (glsl_is_wide(vt)) return glsl_wide_from_elements(e, vt, elements, at);
+  klg_buf b;
+  klg_init(&b, e->ctx);
+  klg_printf(&b, "%s(", glsl_type(e, vt, at));
+  for (int k = 0; k < vt->length; k++) klg_printf(&b, "%s%s", k ? ", " : "", elements[k]);
+  klg_puts(&b, ")");
+  return klg_text(&b);
+}
+
 void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store) {
   klg_buf *o = e->out;
   const kl_node *data = store ? n->args : NULL;
@@ -304,19 +316,18 @@ void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store) {
       return;
     }
     const char *idx = glsl_text_of(e, offset);
+    const char *elements[16];
+    for (int k = 0; k < count; k++)
+      elements[k] =
+          kl_format(e->ctx, "%s[%s + uint(%s) * %du + %du]", root->array, base, idx, count, k);
     if (store) {
-      const char *d = glsl_text_of(e, data);
+      const char *d = kl_format(e->ctx, "(%s)", glsl_text_of(e, data));
       klg_puts(o, "(");
       for (int k = 0; k < count; k++)
-        klg_printf(o, "%s%s[%s + uint(%s) * %du + %du] = (%s)[%d]", k ? ", " : "", root->array,
-                   base, idx, count, k, d, k);
+        klg_printf(o, "%s%s = %s", k ? ", " : "", elements[k], glsl_component(e, d, vt, k));
       klg_puts(o, ")");
     } else {
-      klg_printf(o, "%s(", glsl_type(e, vt, n->location));
-      for (int k = 0; k < count; k++)
-        klg_printf(o, "%s%s[%s + uint(%s) * %du + %du]", k ? ", " : "", root->array, base, idx,
-                   count, k);
-      klg_puts(o, ")");
+      klg_puts(o, vector_of(e, vt, elements, n->location));
     }
     return;
   }
@@ -326,14 +337,16 @@ void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store) {
       kl_format(e->ctx, "_cl_%s%d_%s", store ? "vstore" : "vload", count, root->array);
   if (glsl_need(e, name)) {
     klg_buf *h = &e->functions;
+    const char *elements[16];
+    for (int k = 0; k < count; k++) elements[k] = kl_format(e->ctx, "%s[i + %du]", root->array, k);
     if (store) {
       klg_printf(h, "void %s(%s v, uint i) {", name, type);
-      for (int k = 0; k < count; k++) klg_printf(h, " %s[i + %du] = v[%d];", root->array, k, k);
+      for (int k = 0; k < count; k++)
+        klg_printf(h, " %s = %s;", elements[k], glsl_component(e, "v", vt, k));
       klg_puts(h, " }\n");
     } else {
-      klg_printf(h, "%s %s(uint i) { return %s(", type, name, type);
-      for (int k = 0; k < count; k++) klg_printf(h, "%s%s[i + %du]", k ? ", " : "", root->array, k);
-      klg_puts(h, "); }\n");
+      klg_printf(h, "%s %s(uint i) { return %s; }\n", type, name,
+                 vector_of(e, vt, elements, n->location));
     }
   }
   klg_printf(o, "%s(", name);

@@ -252,6 +252,7 @@ void glsl_assign(glsl_emitter *e, const kl_node *n) {
     glsl_pointer(e, n);
     return;
   }
+  if (glsl_wide_assign(e, n)) return;
   if (n->op == KL_OP_NONE) {
     klg_puts(o, "(");
     glsl_expr_mode(e, l, ACCESS_WRITE);
@@ -331,6 +332,7 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
     glsl_pointer(e, n);
     return;
   }
+  if (glsl_wide_expr(e, n, mode)) return;
   switch (n->kind) {
     case KL_EXPR_INT_LITERAL:
       glsl_int_literal(e, n->type, n->int_value);
@@ -553,10 +555,6 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
     case KL_EXPR_SWIZZLE: {
       int c[16], count;
       const kl_node *base = klg_fold_swizzle(n, c, &count);
-      if (klg_is_vector(base->type) && base->type->length > 4) {
-        glsl_fail(e, n->location, "vectors of 8 or 16 components");
-        return;
-      }
       klg_puts(o, "(");
       glsl_expr_mode(e, base, mode);
       klg_puts(o, ").");

@@ -51,6 +51,8 @@ typedef struct glsl_emitter {
   const kl_function *kernel;
   klg_buf *out;
   klg_buf helpers, functions, globals;
+  klg_buf wide_types;       /* struct definitions of 8- and 16-vectors */
+  struct wide_fn *wide_fns; /* helpers on them (emit_glsl_wide.c) */
   glsl_binding *env;
   int env_count, env_capacity;
   glsl_spec *specs;
@@ -131,6 +133,16 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for);
 void glsl_block(glsl_emitter *e, const kl_node *n, int depth);
 void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth);
 void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec);
+
+/* 8- and 16-vectors (emit_glsl_wide.c) */
+bool glsl_is_wide(const kl_type *t);
+const char *glsl_wide_type(glsl_emitter *e, const kl_type *t, kl_location at);
+const char *glsl_component(glsl_emitter *e, const char *value, const kl_type *t, int k);
+const char *glsl_zero_wide(glsl_emitter *e, const kl_type *t, kl_location at);
+const char *glsl_wide_from_elements(glsl_emitter *e, const kl_type *t, const char *const *elements,
+                                    kl_location at);
+bool glsl_wide_expr(glsl_emitter *e, const kl_node *n, glsl_access mode);
+bool glsl_wide_assign(glsl_emitter *e, const kl_node *n);
 uint32_t glsl_align_up(uint32_t v, uint32_t a);
 
 #endif /* AGPU_EMIT_GLSL_INTERNAL_H */

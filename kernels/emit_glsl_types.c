@@ -350,10 +350,7 @@ const char *glsl_type(glsl_emitter *e, const kl_type *t, kl_location at) {
   if (!t) return "void";
   switch (t->kind) {
     case KL_TYPE_VECTOR:
-      if (t->length > 4) {
-        glsl_fail(e, at, "vectors of 8 or 16 components");
-        return "vec4";
-      }
+      if (t->length > 4) return glsl_wide_type(e, t, at);
       return kl_format(e->ctx, "%s%d", glsl_vector_prefix(e, t->element, at), t->length);
     case KL_TYPE_STRUCT:
       return glsl_name(e, klg_struct_name(e->ctx, e->program, t));
@@ -387,6 +384,7 @@ const char *glsl_decl(glsl_emitter *e, const kl_type *t, const char *name, kl_lo
 /* The type of a same-shape type with another element. */
 const char *glsl_with_element(glsl_emitter *e, const kl_type *shape, const kl_type *el,
                               kl_location at) {
+  if (glsl_is_wide(shape)) return glsl_type(e, kl_type_vector(e->ctx, el->kind, shape->length), at);
   if (klg_is_vector(shape))
     return kl_format(e->ctx, "%s%d", glsl_vector_prefix(e, el, at), shape->length);
   return glsl_scalar(e, el, at);
@@ -421,7 +419,7 @@ void glsl_std430(const kl_type *t, int *size, int *align) {
       int es = t->element->size;
       if (t->element->kind == KL_TYPE_SIZE_T || t->element->kind == KL_TYPE_PTRDIFF_T) es = 4;
       *size = es * t->length;
-      *align = es * (t->length == 3 ? 4 : t->length);
+      *align = es * (t->length >= 3 ? 4 : t->length); /* 8, 16: a struct of 4-vectors */
       return;
     }
     case KL_TYPE_ARRAY: {
@@ -589,6 +587,7 @@ void glsl_float_value(glsl_emitter *e, double v, bool is_double) {
 
 /* The zero of a scalar or vector type, as GLSL. */
 const char *glsl_zero(glsl_emitter *e, const kl_type *t, kl_location at) {
+  if (glsl_is_wide(t)) return glsl_zero_wide(e, t, at);
   return kl_format(e->ctx, "%s(0)", glsl_type(e, t, at));
 }
 
