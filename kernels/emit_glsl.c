@@ -32,6 +32,14 @@ void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init) {
   if (init->kind == KL_EXPR_INIT_LIST) {
     const kl_node *item = init->args;
     if (t->kind == KL_TYPE_ARRAY) {
+      long long elements = 1;
+      for (const kl_type *a = t; a->kind == KL_TYPE_ARRAY; a = a->element) elements *= a->length;
+      if (elements > KL_GLSL_MAX_INIT_ELEMENTS) {
+        glsl_fail(e, init->location,
+                  kl_format(e->ctx, "initialisers of arrays of more than %d elements here",
+                            KL_GLSL_MAX_INIT_ELEMENTS));
+        return;
+      }
       klg_printf(o, "%s(", glsl_type(e, t, init->location));
       for (int i = 0; i < t->length; i++) {
         if (i) klg_puts(o, ", ");
@@ -90,6 +98,35 @@ void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init) {
   glsl_expr_as(e, init, t);
 }
 
+static bool is_zero_literal(const kl_node *n) {
+  n = klg_strip_convert(n);
+  if (n->kind == KL_EXPR_INT_LITERAL) return n->int_value == 0;
+  return n->kind == KL_EXPR_FLOAT_LITERAL && n->float_value == 0 && !signbit(n->float_value);
+}
+
+/* A private array of more than KL_GLSL_INLINE_ELEMENTS scalars or vectors
+ * with a brace initialiser: zero-filled by a loop, then its non-zero
+ * elements, so that `int a[1 << 24] = {1};` stays small (a GLSL array
+ * constructor lists every element). Prints after the declaration, without
+ * the last ';'. */
+static bool compact_initializer(glsl_emitter *e, const kl_variable *v, const char *name) {
+  const kl_type *t = v->type;
+  if (t->kind != KL_TYPE_ARRAY || !v->initializer || v->initializer->kind != KL_EXPR_INIT_LIST ||
+      t->length <= KL_GLSL_INLINE_ELEMENTS ||
+      !(kl_type_is_scalar(t->element) || klg_is_vector(t->element)))
+    return false;
+  klg_buf *o = e->out;
+  klg_printf(o, "; for (int _cl_k = 0; _cl_k < %d; _cl_k++) %s[_cl_k] = %s", t->length, name,
+             glsl_zero(e, t->element, v->location));
+  int i = 0;
+  for (const kl_node *item = v->initializer->args; item && i < t->length; item = item->next, i++) {
+    if (is_zero_literal(item)) continue;
+    klg_printf(o, "; %s[%d] = ", name, i);
+    glsl_expr_as(e, item, t->element);
+  }
+  return true;
+}
+
 void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
   klg_buf *o = e->out;
   if (v->space == KL_SPACE_LOCAL) {
@@ -113,11 +150,8 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
     return;
   }
   glsl_bind(e, v, name, NULL);
-  const char *cq =
-      (v->type->qualifiers & KL_QUALIFIER_CONST) && v->initializer && v->space != KL_SPACE_CONSTANT
-          ? ""
-          : "";
-  klg_printf(o, "%s%s", cq, glsl_decl(e, v->type, name, v->location));
+  klg_printf(o, "%s", glsl_decl(e, v->type, name, v->location));
+  if (!in_for && compact_initializer(e, v, name)) return;
   if (v->initializer) {
     klg_puts(o, " = ");
     glsl_initializer(e, v->type, v->initializer);
@@ -425,6 +459,14 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
   for (const kl_variable *v = program->constants; v; v = v->next) {
     klg_buf *saved = e.out;
     e.out = &constants;
+    if ((uint32_t)v->type->size > KL_GLSL_MAX_CONSTANT_BYTES) {
+      glsl_fail(&e, v->location,
+                kl_format(ctx,
+                          "__constant data over %u bytes (OpenCL's smallest constant buffer; GLSL "
+                          "writes it into the shader)",
+                          KL_GLSL_MAX_CONSTANT_BYTES));
+      continue;
+    }
     klg_printf(&constants,
                "const %s = ", glsl_decl(&e, v->type, glsl_name(&e, v->name), v->location));
     if (v->initializer)

@@ -43,6 +43,15 @@
 #define KL_GLSL_WORK_DIM_OFFSET 12u
 #define KL_GLSL_NUM_GROUPS_OFFSET 16u
 #define KL_GLSL_FIRST_LOCAL_SPEC_ID 3u
+/* Program-scope __constant data is written into the shader as constant
+ * arrays; more than OpenCL's minimum CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE is
+ * refused. A private array of more elements than KL_GLSL_INLINE_ELEMENTS
+ * with an initialiser is zero-filled by a loop, then given its non-zero
+ * elements; an array constructor over KL_GLSL_MAX_INIT_ELEMENTS elements
+ * (in an initialiser of any other kind) is refused. */
+#define KL_GLSL_MAX_CONSTANT_BYTES 65536u
+#define KL_GLSL_INLINE_ELEMENTS 64
+#define KL_GLSL_MAX_INIT_ELEMENTS 65536
 
 typedef enum kl_glsl_param_kind {
   KL_GLSL_PARAM_BUFFER, /* __global / __constant pointer: a storage buffer */
@@ -77,8 +86,8 @@ typedef struct kl_glsl_layout {
   uint32_t block_size;         /* bytes of the parameter block, header included */
   bool block_in_buffer;        /* false: push constants; true: storage buffer at block_binding */
   uint32_t block_binding;
-  uint32_t local_param_count;  /* spec ids 3 .. 3+count-1 */
-  unsigned capabilities;       /* KL_GLSL_NEEDS_* */
+  uint32_t local_param_count; /* spec ids 3 .. 3+count-1 */
+  unsigned capabilities;      /* KL_GLSL_NEEDS_* */
 } kl_glsl_layout;
 
 /* The GLSL for one kernel and its layout (either may be wanted alone).
