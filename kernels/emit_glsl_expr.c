@@ -252,6 +252,7 @@ void glsl_assign(glsl_emitter *e, const kl_node *n) {
     glsl_pointer(e, n);
     return;
   }
+  if (glsl_split_pointer_choice(e, n)) return;
   if (glsl_wide_assign(e, n)) return;
   if (n->op == KL_OP_NONE) {
     klg_puts(o, "(");
@@ -332,6 +333,7 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
     glsl_pointer(e, n);
     return;
   }
+  if (glsl_split_pointer_choice(e, n)) return;
   if (glsl_wide_expr(e, n, mode)) return;
   switch (n->kind) {
     case KL_EXPR_INT_LITERAL:

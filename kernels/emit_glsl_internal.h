@@ -96,6 +96,7 @@ glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable
 glsl_root *glsl_array_root(glsl_emitter *e, const kl_variable *v, kl_location at);
 const char *glsl_var_name(glsl_emitter *e, const kl_variable *v);
 glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n);
+bool glsl_split_pointer_choice(glsl_emitter *e, const kl_node *n);
 const char *glsl_fill(glsl_emitter *e, const char *tmpl, const kl_type *s, const char *extra);
 void glsl_helper(glsl_emitter *e, const char *name, const kl_type *vec, const kl_type *s,
                  const kl_type *result, int nargs, const kl_type *arg2, const char *tmpl,

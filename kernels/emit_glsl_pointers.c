@@ -233,3 +233,64 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
   glsl_fail(e, n->location, "this pointer expression");
   return NULL;
 }
+
+/* The conditional a dereference (`*p`, `p[i]`) reads through, looking
+ * through conversions between pointers to the same element type. */
+static const kl_node *chosen_pointer(const kl_node *lvalue) {
+  const kl_node *p = NULL;
+  if (lvalue->kind == KL_EXPR_UNARY && lvalue->op == KL_OP_DEREFERENCE)
+    p = lvalue->lhs;
+  else if (lvalue->kind == KL_EXPR_INDEX && klg_is_pointer(lvalue->lhs->type))
+    p = lvalue->lhs;
+  while (p && (p->kind == KL_EXPR_CONVERT || p->kind == KL_EXPR_CAST) &&
+         klg_is_pointer(p->lhs->type) && kl_type_equal(p->lhs->type->element, p->type->element))
+    p = p->lhs;
+  return p && p->kind == KL_EXPR_CONDITIONAL ? p : NULL;
+}
+
+/* lvalue with its pointer replaced by `arm`. */
+static kl_node *through(glsl_emitter *e, const kl_node *lvalue, kl_node *arm) {
+  kl_node *copy = kl_alloc(e->ctx, sizeof *copy);
+  *copy = *lvalue;
+  copy->lhs = arm;
+  return copy;
+}
+
+/* GLSL has no pointers to choose between objects: a dereference of
+ * `c ? p : q` (`*(c ? &a : &b) = v`, `(c ? p : q)[i]++`) becomes the
+ * conditional of the two dereferences (`c ? (a = v) : (b = v)`). Only one
+ * arm runs, so the condition and the other operands are evaluated once.
+ * Returns false when n is not such an expression. */
+bool glsl_split_pointer_choice(glsl_emitter *e, const kl_node *n) {
+  const kl_node *target = n, *choice = NULL;
+  bool wraps = false; /* n is an assignment or increment of the dereference */
+  if (n->kind == KL_EXPR_ASSIGN ||
+      (n->kind == KL_EXPR_UNARY &&
+       (n->op == KL_OP_PRE_INCREMENT || n->op == KL_OP_PRE_DECREMENT ||
+        n->op == KL_OP_POST_INCREMENT || n->op == KL_OP_POST_DECREMENT))) {
+    target = n->lhs;
+    wraps = true;
+  }
+  if (klg_is_pointer(target->type) || !(choice = chosen_pointer(target))) return false;
+  kl_node *arms[2] = {choice->then, choice->otherwise};
+  kl_node *split = kl_alloc(e->ctx, sizeof *split);
+  split->kind = KL_EXPR_CONDITIONAL;
+  split->location = n->location;
+  split->type = n->type;
+  split->condition = choice->condition;
+  for (int k = 0; k < 2; k++) {
+    kl_node *deref = through(e, target, arms[k]);
+    kl_node *whole = deref;
+    if (wraps) {
+      whole = kl_alloc(e->ctx, sizeof *whole);
+      *whole = *n;
+      whole->lhs = deref;
+    }
+    if (k == 0)
+      split->then = whole;
+    else
+      split->otherwise = whole;
+  }
+  glsl_expr(e, split);
+  return true;
+}

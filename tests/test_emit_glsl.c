@@ -230,6 +230,8 @@ static const char tricky_source[] =
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  }\n"
     "  bump(&counter, &ints[0], x);\n"
+    "  int pa = 0, pb = 0; *(x & 2 ? &pa : &pb) += 3; (x > 0 ? &pa : &pb)[0]++;\n"
+    "  ints[i] += pa - pb + (int)*(l & 1 ? &a[i] : &b[1]);\n"
     "  atomic_cmpxchg(&uints[1], 0u, 1u); atom_inc(&uints[2]); atomic_dec(&uints[3]); "
     "atomic_sub(&uints[4], 2u);\n"
     "  switch (x & 3) { case 0: s = 1.0f; break; case 1: s = 2.0f; default: s += 3.0f; }\n"
