@@ -14,8 +14,9 @@
  * for negative operands); shift counts are masked to the width; abs returns
  * unsigned; conversions are explicit constructors; convert_T_sat and the
  * rounding modes; 8/16/64-bit integer types are the explicit arithmetic
- * types. Rejected with a diagnostic: half, 8- and 16-component vectors,
- * pointers whose root is not known, pointers to private scalars, pointer
+ * types; 8- and 16-vectors are structs of 4-vectors (emit_glsl_wide.c).
+ * docs/kernel-language.md ("The GLSL target") lists what is rejected with
+ * a diagnostic: half, pointer variables whose root is not known, pointer
  * casts to another element type, double-precision transcendental
  * functions (GLSL has them for float only), erf/erfc/lgamma/tgamma.
  */

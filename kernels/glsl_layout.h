@@ -7,7 +7,10 @@
  * is bound whole, from its start). Scalars, vectors and structs passed by
  * value live in one parameter block with explicit offsets (OpenCL C's size
  * and alignment; size_t and ptrdiff_t take 8 bytes, of which the shader
- * reads the low 32 bits, see below). The block starts with a 32-byte header
+ * reads the low 32 bits, see below; an 8- or 16-vector is a struct of
+ * 4-vectors whose std430 size is OpenCL's and whose alignment, 4 elements,
+ * divides OpenCL's, so buffers of them and their offsets in the block are
+ * OpenCL's too). The block starts with a 32-byte header
  * the runtime fills for every dispatch:
  *   offset  0: uint32 group_offset[3]  added to gl_WorkGroupID: the first
  *              group of this vkCmdDispatch when a launch is split over
