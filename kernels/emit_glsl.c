@@ -535,9 +535,11 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
              "#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require\n#extension "
              "GL_EXT_shader_8bit_storage : require\n");
   if (e.caps & KL_GLSL_NEEDS_INT16)
-    klg_puts(&out,
-             "#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require\n#extension "
-             "GL_EXT_shader_16bit_storage : require\n");
+    klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require\n");
+  if (e.caps & KL_GLSL_NEEDS_FP16)
+    klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n");
+  if (e.caps & (KL_GLSL_NEEDS_FP16 | KL_GLSL_NEEDS_INT16))
+    klg_puts(&out, "#extension GL_EXT_shader_16bit_storage : require\n");
   if (e.caps & KL_GLSL_NEEDS_INT64)
     klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n");
   if (e.int64_atomics) klg_puts(&out, "#extension GL_EXT_shader_atomic_int64 : require\n");

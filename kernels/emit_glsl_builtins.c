@@ -301,10 +301,6 @@ void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store) {
   const kl_node *offset = store ? n->args->next : n->args;
   const kl_node *p = offset->next;
   const kl_type *vt = store ? data->type : n->type;
-  if (kl_type_scalar_of(vt)->kind == KL_TYPE_HALF) {
-    glsl_fail(e, n->location, "half loads and stores");
-    return;
-  }
   int count = vt->length;
   glsl_root *root;
   const char *base = glsl_pointer_text(e, p, &root);
@@ -383,7 +379,8 @@ void glsl_convert(glsl_emitter *e, const kl_node *n) {
                  (kl_type_is_integer(from) && from->size <= 2);
     if (rm != KL_ROUND_DEFAULT && rm != KL_ROUND_RTE && !exact) {
       if (to->kind != KL_TYPE_FLOAT) {
-        glsl_fail(e, n->location, "conversions to double with a rounding mode other than rte");
+        glsl_fail(e, n->location,
+                  "conversions to double or half with a rounding mode other than rte");
         return;
       }
       const char *fs = glsl_scalar(e, from, n->location);
@@ -581,6 +578,7 @@ void glsl_as(glsl_emitter *e, const kl_node *n) {
     const char *fn = fs->size == 8
                          ? (kl_type_is_signed(ts) ? "doubleBitsToInt64" : "doubleBitsToUint64")
                          : (kl_type_is_signed(ts) ? "floatBitsToInt" : "floatBitsToUint");
+    if (fs->size == 2) fn = kl_type_is_signed(ts) ? "float16BitsToInt16" : "float16BitsToUint16";
     if (fs->size == 8) e->caps |= KL_GLSL_NEEDS_INT64;
     klg_printf(o, "%s(", fn);
     glsl_expr(e, x);
@@ -589,6 +587,7 @@ void glsl_as(glsl_emitter *e, const kl_node *n) {
     const char *fn = ts->size == 8
                          ? (kl_type_is_signed(fs) ? "int64BitsToDouble" : "uint64BitsToDouble")
                          : (kl_type_is_signed(fs) ? "intBitsToFloat" : "uintBitsToFloat");
+    if (ts->size == 2) fn = kl_type_is_signed(fs) ? "int16BitsToFloat16" : "uint16BitsToFloat16";
     if (ts->size == 8) e->caps |= KL_GLSL_NEEDS_INT64;
     if (fs->kind == KL_TYPE_SIZE_T || fs->kind == KL_TYPE_PTRDIFF_T) {
       glsl_fail(e, n->location, "as_T of size_t");
@@ -668,6 +667,47 @@ void glsl_out_builtin(glsl_emitter *e, const kl_node *n) {
   }
 }
 
+/* The type t with float in place of half. */
+static const kl_type *float_for_half(glsl_emitter *e, const kl_type *t) {
+  if (kl_type_scalar_of(t)->kind != KL_TYPE_HALF) return t;
+  return klg_is_vector(t) ? kl_type_vector(e->ctx, KL_TYPE_FLOAT, t->length)
+                          : kl_type_scalar(e->ctx, KL_TYPE_FLOAT);
+}
+
+/* A math builtin on half: computed in float and rounded back, which meets
+ * OpenCL's accuracy for half (the float result is within its ulp bound). */
+static void half_through_float(glsl_emitter *e, const kl_node *n) {
+  if (n->builtin->rule == KL_RULE_FLOAT_PTR || n->builtin->rule == KL_RULE_FLOAT_INTPTR) {
+    glsl_fail(e, n->location, kl_format(e->ctx, "%s on half", n->builtin->canonical));
+    return;
+  }
+  kl_node *copy = kl_alloc(e->ctx, sizeof *copy);
+  *copy = *n;
+  copy->type = (kl_type *)float_for_half(e, n->type);
+  kl_node **link = &copy->args;
+  for (const kl_node *a = n->args; a; a = a->next) {
+    kl_node *arg = kl_alloc(e->ctx, sizeof *arg);
+    if (float_for_half(e, a->type) != a->type) {
+      arg->kind = KL_EXPR_CONVERT;
+      arg->location = a->location;
+      arg->type = (kl_type *)float_for_half(e, a->type);
+      arg->lhs = (kl_node *)a;
+    } else {
+      *arg = *a;
+    }
+    arg->next = NULL;
+    *link = arg;
+    link = &arg->next;
+  }
+  if (copy->type == n->type) {
+    glsl_builtin(e, copy);
+    return;
+  }
+  klg_printf(e->out, "%s(", glsl_type(e, n->type, n->location));
+  glsl_builtin(e, copy);
+  klg_puts(e->out, ")");
+}
+
 /* The scalar-helper templates of builtins GLSL lacks or defines otherwise. */
 void glsl_builtin(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
@@ -707,7 +747,7 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       break;
   }
   if (rs->kind == KL_TYPE_HALF || as->kind == KL_TYPE_HALF) {
-    glsl_fail(e, at, "half");
+    half_through_float(e, n);
     return;
   }
   switch (b->id) {

@@ -340,8 +340,10 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
       glsl_int_literal(e, n->type, n->int_value);
       return;
     case KL_EXPR_FLOAT_LITERAL:
-      if (n->type->kind == KL_TYPE_HALF) {
-        glsl_fail(e, n->location, "half");
+      if (n->type->kind == KL_TYPE_HALF) { /* rounded to half by the conversion */
+        klg_printf(o, "%s(", glsl_scalar(e, n->type, n->location));
+        glsl_float_value(e, n->float_value, false);
+        klg_puts(o, ")");
         return;
       }
       glsl_float_value(e, n->float_value, n->type->kind == KL_TYPE_DOUBLE);

@@ -300,8 +300,8 @@ const char *glsl_scalar(glsl_emitter *e, const kl_type *t, kl_location at) {
       e->caps |= KL_GLSL_NEEDS_FP64;
       return "double";
     case KL_TYPE_HALF:
-      glsl_fail(e, at, "half");
-      return "float";
+      e->caps |= KL_GLSL_NEEDS_FP16;
+      return "float16_t";
     default:
       return "int";
   }
@@ -340,6 +340,9 @@ const char *glsl_vector_prefix(glsl_emitter *e, const kl_type *el, kl_location a
     case KL_TYPE_DOUBLE:
       e->caps |= KL_GLSL_NEEDS_FP64;
       return "dvec";
+    case KL_TYPE_HALF:
+      e->caps |= KL_GLSL_NEEDS_FP16;
+      return "f16vec";
     default:
       glsl_fail(e, at, "vectors of this element type");
       return "vec";

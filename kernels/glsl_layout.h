@@ -30,7 +30,8 @@
  * Semantics of the GLSL target: size_t and ptrdiff_t are 32 bits
  * (get_global_id etc. return uint); 8- and 16-bit integer types need
  * shaderInt8/Int16 and the 8/16-bit storage features, 64-bit ones
- * shaderInt64, double shaderFloat64: `capabilities` says which.
+ * shaderInt64, double shaderFloat64, half shaderFloat16 and 16-bit storage:
+ * `capabilities` says which.
  */
 #ifndef AGPU_GLSL_LAYOUT_H
 #define AGPU_GLSL_LAYOUT_H
@@ -79,6 +80,7 @@ enum {
   KL_GLSL_NEEDS_INT64 = 1u << 2, /* shaderInt64 */
   KL_GLSL_NEEDS_FP64 = 1u << 3,  /* shaderFloat64 */
   KL_GLSL_NEEDS_INT64_ATOMICS = 1u << 4, /* shaderBufferInt64Atomics / SharedInt64Atomics */
+  KL_GLSL_NEEDS_FP16 = 1u << 5,          /* shaderFloat16, storageBuffer16BitAccess (half) */
 };
 
 typedef struct kl_glsl_layout {

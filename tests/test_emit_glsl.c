@@ -325,6 +325,39 @@ static void wide_vectors_compile(void) {
   kl_context_destroy(ctx);
 }
 
+/* half (GL_EXT_shader_explicit_arithmetic_types_float16): buffers,
+ * vectors of 2 to 16, arithmetic, math builtins (computed in float),
+ * relational builtins, conversions, as_T, vloadN/vstoreN. */
+static const char half_source[] =
+    "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+    "__kernel void halves(__global half *h, __global half8 *h8, __global short *bits, __global "
+    "float *f) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  half x = h[i], y = 1.5h;\n"
+    "  half4 v = (half4)(x, y, x * y, -x);\n"
+    "  half8 w = (half8)(v, v.wzyx) * (half)2;\n"
+    "  h8[i] = w + sin(w) + fmax(w, (half8)(0.25h)) + select(w, -w, isnan(w));\n"
+    "  h[i] = sqrt(fabs(x)) + exp(y) + (half)pow((float)x, 2.0f) + vload4(i, h).z;\n"
+    "  vstore2(v.xy, i + 1, h);\n"
+    "  bits[i] = as_short(x) + isgreater(x, y) + as_short2(v.zw).y;\n"
+    "  f[i] = convert_float(x) + (float)as_half(bits[i]) + convert_float4(v).w + convert_int_sat(x "
+    "* 1000.0h);\n"
+    "}\n";
+
+static void half_compiles(void) {
+  char why[256];
+  if (!tools_present(why, sizeof why)) SKIP("%s", why);
+  glsl_counts c = {0};
+  check_program("half.cl", half_source, NULL, true, &c, true);
+  CHECK(c.compiled == 1);
+  kl_context *ctx = kl_context_create();
+  kl_program *program = emit_parse(ctx, "half.cl", half_source, strlen(half_source), NULL, true);
+  const kl_glsl_layout *layout =
+      program ? kl_glsl_layout_of(ctx, program, kl_find_kernel(program, "halves")) : NULL;
+  CHECK(layout != NULL && (layout->capabilities & KL_GLSL_NEEDS_FP16));
+  kl_context_destroy(ctx);
+}
+
 /* What GLSL cannot express is rejected at its line and column. */
 static void inexpressible_is_rejected(void) {
   static const struct {
@@ -362,6 +395,7 @@ int main(void) {
   RUN(corpus_compiles_with_glslang);
   RUN(tricky_kernel_compiles);
   RUN(wide_vectors_compile);
+  RUN(half_compiles);
   RUN(inexpressible_is_rejected);
   if (tool_dir[0]) {
     char *command = NULL;
