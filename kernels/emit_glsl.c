@@ -343,7 +343,18 @@ void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec) {
   for (const kl_variable *p = f->params; p; p = p->next, i++) {
     const char *name = glsl_name(e, p->name);
     if (i) klg_puts(&body, ", ");
-    if (klg_is_pointer(p->type)) {
+    if (klg_is_pointer(p->type) && spec->roots[i] && spec->roots[i]->kind == ROOT_PRIVATE) {
+      /* the caller's private array (or variable) itself, copied in, and
+       * back out unless the pointee is const */
+      const glsl_root *caller = spec->roots[i];
+      const char *array = kl_format(e->ctx, "_cl_root_%s", name);
+      glsl_root *r = glsl_new_root(e, ROOT_PRIVATE, caller->var, array);
+      r->scalar = caller->scalar;
+      bool in = (p->type->element->qualifiers & KL_QUALIFIER_CONST) != 0;
+      klg_printf(&body, "%s%s, uint %s", in ? "in " : "inout ",
+                 glsl_decl(e, caller->var->type, array, p->location), name);
+      glsl_bind(e, p, name, r);
+    } else if (klg_is_pointer(p->type)) {
       klg_printf(&body, "uint %s", name);
       glsl_bind(e, p, name, spec->roots[i]);
     } else {

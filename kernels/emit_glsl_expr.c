@@ -141,8 +141,15 @@ void glsl_user_call(glsl_emitter *e, const kl_node *n) {
       texts[i] = glsl_pointer_text(e, a, &roots[i]);
       if (!roots[i]) return;
       if (roots[i]->kind == ROOT_PRIVATE) {
-        glsl_fail(e, a->location, "passing pointers to private arrays to functions");
-        return;
+        /* passed by copy (inout): two pointers into one private array would
+         * be two copies */
+        for (int j = 0; j < i; j++)
+          if (roots[j] == roots[i]) {
+            glsl_fail(e, a->location,
+                      "passing two pointers into one private array or variable to a function");
+            return;
+          }
+        texts[i] = kl_format(e->ctx, "%s, %s", roots[i]->array, texts[i]);
       }
     } else {
       klg_buf *saved = e->out;

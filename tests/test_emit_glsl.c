@@ -194,6 +194,7 @@ static const char tricky_source[] =
     "float sum3(__global const float *p, int k) { return p[k] + p[k + 1] + p[k + 2]; }\n"
     "void bump(__local uint *counter, __global int *out, int v) { atomic_add(counter, 1u); "
     "atomic_max(out, v); }\n"
+    "void twice_into(int *x, const float *w) { *x *= 2; x[0] += (int)w[1]; }\n"
     "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
     "void tricky(__global const float *a, __global const float *b, __global float *out, __global "
     "int *ints,\n"
@@ -231,6 +232,8 @@ static const char tricky_source[] =
     "  }\n"
     "  bump(&counter, &ints[0], x);\n"
     "  int pa = 0, pb = 0; *(x & 2 ? &pa : &pb) += 3; (x > 0 ? &pa : &pb)[0]++;\n"
+    "  float weights[3] = {1.0f, 2.0f, 3.0f}; twice_into(&pa, weights); twice_into(&pb, "
+    "&weights[1]);\n"
     "  ints[i] += pa - pb + (int)*(l & 1 ? &a[i] : &b[1]);\n"
     "  atomic_cmpxchg(&uints[1], 0u, 1u); atom_inc(&uints[2]); atomic_dec(&uints[3]); "
     "atomic_sub(&uints[4], 2u);\n"
@@ -374,6 +377,10 @@ static void inexpressible_is_rejected(void) {
        "error: the GLSL target does not support a pointer that may point into different arrays"},
       {"__kernel void k(__global float *a) { a[0] = erf(a[1]); }\n",
        "error: the GLSL target does not support erf"},
+      {"void f(int *x, int *y) { *x = *y; }\n__kernel void k(__global int *a) { int v[2] = {1, 2}; "
+       "f(v, v + 1); a[0] = v[0]; }\n",
+       "bad.cl:2:62: error: the GLSL target does not support passing two pointers into one private "
+       "array"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     kl_context *ctx = kl_context_create();
