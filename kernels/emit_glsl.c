@@ -48,7 +48,7 @@ void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init) {
           glsl_initializer(e, t->element, item);
           item = item->next;
         } else {
-          klg_printf(o, "%s(0)", glsl_type(e, t->element, init->location));
+          klg_puts(o, glsl_zero(e, t->element, init->location));
           if (t->element->kind == KL_TYPE_STRUCT || t->element->kind == KL_TYPE_ARRAY)
             glsl_fail(e, init->location, "partial initializers of arrays of structs or arrays");
         }
@@ -84,7 +84,7 @@ void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init) {
           glsl_initializer(e, m->type, item);
           item = item->next;
         } else if (kl_type_is_scalar(m->type) || klg_is_vector(m->type)) {
-          klg_printf(o, "%s(0)", glsl_type(e, m->type, init->location));
+          klg_puts(o, glsl_zero(e, m->type, init->location));
         } else {
           glsl_fail(e, init->location, "partial initializers of nested aggregates");
         }
@@ -554,6 +554,11 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
   if (e.caps & KL_GLSL_NEEDS_INT64)
     klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n");
   if (e.int64_atomics) klg_puts(&out, "#extension GL_EXT_shader_atomic_int64 : require\n");
+  const char *fp64_library = glsl_fp64_library(&e);
+  if (fp64_library) {
+    klg_puts(&out, fp64_library);
+    klg_puts(&out, "\n");
+  }
   uint32_t wg[3] = {1, 1, 1};
   if (kernel->has_required_work_group_size)
     for (int d = 0; d < 3; d++)

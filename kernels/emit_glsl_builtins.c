@@ -358,6 +358,7 @@ void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store) {
 bool glsl_float_only(glsl_emitter *e, const kl_node *n) {
   if (kl_type_scalar_of(n->type)->kind == KL_TYPE_DOUBLE ||
       (n->args && kl_type_scalar_of(n->args->type)->kind == KL_TYPE_DOUBLE)) {
+    if (glsl_fp64_call(e, n)) return false; /* emitted: nothing more to print */
     glsl_fail(
         e, n->location,
         kl_format(e->ctx, "%s on double (GLSL has it for float only)", n->builtin->canonical));
@@ -1020,6 +1021,7 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     case KL_BUILTIN_ERFC:
     case KL_BUILTIN_LGAMMA:
     case KL_BUILTIN_TGAMMA:
+      if (as->kind == KL_TYPE_DOUBLE && glsl_fp64_call(e, n)) return;
       glsl_fail(e, at, kl_format(e->ctx, "%s (GLSL has no such function)", b->canonical));
       return;
     /* integer */

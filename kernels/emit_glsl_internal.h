@@ -62,6 +62,7 @@ typedef struct glsl_emitter {
   glsl_root **param_roots;
   unsigned caps;
   bool int64_atomics;
+  bool fp64_library; /* the shader calls the double math library */
   bool failed;
   const char *last_failure;
 } glsl_emitter;
@@ -134,6 +135,12 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for);
 void glsl_block(glsl_emitter *e, const kl_node *n, int depth);
 void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth);
 void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec);
+
+/* double math builtins from kernels/glsl_fp64_math.h (emit_glsl_fp64.c):
+ * emits the call and returns true, or false when there is no double
+ * version; the library text the shader needs, or NULL */
+bool glsl_fp64_call(glsl_emitter *e, const kl_node *n);
+const char *glsl_fp64_library(glsl_emitter *e);
 
 /* 8- and 16-vectors (emit_glsl_wide.c) */
 bool glsl_is_wide(const kl_type *t);
