@@ -15,10 +15,8 @@
  * unsigned; conversions are explicit constructors; convert_T_sat and the
  * rounding modes; 8/16/64-bit integer types are the explicit arithmetic
  * types; 8- and 16-vectors are structs of 4-vectors (emit_glsl_wide.c).
- * docs/kernel-language.md ("The GLSL target") lists what is rejected with
- * a diagnostic: half, pointer variables whose root is not known, pointer
- * casts to another element type, double-precision transcendental
- * functions (GLSL has them for float only), erf/erfc/lgamma/tgamma.
+ * docs/kernel-language.md ("The GLSL target") says how each difference is
+ * kept and what is rejected with a diagnostic.
  */
 #include <math.h>
 #include <stdint.h>
