@@ -552,6 +552,16 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
   if (e.caps & KL_GLSL_NEEDS_INT64)
     klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n");
   if (e.int64_atomics) klg_puts(&out, "#extension GL_EXT_shader_atomic_int64 : require\n");
+  if (e.caps & KL_GLSL_NEEDS_FLOAT_CONTROLS) {
+    /* IEEE infinities, NaNs and signed zeros kept (drivers may assume none) */
+    static const char mode[] =
+        "spirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4466], "
+        "4461, %d);\n";
+    klg_puts(&out, "#extension GL_EXT_spirv_intrinsics : require\n");
+    if (e.caps & KL_GLSL_NEEDS_FP16) klg_printf(&out, mode, 16);
+    klg_printf(&out, mode, 32);
+    if (e.caps & KL_GLSL_NEEDS_FP64) klg_printf(&out, mode, 64);
+  }
   const char *fp64_library = glsl_fp64_library(&e);
   if (fp64_library) {
     klg_puts(&out, fp64_library);

@@ -668,6 +668,41 @@ void glsl_out_builtin(glsl_emitter *e, const kl_node *n) {
   }
 }
 
+/* fmod is exact in OpenCL (x - y * trunc(x / y) is not): long division
+ * of the significands, one bit per exponent step, as C libraries do. */
+static const char fmod_float[] =
+    "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
+    "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
+    "if (uy == 0u || ux >= 0x7f800000u || uy > 0x7f800000u) return uintBitsToFloat(0x7fc00000u); "
+    "if (ux < uy) return x; if (ux == uy) return uintBitsToFloat(sign); "
+    "int ex = int(ux >> 23), ey = int(uy >> 23); uint mx, my; "
+    "if (ex == 0) { mx = ux; ex = 1; while (mx < 0x800000u) { mx <<= 1; ex--; } } "
+    "else mx = (ux & 0x7fffffu) | 0x800000u; "
+    "if (ey == 0) { my = uy; ey = 1; while (my < 0x800000u) { my <<= 1; ey--; } } "
+    "else my = (uy & 0x7fffffu) | 0x800000u; "
+    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
+    "if (mx >= my) mx -= my; if (mx == 0u) return uintBitsToFloat(sign); "
+    "while (mx < 0x800000u) { mx <<= 1; ex--; } "
+    "uint r = ex > 0 ? (mx - 0x800000u) | (uint(ex) << 23) : mx >> uint(1 - ex); "
+    "return uintBitsToFloat(r | sign); }";
+static const char fmod_double[] =
+    "double _cl_fmod(double x, double y) { uint64_t ux = doubleBitsToUint64(x), uy = "
+    "doubleBitsToUint64(y); uint64_t sign = ux & 0x8000000000000000ul; ux &= "
+    "0x7ffffffffffffffful; uy &= 0x7ffffffffffffffful; const uint64_t top = 0x10000000000000ul; "
+    "if (uy == 0ul || ux >= 0x7ff0000000000000ul || uy > 0x7ff0000000000000ul) return "
+    "uint64BitsToDouble(0x7ff8000000000000ul); "
+    "if (ux < uy) return x; if (ux == uy) return uint64BitsToDouble(sign); "
+    "int ex = int(ux >> 52), ey = int(uy >> 52); uint64_t mx, my; "
+    "if (ex == 0) { mx = ux; ex = 1; while (mx < top) { mx <<= 1; ex--; } } "
+    "else mx = (ux & (top - 1ul)) | top; "
+    "if (ey == 0) { my = uy; ey = 1; while (my < top) { my <<= 1; ey--; } } "
+    "else my = (uy & (top - 1ul)) | top; "
+    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
+    "if (mx >= my) mx -= my; if (mx == 0ul) return uint64BitsToDouble(sign); "
+    "while (mx < top) { mx <<= 1; ex--; } "
+    "uint64_t r = ex > 0 ? (mx - top) | (uint64_t(ex) << 52) : mx >> uint(1 - ex); "
+    "return uint64BitsToDouble(r | sign); }";
+
 /* The type t with float in place of half. */
 static const kl_type *float_for_half(glsl_emitter *e, const kl_type *t) {
   if (kl_type_scalar_of(t)->kind != KL_TYPE_HALF) return t;
@@ -753,9 +788,17 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
   }
   switch (b->id) {
     /* GLSL functions with the same meaning */
-    case KL_BUILTIN_ACOS:
-    case KL_BUILTIN_ACOSH:
     case KL_BUILTIN_ASIN:
+    case KL_BUILTIN_ACOS:
+      /* from atan, whose precision Vulkan bounds (some drivers' asin and
+       * acos are far less precise than OpenCL's 4 ulp) */
+      if (!glsl_float_only(e, n)) return;
+      name = b->id == KL_BUILTIN_ASIN ? "_cl_asin" : "_cl_acos";
+      tmpl = b->id == KL_BUILTIN_ASIN
+                 ? "$T _cl_asin($T x) { return atan(x, sqrt(($T(1) - x) * ($T(1) + x))); }"
+                 : "$T _cl_acos($T x) { return atan(sqrt(($T(1) - x) * ($T(1) + x)), x); }";
+      break;
+    case KL_BUILTIN_ACOSH:
     case KL_BUILTIN_ASINH:
     case KL_BUILTIN_ATAN:
     case KL_BUILTIN_ATANH:
@@ -776,9 +819,9 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       return;
     case KL_BUILTIN_CEIL:
     case KL_BUILTIN_FLOOR:
+    case KL_BUILTIN_FMA: /* correctly rounded only where the driver fuses it */
     case KL_BUILTIN_SQRT:
     case KL_BUILTIN_TRUNC:
-    case KL_BUILTIN_FMA:
     case KL_BUILTIN_SIGN:
     case KL_BUILTIN_STEP:
     case KL_BUILTIN_SMOOTHSTEP:
@@ -924,7 +967,8 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     }
     case KL_BUILTIN_FMOD:
       name = "_cl_fmod";
-      tmpl = "$T _cl_fmod($T x, $T y) { return x - y * trunc(x / y); }";
+      tmpl = as->kind == KL_TYPE_DOUBLE ? fmod_double : fmod_float;
+      if (as->kind == KL_TYPE_DOUBLE) e->caps |= KL_GLSL_NEEDS_INT64;
       break;
     case KL_BUILTIN_REMAINDER:
       name = "_cl_remainder";

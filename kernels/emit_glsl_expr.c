@@ -329,6 +329,59 @@ void glsl_assign(glsl_emitter *e, const kl_node *n) {
   klg_printf(o, "(%s = %s(%s))", klg_text(&tmp), glsl_type(e, lt, n->location), value);
 }
 
+/* The value of a float constant expression with float rounding at each
+ * step, as OpenCL compilers fold it: glslang folds float arithmetic in
+ * double (`1.0f + FLT_EPSILON * 0.5f == 1.0f` would be false). */
+static bool float_constant(const kl_node *n, float *value) {
+  float a, b;
+  switch (n->kind) {
+    case KL_EXPR_FLOAT_LITERAL:
+      if (n->type->kind != KL_TYPE_FLOAT) return false;
+      *value = (float)n->float_value;
+      return true;
+    case KL_EXPR_CONVERT:
+    case KL_EXPR_CAST:
+      if (n->type->kind != KL_TYPE_FLOAT) return false;
+      if (n->lhs->kind == KL_EXPR_INT_LITERAL && kl_type_is_integer(n->lhs->type)) {
+        *value = kl_type_is_signed(n->lhs->type) ? (float)(int64_t)n->lhs->int_value
+                                                 : (float)n->lhs->int_value;
+        return true;
+      }
+      return n->lhs->type->kind == KL_TYPE_FLOAT && float_constant(n->lhs, value);
+    case KL_EXPR_UNARY:
+      if (n->type->kind != KL_TYPE_FLOAT || !float_constant(n->lhs, &a)) return false;
+      if (n->op == KL_OP_NEGATE)
+        *value = -a;
+      else if (n->op == KL_OP_PLUS)
+        *value = a;
+      else
+        return false;
+      return true;
+    case KL_EXPR_BINARY:
+      if (n->type->kind != KL_TYPE_FLOAT || !float_constant(n->lhs, &a) ||
+          !float_constant(n->rhs, &b))
+        return false;
+      switch (n->op) {
+        case KL_OP_ADD:
+          *value = a + b;
+          return true;
+        case KL_OP_SUB:
+          *value = a - b;
+          return true;
+        case KL_OP_MUL:
+          *value = a * b;
+          return true;
+        case KL_OP_DIV:
+          *value = a / b;
+          return true;
+        default:
+          return false;
+      }
+    default:
+      return false;
+  }
+}
+
 void glsl_expr(glsl_emitter *e, const kl_node *n) {
   glsl_expr_mode(e, n, ACCESS_READ);
 }
@@ -400,6 +453,11 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
       }
     case KL_EXPR_BINARY: {
       const kl_type *t = n->type;
+      float folded;
+      if (t->kind == KL_TYPE_FLOAT && float_constant(n, &folded)) {
+        glsl_float_value(e, folded, false);
+        return;
+      }
       if (klg_is_pointer(n->lhs->type) && klg_is_pointer(n->rhs->type)) {
         glsl_root *ra, *rb;
         const char *a = glsl_pointer_text(e, n->lhs, &ra), *b = glsl_pointer_text(e, n->rhs, &rb);

@@ -295,12 +295,13 @@ const char *glsl_scalar(glsl_emitter *e, const kl_type *t, kl_location at) {
       e->caps |= KL_GLSL_NEEDS_INT64;
       return "uint64_t";
     case KL_TYPE_FLOAT:
+      e->caps |= KL_GLSL_NEEDS_FLOAT_CONTROLS;
       return "float";
     case KL_TYPE_DOUBLE:
-      e->caps |= KL_GLSL_NEEDS_FP64;
+      e->caps |= KL_GLSL_NEEDS_FP64 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
       return "double";
     case KL_TYPE_HALF:
-      e->caps |= KL_GLSL_NEEDS_FP16;
+      e->caps |= KL_GLSL_NEEDS_FP16 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
       return "float16_t";
     default:
       return "int";
@@ -336,12 +337,13 @@ const char *glsl_vector_prefix(glsl_emitter *e, const kl_type *el, kl_location a
       e->caps |= KL_GLSL_NEEDS_INT64;
       return "u64vec";
     case KL_TYPE_FLOAT:
+      e->caps |= KL_GLSL_NEEDS_FLOAT_CONTROLS;
       return "vec";
     case KL_TYPE_DOUBLE:
-      e->caps |= KL_GLSL_NEEDS_FP64;
+      e->caps |= KL_GLSL_NEEDS_FP64 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
       return "dvec";
     case KL_TYPE_HALF:
-      e->caps |= KL_GLSL_NEEDS_FP16;
+      e->caps |= KL_GLSL_NEEDS_FP16 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
       return "f16vec";
     default:
       glsl_fail(e, at, "vectors of this element type");
@@ -550,7 +552,7 @@ void glsl_int_literal(glsl_emitter *e, const kl_type *t, uint64_t v) {
       klg_printf(o, "%lld.0", (long long)(int64_t)v);
       return;
     case KL_TYPE_DOUBLE:
-      e->caps |= KL_GLSL_NEEDS_FP64;
+      e->caps |= KL_GLSL_NEEDS_FP64 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
       klg_printf(o, "%lld.0lf", (long long)(int64_t)v);
       return;
     default:

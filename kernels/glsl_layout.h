@@ -81,6 +81,13 @@ enum {
   KL_GLSL_NEEDS_FP64 = 1u << 3,  /* shaderFloat64 */
   KL_GLSL_NEEDS_INT64_ATOMICS = 1u << 4, /* shaderBufferInt64Atomics / SharedInt64Atomics */
   KL_GLSL_NEEDS_FP16 = 1u << 5,          /* shaderFloat16, storageBuffer16BitAccess (half) */
+  /* The shader uses floating point and declares SignedZeroInfNanPreserve
+   * (SPV_KHR_float_controls) for the widths it uses, so that the driver
+   * keeps IEEE infinities, NaNs and signed zeros as OpenCL C requires:
+   * Vulkan 1.2 or VK_KHR_shader_float_controls, and
+   * shaderSignedZeroInfNanPreserveFloat32 (Float64 with FP64, Float16 with
+   * FP16) in VkPhysicalDeviceFloatControlsProperties. */
+  KL_GLSL_NEEDS_FLOAT_CONTROLS = 1u << 6,
 };
 
 typedef struct kl_glsl_layout {
