@@ -621,8 +621,11 @@ void glsl_out_builtin(glsl_emitter *e, const kl_node *n) {
   const kl_node *x = n->args, *y = x->next;
   const char *t = glsl_type(e, n->type, n->location);
   const char *xs = glsl_text_of(e, x);
-  if (kl_type_scalar_of(n->type)->kind == KL_TYPE_DOUBLE && (b->id == KL_BUILTIN_SINCOS)) {
-    glsl_fail(e, n->location, "sincos on double (GLSL has it for float only)");
+  if (kl_type_scalar_of(n->type)->kind == KL_TYPE_DOUBLE &&
+      (b->id == KL_BUILTIN_SINCOS || b->id == KL_BUILTIN_REMQUO || b->id == KL_BUILTIN_LGAMMA_R)) {
+    if (!glsl_fp64_out_call(e, n))
+      glsl_fail(e, n->location,
+                kl_format(e->ctx, "%s on double (GLSL has it for float only)", b->canonical));
     return;
   }
   switch (b->id) {
@@ -786,6 +789,8 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     half_through_float(e, n);
     return;
   }
+  /* double math GLSL lacks or defines otherwise: the library's version */
+  if (as->kind == KL_TYPE_DOUBLE && b->category == KL_BUILTIN_MATH && glsl_fp64_call(e, n)) return;
   switch (b->id) {
     /* GLSL functions with the same meaning */
     case KL_BUILTIN_ASIN:

@@ -62,7 +62,8 @@ typedef struct glsl_emitter {
   glsl_root **param_roots;
   unsigned caps;
   bool int64_atomics;
-  bool fp64_library; /* the shader calls the double math library */
+  const char **fp64_names; /* builtins the shader takes from the double library */
+  int fp64_count, fp64_capacity;
   bool failed;
   const char *last_failure;
 } glsl_emitter;
@@ -140,6 +141,7 @@ void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec);
  * emits the call and returns true, or false when there is no double
  * version; the library text the shader needs, or NULL */
 bool glsl_fp64_call(glsl_emitter *e, const kl_node *n);
+bool glsl_fp64_out_call(glsl_emitter *e, const kl_node *n);
 const char *glsl_fp64_library(glsl_emitter *e);
 
 /* 8- and 16-vectors (emit_glsl_wide.c) */

@@ -361,6 +361,43 @@ static void half_compiles(void) {
   kl_context_destroy(ctx);
 }
 
+/* double math through the GLSL double library (kernels/glsl_fp64_math.h):
+ * scalars, vectors per component (8-vectors too), out-pointer builtins,
+ * exact fmod; only the functions used are emitted. */
+static const char double_source[] =
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+    "__kernel void doubles(__global double *d, __global double4 *v, __global double8 *w, __global "
+    "int *q) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  double x = d[i], c;\n"
+    "  int k;\n"
+    "  double4 c4;\n"
+    "  d[i] = exp(x) + log1p(x) + pow(x, 1.5) + sincos(x, &c) + c + fmod(x, 0.3) + remquo(x, 0.7, "
+    "&k) + k + pown(x, 3);\n"
+    "  v[i] = atan2(v[i], v[i + 1]) + sincos(v[i], &c4) + c4 + ldexp(v[i], (int4)(2));\n"
+    "  w[i] = tanh(w[i]) + cbrt(w[i + 1]);\n"
+    "  q[i] = ilogb(x) + k;\n"
+    "}\n";
+
+static void doubles_compile(void) {
+  char why[256];
+  if (!tools_present(why, sizeof why)) SKIP("%s", why);
+  glsl_counts c = {0};
+  check_program("double.cl", double_source, NULL, false, &c, true);
+  CHECK(c.compiled == 1);
+  kl_context *ctx = kl_context_create();
+  kl_program *program =
+      emit_parse(ctx, "double.cl", double_source, strlen(double_source), NULL, false);
+  const char *glsl =
+      program ? kl_emit_glsl(ctx, program, kl_find_kernel(program, "doubles")) : NULL;
+  CHECK(glsl != NULL);
+  if (glsl) {
+    CHECK(strstr(glsl, "kl_exp_f64(") != NULL);
+    CHECK(strstr(glsl, "kl_erf_f64") == NULL); /* only what is used */
+  }
+  kl_context_destroy(ctx);
+}
+
 /* What GLSL cannot express is rejected at its line and column. */
 static void inexpressible_is_rejected(void) {
   static const struct {
@@ -403,6 +440,7 @@ int main(void) {
   RUN(tricky_kernel_compiles);
   RUN(wide_vectors_compile);
   RUN(half_compiles);
+  RUN(doubles_compile);
   RUN(inexpressible_is_rejected);
   if (tool_dir[0]) {
     char *command = NULL;
