@@ -919,7 +919,8 @@ static void test_trig_large(void) {
   X(DestroyInstance)                                                           \
   X(EnumeratePhysicalDevices)                                                  \
   X(GetPhysicalDeviceFeatures)                                                 \
-  X(GetPhysicalDeviceProperties) X(GetPhysicalDeviceQueueFamilyProperties)     \
+  X(GetPhysicalDeviceProperties)                                               \
+  X(GetPhysicalDeviceQueueFamilyProperties)                                    \
       X(GetPhysicalDeviceMemoryProperties) X(CreateDevice) X(DestroyDevice) X( \
           GetDeviceQueue) X(CreateBuffer) X(DestroyBuffer)                     \
           X(GetBufferMemoryRequirements) X(AllocateMemory) X(FreeMemory) X(    \
@@ -1452,6 +1453,29 @@ static void test_out_parts(void) {
       frexp(x, &e);
     bad += frexp_exp(x) != e;
   }
+  /* fmod, remainder and remquo on random bit patterns (any exponents) */
+  fn_d_dd fmod_fn = (fn_d_dd)symbol("kl_fmod_f64"),
+          remainder_fn = (fn_d_dd)symbol("kl_remainder_f64");
+  int inexact = 0;
+  for (int i = 0; fmod_fn && remainder_fn && i < 20000; i++) {
+    uint64_t bx = agpu_test_rand(&seed), by = agpu_test_rand(&seed);
+    double x, y;
+    memcpy(&x, &bx, 8);
+    memcpy(&y, &by, 8);
+    if (!isfinite(x) || !isfinite(y) || y == 0)
+      continue;
+    double f = fmod_fn(x, y), r = remainder_fn(x, y), want_f = fmod(x, y),
+           want_r = remainder(x, y);
+    int q, got = remquo_quo(x, y);
+    remquo(x, y, &q);
+    if (memcmp(&f, &want_f, 8) != 0 || memcmp(&r, &want_r, 8) != 0 ||
+        ((got - q) & 7) != 0) {
+      if (inexact++ < 5)
+        printf("  fmod/remainder/remquo(%a, %a): %a %a %d, libm %a %a %d\n", x,
+               y, f, r, got, want_f, want_r, q);
+    }
+  }
+  CHECK(inexact == 0);
   CHECK(lgamma_sign(-0.0) == -1 && lgamma_sign(0.0) == 1 &&
         lgamma_sign(-2.0) == 0);
   CHECK(remquo_quo(7.0, 2.0) == 4 && remquo_quo(-7.0, 2.0) == -4 &&
