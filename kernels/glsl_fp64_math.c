@@ -81,6 +81,14 @@ static const char kl_fp64_text[] =
     "}\n"
     "/* a * b - fl(a * b), exactly */\n"
     "double kl_f64_mul_err(double a, double b) { return kl_f64_two_prod(a, b).y; }\n"
+    "/* sqrt(w) for finite w >= 0 within about half an ulp even where the\n"
+    " * device's double sqrt is less accurate (one corrected Newton step). */\n"
+    "double kl_f64_sqrt(double w) {\n"
+    "  precise double r = sqrt(w);\n"
+    "  if (r == 0.0lf || isinf(r)) return r;\n"
+    "  precise dvec2 rr = kl_f64_two_prod(r, r);\n"
+    "  return r + ((w - rr.x) - rr.y) / (2.0lf * r);\n"
+    "}\n"
     "// unit kl_ldexp_f64\n"
     "double kl_ldexp_f64(double x, int n) {\n"
     "  if (x == 0.0lf || isinf(x) || isnan(x) || n == 0) return x;\n"
@@ -844,7 +852,7 @@ static const char kl_fp64_text[] =
     "    r = kl_log_f64(2.0lf * a + 1.0lf / (sqrt(fma(a, a, 1.0lf)) + a));\n"
     "  } else {\n"
     "    precise double z = a * a;\n"
-    "    r = kl_log1p_f64(a + z / (1.0lf + sqrt(1.0lf + z)));\n"
+    "    r = kl_log1p_f64(a + z / (1.0lf + kl_f64_sqrt(1.0lf + z)));\n"
     "  }\n"
     "  return kl_f64_copysign(r, x);\n"
     "}\n"
@@ -858,7 +866,7 @@ static const char kl_fp64_text[] =
     "  }\n"
     "  if (x > 2.0lf) return kl_log_f64(2.0lf * x - 1.0lf / (x + sqrt(fma(x, x, -1.0lf))));\n"
     "  precise double t = x - 1.0lf;\n"
-    "  return kl_log1p_f64(t + sqrt(fma(t, t, 2.0lf * t)));\n"
+    "  return kl_log1p_f64(t + kl_f64_sqrt(fma(t, t, 2.0lf * t)));\n"
     "}\n"
     "double kl_atanh_f64(double x) {\n"
     "  if (isnan(x) || x == 0.0lf) return x;\n"
@@ -1076,12 +1084,9 @@ static const kl_fp64_builtin kl_fp64_builtins[] = {
 #define KL_FP64_UNIT_COUNT (sizeof kl_fp64_units / sizeof kl_fp64_units[0])
 
 static const kl_fp64_builtin *kl_fp64_find(const char *builtin) {
-  if (!builtin)
-    return NULL;
-  for (size_t i = 0; i < sizeof kl_fp64_builtins / sizeof kl_fp64_builtins[0];
-       i++)
-    if (strcmp(kl_fp64_builtins[i].builtin, builtin) == 0)
-      return &kl_fp64_builtins[i];
+  if (!builtin) return NULL;
+  for (size_t i = 0; i < sizeof kl_fp64_builtins / sizeof kl_fp64_builtins[0]; i++)
+    if (strcmp(kl_fp64_builtins[i].builtin, builtin) == 0) return &kl_fp64_builtins[i];
   return NULL;
 }
 
@@ -1106,14 +1111,12 @@ static int kl_fp64_unit_index(const char *name, size_t length) {
 /* Marks a unit and, walking its dependency list, the units it uses. The
  * dependencies come earlier in the text, so the walk ends. */
 static void kl_fp64_mark(int unit, unsigned char *wanted) {
-  if (unit < 0 || wanted[unit])
-    return;
+  if (unit < 0 || wanted[unit]) return;
   wanted[unit] = 1;
   for (const char *d = kl_fp64_units[unit].deps; *d;) {
     size_t n = strcspn(d, " ");
     int dep = kl_fp64_unit_index(d, n);
-    if (dep < unit)
-      kl_fp64_mark(dep, wanted);
+    if (dep < unit) kl_fp64_mark(dep, wanted);
     d += n;
     d += strspn(d, " ");
   }
@@ -1122,8 +1125,7 @@ static void kl_fp64_mark(int unit, unsigned char *wanted) {
 /* The text of a unit: from its "// unit NAME" line to the next one. */
 static const char *kl_fp64_unit_text(int unit, size_t *length) {
   const char *start = kl_fp64_text;
-  for (int i = 0; i <= unit && start; i++)
-    start = strstr(i ? start + 1 : start, "// unit ");
+  for (int i = 0; i <= unit && start; i++) start = strstr(i ? start + 1 : start, "// unit ");
   if (!start) {
     *length = 0;
     return kl_fp64_text;
@@ -1133,22 +1135,17 @@ static const char *kl_fp64_unit_text(int unit, size_t *length) {
   return start;
 }
 
-size_t kl_glsl_fp64_source(const char *const *builtins, size_t count, char *out,
-                           size_t capacity) {
+size_t kl_glsl_fp64_source(const char *const *builtins, size_t count, char *out, size_t capacity) {
   unsigned char wanted[KL_FP64_UNIT_COUNT] = {0};
   for (size_t i = 0; builtins && i < count; i++) {
     const kl_fp64_builtin *b = kl_fp64_find(builtins[i]);
-    if (!b)
-      continue;
+    if (!b) continue;
     kl_fp64_mark(kl_fp64_unit_index(b->unit, strlen(b->unit)), wanted);
-    if (b->out_unit)
-      kl_fp64_mark(kl_fp64_unit_index(b->out_unit, strlen(b->out_unit)),
-                   wanted);
+    if (b->out_unit) kl_fp64_mark(kl_fp64_unit_index(b->out_unit, strlen(b->out_unit)), wanted);
   }
   size_t length = 0;
   for (size_t i = 0; i < KL_FP64_UNIT_COUNT; i++) {
-    if (!wanted[i])
-      continue;
+    if (!wanted[i]) continue;
     size_t n = 0;
     const char *text = kl_fp64_unit_text((int)i, &n);
     if (capacity > 0 && length < capacity - 1) {
@@ -1157,9 +1154,10 @@ size_t kl_glsl_fp64_source(const char *const *builtins, size_t count, char *out,
     }
     length += n;
   }
-  if (capacity > 0)
-    out[length < capacity - 1 ? length : capacity - 1] = '\0';
+  if (capacity > 0) out[length < capacity - 1 ? length : capacity - 1] = '\0';
   return length;
 }
 
-const char *kl_glsl_fp64_library(void) { return kl_fp64_text; }
+const char *kl_glsl_fp64_library(void) {
+  return kl_fp64_text;
+}
