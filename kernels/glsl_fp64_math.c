@@ -11,9 +11,9 @@
  * coefficients were derived with mpmath: Taylor coefficients rounded to
  * double, and for erfc, tgamma and lgamma Chebyshev interpolants of 40-digit
  * values on the intervals the code selects, converted to monomials in a
- * centred variable. The text is written so that it also compiles as C under a
- * small prelude of macros (tests/test_glsl_fp64_math.c measures its accuracy
- * that way): no GLSL-only syntax except the `lf` literal suffix, constructor
+ * centred variable. The text is written so that it also compiles as C under a small
+ * prelude of macros (tests/test_glsl_fp64_math.c measures its accuracy that
+ * way): no GLSL-only syntax except the `lf` literal suffix, constructor
  * casts (int(x), double(x)) and the vector types. */
 #include "glsl_fp64_math.h"
 
@@ -997,7 +997,11 @@ static const char kl_fp64_text[] =
     "  if (isinf(x) || floor(x) == x) return 0;\n"
     "  precise double h = floor(x) * 0.5lf;\n"
     "  return floor(h) == h ? 1 : -1;\n"
-    "}\n";
+    "}\n"
+    "// unit kl_degrees_f64\n"
+    "/* GLSL's radians and degrees take genFType only */\n"
+    "double kl_degrees_f64(double x) { return x * 57.29577951308232lf; }\n"
+    "double kl_radians_f64(double x) { return x * 0.017453292519943295lf; }\n";
 
 /* The units of the text, in its order: each starts at its "// unit NAME"
  * line and uses the units listed (all earlier). */
@@ -1025,6 +1029,7 @@ static const kl_fp64_unit kl_fp64_units[] = {
     {"kl_erf_f64", "kl_f64_bits kl_exp_f64"},
     {"kl_tgamma_f64", "kl_f64_bits kl_exp_f64 kl_log_f64 kl_sinpi_f64"},
     {"kl_lgamma_f64", "kl_f64_bits kl_exp_f64 kl_log_f64 kl_sinpi_f64 kl_tgamma_f64"},
+    {"kl_degrees_f64", ""},
 };
 
 static const kl_fp64_builtin kl_fp64_builtins[] = {
@@ -1078,6 +1083,8 @@ static const kl_fp64_builtin kl_fp64_builtins[] = {
     {"tanh", "kl_tanh_f64", NULL, "kl_sinh_f64", NULL},
     {"tanpi", "kl_tanpi_f64", NULL, "kl_sinpi_f64", NULL},
     {"tgamma", "kl_tgamma_f64", NULL, "kl_tgamma_f64", NULL},
+    {"degrees", "kl_degrees_f64", NULL, "kl_degrees_f64", NULL},
+    {"radians", "kl_radians_f64", NULL, "kl_degrees_f64", NULL},
 };
 /* clang-format on */
 

@@ -14,12 +14,13 @@
 /* The GLSL name of the double implementation of an OpenCL C math builtin
  * ("exp" gives "kl_exp_f64"), or NULL when the library has none: the builtins
  * GLSL already has for double with OpenCL's meaning (sqrt, rsqrt as
- * inversesqrt, fma, mad, fabs, floor, ceil, trunc, rint as roundEven, round,
- * fmin, fmax, copysign, fdim, maxmag, minmag, mix, step ...) and the
- * non-math ones. The signatures are `double f(double)`, `double f(double,
- * double)`, `double f(double, int)` (ldexp, pown, rootn) and `int f(double)`
- * (ilogb). For the builtins with an out-pointer (sincos, frexp, lgamma_r,
- * remquo, modf, fract) this is the function that gives the return value. */
+ * inversesqrt, fma, mad, fabs, floor, ceil, trunc, rint as roundEven, fmin,
+ * fmax, mix, step, smoothstep, sign ...), those the emitter writes exactly
+ * with them (round, copysign, fdim, maxmag, minmag) and the non-math ones. The signatures are
+ * `double f(double)`, `double f(double, double)`, `double f(double, int)` (ldexp, pown, rootn) and
+ * `int f(double)` (ilogb). degrees and radians are here too: GLSL has them for float only. For the
+ * builtins with an out-pointer (sincos, frexp, lgamma_r, remquo, modf, fract) this is the function
+ * that gives the return value. */
 const char *kl_glsl_fp64_function(const char *builtin);
 
 /* For the builtins with an out-pointer, the function that computes what is

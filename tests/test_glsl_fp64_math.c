@@ -118,7 +118,8 @@ static const fn_info functions[] = {
     {"acosh", D_D, 4},   {"atanh", D_D, 5},      {"erf", D_D, 16},   {"erfc", D_D, 16},
     {"tgamma", D_D, 16}, {"lgamma", D_D, 16},    {"fmod", D_DD, 0},  {"remainder", D_DD, 0},
     {"ldexp", D_DI, 0},  {"nextafter", D_DD, 0}, {"frexp", D_D, 0},  {"logb", D_D, 0},
-    {"ilogb", I_D, 0},   {"modf", D_D, 0},       {"fract", D_D, 0},
+    {"ilogb", I_D, 0},   {"modf", D_D, 0},       {"fract", D_D, 0},  {"degrees", D_D, 2},
+    {"radians", D_D, 2},
 };
 #define FUNCTION_COUNT (sizeof functions / sizeof functions[0])
 
@@ -176,12 +177,13 @@ static bool glsl_valid(const char *label, const char *shader) {
 }
 
 static const char *all_builtins[] = {
-    "acos",   "acosh",    "acospi", "asin",      "asinh",  "asinpi", "atan",  "atan2",  "atanh",
-    "atanpi", "atan2pi",  "cbrt",   "cos",       "cosh",   "cospi",  "erf",   "erfc",   "exp",
-    "exp2",   "exp10",    "expm1",  "fmod",      "fract",  "frexp",  "hypot", "ilogb",  "ldexp",
-    "lgamma", "lgamma_r", "log",    "log2",      "log10",  "log1p",  "logb",  "modf",   "nextafter",
-    "pow",    "pown",     "powr",   "remainder", "remquo", "rootn",  "sin",   "sincos", "sinh",
-    "sinpi",  "tan",      "tanh",   "tanpi",     "tgamma"};
+    "acos",   "acosh",  "acospi",  "asin",      "asinh",    "asinpi", "atan",  "atan2",
+    "atanh",  "atanpi", "atan2pi", "cbrt",      "cos",      "cosh",   "cospi", "erf",
+    "erfc",   "exp",    "exp2",    "exp10",     "expm1",    "fmod",   "fract", "frexp",
+    "hypot",  "ilogb",  "ldexp",   "lgamma",    "lgamma_r", "log",    "log2",  "log10",
+    "log1p",  "logb",   "modf",    "nextafter", "pow",      "pown",   "powr",  "remainder",
+    "remquo", "rootn",  "sin",     "sincos",    "sinh",     "sinpi",  "tan",   "tanh",
+    "tanpi",  "tgamma", "degrees", "radians"};
 #define BUILTIN_COUNT (sizeof all_builtins / sizeof all_builtins[0])
 
 static void test_interface(void) {
@@ -496,6 +498,8 @@ static long double reference(const char *f, double x, double y, int n) {
     return modf(x, &i);
   }
   if (IS("fract")) return ref_fract(x);
+  if (IS("degrees")) return x * (180 / M_PIl);
+  if (IS("radians")) return x * (M_PIl / 180);
   if (IS("ilogb")) return isnan(x) ? INT_MAX : ilogb(x); /* OpenCL: FP_ILOGBNAN is INT_MAX */
 #undef IS
   return NAN;
@@ -592,6 +596,8 @@ static const domain_t domains[] = {
     {"ilogb", .x = {{'s', TINY, HUGE_D}, {'u', -10, 10}, {'s', TINY, 1e-300}}},
     {"modf", .x = {{'s', TINY, HUGE_D}, {'u', -10, 10}, {'s', 1, 1e17}}},
     {"fract", .x = {{'s', TINY, HUGE_D}, {'u', -10, 10}, {'s', 1, 1e17}}},
+    {"degrees", .x = {{'s', TINY, 1e300}, {'u', -10, 10}, {'s', 1e305, HUGE_D}}},
+    {"radians", .x = {{'s', TINY, HUGE_D}, {'u', -1000, 1000}, {'s', TINY, 1e-300}}},
 };
 
 static double sample(const range_t *r, uint64_t *seed) {
