@@ -269,6 +269,7 @@ static void tricky_kernel_compiles(void) {
     CHECK(layout->params[9].offset == 48 && layout->params[9].size == 4);
     CHECK(!layout->block_in_buffer && layout->block_size == 64);
     CHECK(layout->capabilities & KL_GLSL_NEEDS_INT64);
+    CHECK(layout->capabilities & KL_GLSL_NEEDS_FLOAT_CONTROLS); /* floats: IEEE specials kept */
   }
   kl_context_destroy(ctx);
 }
@@ -321,6 +322,8 @@ static void wide_vectors_compile(void) {
     CHECK(layout->params[6].offset == 64 && layout->params[6].size == 16);
     CHECK(layout->params[7].offset == 80);
     CHECK(strstr(glsl, "struct _cl_float8 { vec4 s0123; vec4 s4567; };") != NULL);
+    CHECK(strstr(glsl, "SignedZeroInfNanPreserve") == NULL &&
+          strstr(glsl, "capabilities = [4466], 4461, 32);") != NULL);
     CHECK(strstr(glsl,
                  "for (int _cl_k = 0; _cl_k < 1000; _cl_k++) big[_cl_k] = int(0); big[0] = 1; "
                  "big[2] = 3") != NULL);
@@ -398,6 +401,27 @@ static void doubles_compile(void) {
   kl_context_destroy(ctx);
 }
 
+/* Float constant expressions are folded with float rounding (glslang would
+ * fold them in double), and fmod is exact (long division). */
+static void float_constants_fold_as_float(void) {
+  static const char source[] =
+      "__kernel void k(__global int *o, __global float *f) {\n"
+      "  o[0] = 1.0f + FLT_EPSILON * 0.5f == 1.0f;\n"
+      "  f[0] = 0.1f * 3.0f + f[4]; f[5] = 1e30f * 1e30f; f[1] = fmod(f[2], f[3]);\n"
+      "}\n";
+  kl_context *ctx = kl_context_create();
+  kl_program *program = emit_parse(ctx, "fold.cl", source, strlen(source), NULL, false);
+  const char *glsl = program ? kl_emit_glsl(ctx, program, kl_find_kernel(program, "k")) : NULL;
+  CHECK(glsl != NULL);
+  if (glsl) {
+    CHECK(strstr(glsl, "(1.0 == 1.0)") != NULL);
+    CHECK(strstr(glsl, "(0.300000012 + ") != NULL);
+    CHECK(strstr(glsl, "= uintBitsToFloat(0x7f800000u))") != NULL); /* overflows as float */
+    CHECK(strstr(glsl, "trunc(x / y)") == NULL && strstr(glsl, "float _cl_fmod(") != NULL);
+  }
+  kl_context_destroy(ctx);
+}
+
 /* What GLSL cannot express is rejected at its line and column. */
 static void inexpressible_is_rejected(void) {
   static const struct {
@@ -441,6 +465,7 @@ int main(void) {
   RUN(wide_vectors_compile);
   RUN(half_compiles);
   RUN(doubles_compile);
+  RUN(float_constants_fold_as_float);
   RUN(inexpressible_is_rejected);
   if (tool_dir[0]) {
     char *command = NULL;
