@@ -600,6 +600,73 @@ void glsl_as(glsl_emitter *e, const kl_node *n) {
   }
 }
 
+/* fmod is exact in OpenCL (x - y * trunc(x / y) is not): long division
+ * of the significands, one bit per exponent step, as C libraries do. */
+static const char fmod_float[] =
+    "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
+    "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
+    "if (uy == 0u || ux >= 0x7f800000u || uy > 0x7f800000u) return uintBitsToFloat(0x7fc00000u); "
+    "if (ux < uy) return x; if (ux == uy) return uintBitsToFloat(sign); "
+    "int ex = int(ux >> 23), ey = int(uy >> 23); uint mx, my; "
+    "if (ex == 0) { mx = ux; ex = 1; while (mx < 0x800000u) { mx <<= 1; ex--; } } "
+    "else mx = (ux & 0x7fffffu) | 0x800000u; "
+    "if (ey == 0) { my = uy; ey = 1; while (my < 0x800000u) { my <<= 1; ey--; } } "
+    "else my = (uy & 0x7fffffu) | 0x800000u; "
+    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
+    "if (mx >= my) mx -= my; if (mx == 0u) return uintBitsToFloat(sign); "
+    "while (mx < 0x800000u) { mx <<= 1; ex--; } "
+    "uint r = ex > 0 ? (mx - 0x800000u) | (uint(ex) << 23) : mx >> uint(1 - ex); "
+    "return uintBitsToFloat(r | sign); }";
+static const char fmod_double[] =
+    "double _cl_fmod(double x, double y) { uint64_t ux = doubleBitsToUint64(x), uy = "
+    "doubleBitsToUint64(y); uint64_t sign = ux & 0x8000000000000000ul; ux &= "
+    "0x7ffffffffffffffful; uy &= 0x7ffffffffffffffful; const uint64_t top = 0x10000000000000ul; "
+    "if (uy == 0ul || ux >= 0x7ff0000000000000ul || uy > 0x7ff0000000000000ul) return "
+    "uint64BitsToDouble(0x7ff8000000000000ul); "
+    "if (ux < uy) return x; if (ux == uy) return uint64BitsToDouble(sign); "
+    "int ex = int(ux >> 52), ey = int(uy >> 52); uint64_t mx, my; "
+    "if (ex == 0) { mx = ux; ex = 1; while (mx < top) { mx <<= 1; ex--; } } "
+    "else mx = (ux & (top - 1ul)) | top; "
+    "if (ey == 0) { my = uy; ey = 1; while (my < top) { my <<= 1; ey--; } } "
+    "else my = (uy & (top - 1ul)) | top; "
+    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
+    "if (mx >= my) mx -= my; if (mx == 0ul) return uint64BitsToDouble(sign); "
+    "while (mx < top) { mx <<= 1; ex--; } "
+    "uint64_t r = ex > 0 ? (mx - top) | (uint64_t(ex) << 52) : mx >> uint(1 - ex); "
+    "return uint64BitsToDouble(r | sign); }";
+
+/* remquo on float, exact (x - y * roundEven(x / y) is not): the remainder
+ * of |x| by 2|y| (exact fmod) is brought to the nearest multiple of |y|,
+ * ties to the even quotient, with exact subtractions (Sterbenz); the low
+ * three bits of the quotient come from fmod by 2, 4 and 8 times |y|
+ * (scaled down by 2^-32 first when |y| is so large that 8|y| overflows);
+ * a non-zero quotient whose three low bits are 0 gives 8, to keep its
+ * sign. */
+static const char remquo_float[] =
+    "float _cl_remquo(float x, float y, out int q) { q = 0; "
+    "if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return uintBitsToFloat(0x7fc00000u); "
+    "if (isinf(y)) return x; "
+    "float ax = abs(x), ay = abs(y), sx = ax, sy = ay; "
+    "if (ay > 4.0e37) { sx = ax * 2.3283064e-10; sy = ay * 2.3283064e-10; } "
+    "int low = (_cl_fmod(sx, sy * 8.0) >= sy * 4.0 ? 4 : 0) | (_cl_fmod(sx, sy * 4.0) >= sy * 2.0 "
+    "? 2 "
+    ": 0); "
+    "float r = ay <= 1.7014117e38 ? _cl_fmod(ax, ay + ay) : ax; int m = 0; "
+    "if (r + r > ay) { r -= ay; m = 1; if (r + r >= ay) { r -= ay; m = 2; } } "
+    "int n = (low + m) & 7; "
+    "if (n == 0 && (m > 0 || (ay <= 1.7014117e38 && ax >= ay + ay))) n = 8; /* keeps the sign */ "
+    "q = (x < 0.0) != (y < 0.0) ? -n : n; "
+    "return x < 0.0 ? -r : r; }";
+
+static void exact_remainder(glsl_emitter *e) {
+  const kl_type *f = kl_type_scalar(e->ctx, KL_TYPE_FLOAT);
+  glsl_helper(e, "_cl_fmod", f, f, f, 2, NULL, fmod_float, NULL);
+  if (glsl_need(e, "_cl_remquo/float")) {
+    klg_puts(&e->helpers, remquo_float);
+    klg_puts(&e->helpers, "\n");
+  }
+}
+
 /* The object an out-pointer argument names, as a GLSL lvalue. */
 const char *glsl_out_lvalue(glsl_emitter *e, const kl_node *p) {
   klg_buf *saved = e->out;
@@ -657,11 +724,17 @@ void glsl_out_builtin(glsl_emitter *e, const kl_node *n) {
     case KL_BUILTIN_REMQUO: {
       const kl_node *q = y->next;
       const char *qt = glsl_type(e, q->type->element, n->location);
-      if (glsl_need(e, kl_format(e->ctx, "_cl_remquo/%s", t)))
-        klg_printf(&e->helpers,
-                   "%s _cl_remquo(%s x, %s y, out %s q) { %s k = roundEven(x / y); q = %s(k); "
-                   "return x - k * y; }\n",
-                   t, t, t, qt, t, qt);
+      if (kl_type_scalar_of(n->type)->kind != KL_TYPE_FLOAT) {
+        glsl_fail(e, n->location, "remquo on this type");
+        return;
+      }
+      exact_remainder(e);
+      if (klg_is_vector(n->type) && glsl_need(e, kl_format(e->ctx, "_cl_remquo/%s", t)))
+        klg_printf(
+            &e->helpers,
+            "%s _cl_remquo(%s x, %s y, out %s q) { %s r; for (int i = 0; i < %d; i++) { int k; "
+            "r[i] = _cl_remquo(x[i], y[i], k); q[i] = k; } return r; }\n",
+            t, t, t, qt, t, n->type->length);
       klg_printf(e->out, "_cl_remquo(%s, %s, %s)", xs, glsl_text_of(e, y), glsl_out_lvalue(e, q));
       return;
     }
@@ -670,41 +743,6 @@ void glsl_out_builtin(glsl_emitter *e, const kl_node *n) {
       return;
   }
 }
-
-/* fmod is exact in OpenCL (x - y * trunc(x / y) is not): long division
- * of the significands, one bit per exponent step, as C libraries do. */
-static const char fmod_float[] =
-    "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
-    "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
-    "if (uy == 0u || ux >= 0x7f800000u || uy > 0x7f800000u) return uintBitsToFloat(0x7fc00000u); "
-    "if (ux < uy) return x; if (ux == uy) return uintBitsToFloat(sign); "
-    "int ex = int(ux >> 23), ey = int(uy >> 23); uint mx, my; "
-    "if (ex == 0) { mx = ux; ex = 1; while (mx < 0x800000u) { mx <<= 1; ex--; } } "
-    "else mx = (ux & 0x7fffffu) | 0x800000u; "
-    "if (ey == 0) { my = uy; ey = 1; while (my < 0x800000u) { my <<= 1; ey--; } } "
-    "else my = (uy & 0x7fffffu) | 0x800000u; "
-    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
-    "if (mx >= my) mx -= my; if (mx == 0u) return uintBitsToFloat(sign); "
-    "while (mx < 0x800000u) { mx <<= 1; ex--; } "
-    "uint r = ex > 0 ? (mx - 0x800000u) | (uint(ex) << 23) : mx >> uint(1 - ex); "
-    "return uintBitsToFloat(r | sign); }";
-static const char fmod_double[] =
-    "double _cl_fmod(double x, double y) { uint64_t ux = doubleBitsToUint64(x), uy = "
-    "doubleBitsToUint64(y); uint64_t sign = ux & 0x8000000000000000ul; ux &= "
-    "0x7ffffffffffffffful; uy &= 0x7ffffffffffffffful; const uint64_t top = 0x10000000000000ul; "
-    "if (uy == 0ul || ux >= 0x7ff0000000000000ul || uy > 0x7ff0000000000000ul) return "
-    "uint64BitsToDouble(0x7ff8000000000000ul); "
-    "if (ux < uy) return x; if (ux == uy) return uint64BitsToDouble(sign); "
-    "int ex = int(ux >> 52), ey = int(uy >> 52); uint64_t mx, my; "
-    "if (ex == 0) { mx = ux; ex = 1; while (mx < top) { mx <<= 1; ex--; } } "
-    "else mx = (ux & (top - 1ul)) | top; "
-    "if (ey == 0) { my = uy; ey = 1; while (my < top) { my <<= 1; ey--; } } "
-    "else my = (uy & (top - 1ul)) | top; "
-    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
-    "if (mx >= my) mx -= my; if (mx == 0ul) return uint64BitsToDouble(sign); "
-    "while (mx < top) { mx <<= 1; ex--; } "
-    "uint64_t r = ex > 0 ? (mx - top) | (uint64_t(ex) << 52) : mx >> uint(1 - ex); "
-    "return uint64BitsToDouble(r | sign); }";
 
 /* The type t with float in place of half. */
 static const kl_type *float_for_half(glsl_emitter *e, const kl_type *t) {
@@ -976,8 +1014,13 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       if (as->kind == KL_TYPE_DOUBLE) e->caps |= KL_GLSL_NEEDS_INT64;
       break;
     case KL_BUILTIN_REMAINDER:
+      if (as->kind != KL_TYPE_FLOAT) {
+        glsl_fail(e, at, kl_format(e->ctx, "remainder on %s", glsl_scalar(e, as, at)));
+        return;
+      }
+      exact_remainder(e);
       name = "_cl_remainder";
-      tmpl = "$T _cl_remainder($T x, $T y) { return x - y * roundEven(x / y); }";
+      tmpl = "float _cl_remainder(float x, float y) { int q; return _cl_remquo(x, y, q); }";
       break;
     case KL_BUILTIN_FDIM:
       name = "_cl_fdim";
