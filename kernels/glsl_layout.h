@@ -7,7 +7,10 @@
  * is bound whole, from its start). Scalars, vectors and structs passed by
  * value live in one parameter block with explicit offsets (OpenCL C's size
  * and alignment; size_t and ptrdiff_t take 8 bytes, of which the shader
- * reads the low 32 bits, see below). The block starts with a 32-byte header
+ * reads the low 32 bits, see below; an 8- or 16-vector is a struct of
+ * 4-vectors whose std430 size is OpenCL's and whose alignment, 4 elements,
+ * divides OpenCL's, so buffers of them and their offsets in the block are
+ * OpenCL's too). The block starts with a 32-byte header
  * the runtime fills for every dispatch:
  *   offset  0: uint32 group_offset[3]  added to gl_WorkGroupID: the first
  *              group of this vkCmdDispatch when a launch is split over
@@ -27,7 +30,8 @@
  * Semantics of the GLSL target: size_t and ptrdiff_t are 32 bits
  * (get_global_id etc. return uint); 8- and 16-bit integer types need
  * shaderInt8/Int16 and the 8/16-bit storage features, 64-bit ones
- * shaderInt64, double shaderFloat64: `capabilities` says which.
+ * shaderInt64, double shaderFloat64, half shaderFloat16 and 16-bit storage:
+ * `capabilities` says which.
  */
 #ifndef AGPU_GLSL_LAYOUT_H
 #define AGPU_GLSL_LAYOUT_H
@@ -43,6 +47,15 @@
 #define KL_GLSL_WORK_DIM_OFFSET 12u
 #define KL_GLSL_NUM_GROUPS_OFFSET 16u
 #define KL_GLSL_FIRST_LOCAL_SPEC_ID 3u
+/* Program-scope __constant data is written into the shader as constant
+ * arrays; more than OpenCL's minimum CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE is
+ * refused. A private array of more elements than KL_GLSL_INLINE_ELEMENTS
+ * with an initialiser is zero-filled by a loop, then given its non-zero
+ * elements; an array constructor over KL_GLSL_MAX_INIT_ELEMENTS elements
+ * (in an initialiser of any other kind) is refused. */
+#define KL_GLSL_MAX_CONSTANT_BYTES 65536u
+#define KL_GLSL_INLINE_ELEMENTS 64
+#define KL_GLSL_MAX_INIT_ELEMENTS 65536
 
 typedef enum kl_glsl_param_kind {
   KL_GLSL_PARAM_BUFFER, /* __global / __constant pointer: a storage buffer */
@@ -67,6 +80,14 @@ enum {
   KL_GLSL_NEEDS_INT64 = 1u << 2, /* shaderInt64 */
   KL_GLSL_NEEDS_FP64 = 1u << 3,  /* shaderFloat64 */
   KL_GLSL_NEEDS_INT64_ATOMICS = 1u << 4, /* shaderBufferInt64Atomics / SharedInt64Atomics */
+  KL_GLSL_NEEDS_FP16 = 1u << 5,          /* shaderFloat16, storageBuffer16BitAccess (half) */
+  /* The shader uses floating point and declares SignedZeroInfNanPreserve
+   * (SPV_KHR_float_controls) for the widths it uses, so that the driver
+   * keeps IEEE infinities, NaNs and signed zeros as OpenCL C requires:
+   * Vulkan 1.2 or VK_KHR_shader_float_controls, and
+   * shaderSignedZeroInfNanPreserveFloat32 (Float64 with FP64, Float16 with
+   * FP16) in VkPhysicalDeviceFloatControlsProperties. */
+  KL_GLSL_NEEDS_FLOAT_CONTROLS = 1u << 6,
 };
 
 typedef struct kl_glsl_layout {
@@ -77,8 +98,8 @@ typedef struct kl_glsl_layout {
   uint32_t block_size;         /* bytes of the parameter block, header included */
   bool block_in_buffer;        /* false: push constants; true: storage buffer at block_binding */
   uint32_t block_binding;
-  uint32_t local_param_count;  /* spec ids 3 .. 3+count-1 */
-  unsigned capabilities;       /* KL_GLSL_NEEDS_* */
+  uint32_t local_param_count; /* spec ids 3 .. 3+count-1 */
+  unsigned capabilities;      /* KL_GLSL_NEEDS_* */
 } kl_glsl_layout;
 
 /* The GLSL for one kernel and its layout (either may be wanted alone).

@@ -1,0 +1,1421 @@
+/* The GLSL emitter: OpenCL builtins as GLSL functions and helpers. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit_glsl_internal.h"
+/* ------------------------------------------------------------ helpers */
+
+/* A template: $T the scalar type, $U its unsigned type, $W its bits, $MAX
+ * and $MIN its limits, $1 the extra text. */
+const char *glsl_fill(glsl_emitter *e, const char *tmpl, const kl_type *s, const char *extra) {
+  klg_buf b;
+  klg_init(&b, e->ctx);
+  const kl_type *u = glsl_unsigned_of(e, s);
+  int bits = glsl_bits(s);
+  for (const char *p = tmpl; *p; p++) {
+    if (*p != '$') {
+      klg_putn(&b, p, 1);
+      continue;
+    }
+    if (p[1] == 'T') {
+      klg_puts(&b, glsl_scalar(e, s, (kl_location){0}));
+      p++;
+    } else if (p[1] == 'U') {
+      klg_puts(&b, glsl_scalar(e, u, (kl_location){0}));
+      p++;
+    } else if (p[1] == 'W') {
+      klg_printf(&b, "%d", bits);
+      p++;
+    } else if (p[1] == '1') {
+      klg_puts(&b, extra ? extra : "");
+      p++;
+    } else if (strncmp(p + 1, "MAX", 3) == 0 || strncmp(p + 1, "MIN", 3) == 0) {
+      bool is_max = p[2] == 'A';
+      const char *ts = glsl_scalar(e, s, (kl_location){0});
+      if (kl_type_is_floating(s))
+        klg_puts(&b, "0");
+      else if (!kl_type_is_signed(s)) {
+        if (!is_max)
+          klg_printf(&b, "%s(0)", ts);
+        else if (bits == 64)
+          klg_puts(&b, "18446744073709551615ul");
+        else
+          klg_printf(&b, "%s(%lluu)", ts, (unsigned long long)((1ull << bits) - 1));
+      } else {
+        if (bits == 64)
+          klg_puts(&b, is_max ? "9223372036854775807l" : "(-9223372036854775807l - 1l)");
+        else if (bits == 32)
+          klg_puts(&b, is_max ? "2147483647" : "(-2147483647 - 1)");
+        else
+          klg_printf(
+              &b, "%s(%lld)", ts,
+              is_max ? (long long)((1ll << (bits - 1)) - 1) : -(long long)(1ll << (bits - 1)));
+      }
+      p += 3;
+    } else {
+      klg_putn(&b, p, 1);
+    }
+  }
+  return klg_text(&b);
+}
+
+/* Defines the scalar helper `name` for s (from tmpl) once, and its vector
+ * overload for `vec` (component-wise) when vec is a vector. nargs: the
+ * arguments, all of the same shape; result: the result element type;
+ * arg2: the element type of the second argument when it differs. */
+void glsl_helper(glsl_emitter *e, const char *name, const kl_type *vec, const kl_type *s,
+                 const kl_type *result, int nargs, const kl_type *arg2, const char *tmpl,
+                 const char *extra) {
+  const char *key = kl_format(e->ctx, "%s/%d/%d/%d", name, (int)s->kind,
+                              arg2 ? (int)arg2->kind : -1, extra ? (int)strlen(extra) : 0);
+  if (glsl_need(e, key)) {
+    klg_puts(&e->helpers, glsl_fill(e, tmpl, s, extra));
+    klg_puts(&e->helpers, "\n");
+  }
+  if (!klg_is_vector(vec)) return;
+  int n = vec->length;
+  key = kl_format(e->ctx, "%s/%d/%d/v%d", name, (int)s->kind, arg2 ? (int)arg2->kind : -1, n);
+  if (!glsl_need(e, key)) return;
+  kl_location at = {0};
+  const char *vt = glsl_with_element(e, vec, s, at);
+  const char *rt = glsl_with_element(e, vec, result, at);
+  const char *a2 = arg2 ? glsl_with_element(e, vec, arg2, at) : vt;
+  klg_buf *h = &e->helpers;
+  klg_printf(h, "%s %s(%s a", rt, name, vt);
+  if (nargs > 1) klg_printf(h, ", %s b", a2);
+  if (nargs > 2) klg_printf(h, ", %s c", vt);
+  klg_printf(h, ") { %s r; for (int i = 0; i < %d; i++) r[i] = %s(a[i]%s%s); return r; }\n", rt, n,
+             name, nargs > 1 ? ", b[i]" : "", nargs > 2 ? ", c[i]" : "");
+}
+
+void glsl_call_args(glsl_emitter *e, const kl_node *args) {
+  for (const kl_node *a = args; a; a = a->next) {
+    glsl_expr(e, a);
+    if (a->next) klg_puts(e->out, ", ");
+  }
+}
+
+void glsl_call(glsl_emitter *e, const char *name, const kl_node *args) {
+  klg_printf(e->out, "%s(", name);
+  glsl_call_args(e, args);
+  klg_puts(e->out, ")");
+}
+
+/* ------------------------------------------------------------ builtins */
+
+bool glsl_const_dim(const kl_node *n, int *dim) {
+  n = klg_strip_convert(n);
+  if (n && n->kind == KL_EXPR_INT_LITERAL && n->int_value < 3) {
+    *dim = (int)n->int_value;
+    return true;
+  }
+  return false;
+}
+
+void glsl_work_item(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_builtin *b = n->builtin;
+  static const char xyz[] = "xyz";
+  int d = 0;
+  bool constant = n->args && glsl_const_dim(n->args, &d);
+  const char *key = NULL, *body = NULL, *name = NULL;
+  switch (b->id) {
+    case KL_BUILTIN_GET_WORK_DIM:
+      klg_puts(o, "_cl_p._cl_work_dim");
+      return;
+    case KL_BUILTIN_GET_GLOBAL_OFFSET:
+      klg_puts(o, "0u");
+      return;
+    case KL_BUILTIN_GET_LOCAL_ID:
+      if (constant) {
+        klg_printf(o, "gl_LocalInvocationID.%c", xyz[d]);
+        return;
+      }
+      name = "_cl_local_id";
+      key = name;
+      body = "uint _cl_local_id(uint d) { return d < 3u ? gl_LocalInvocationID[d] : 0u; }\n";
+      break;
+    case KL_BUILTIN_GET_LOCAL_SIZE:
+      if (constant) {
+        klg_printf(o, "gl_WorkGroupSize.%c", xyz[d]);
+        return;
+      }
+      name = "_cl_local_size";
+      key = name;
+      body =
+          "uint _cl_local_size(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? s[d] : 1u; "
+          "}\n";
+      break;
+    case KL_BUILTIN_GET_GROUP_ID:
+      if (constant) {
+        klg_printf(o, "(gl_WorkGroupID.%c + _cl_p._cl_group_offset.%c)", xyz[d], xyz[d]);
+        return;
+      }
+      name = "_cl_group_id";
+      key = name;
+      body =
+          "uint _cl_group_id(uint d) { return d < 3u ? gl_WorkGroupID[d] + "
+          "_cl_p._cl_group_offset[d] : 0u; }\n";
+      break;
+    case KL_BUILTIN_GET_NUM_GROUPS:
+      if (constant) {
+        klg_printf(o, "_cl_p._cl_num_groups.%c", xyz[d]);
+        return;
+      }
+      name = "_cl_num_groups";
+      key = name;
+      body = "uint _cl_num_groups(uint d) { return d < 3u ? _cl_p._cl_num_groups[d] : 1u; }\n";
+      break;
+    case KL_BUILTIN_GET_GLOBAL_SIZE:
+      if (constant) {
+        klg_printf(o, "(_cl_p._cl_num_groups.%c * gl_WorkGroupSize.%c)", xyz[d], xyz[d]);
+        return;
+      }
+      name = "_cl_global_size";
+      key = name;
+      body =
+          "uint _cl_global_size(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? "
+          "_cl_p._cl_num_groups[d] * s[d] : 1u; }\n";
+      break;
+    default: /* GET_GLOBAL_ID */
+      if (constant) {
+        klg_printf(o,
+                   "((gl_WorkGroupID.%c + _cl_p._cl_group_offset.%c) * gl_WorkGroupSize.%c + "
+                   "gl_LocalInvocationID.%c)",
+                   xyz[d], xyz[d], xyz[d], xyz[d]);
+        return;
+      }
+      name = "_cl_global_id";
+      key = name;
+      body =
+          "uint _cl_global_id(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? "
+          "(gl_WorkGroupID[d] + _cl_p._cl_group_offset[d]) * s[d] + gl_LocalInvocationID[d] : 0u; "
+          "}\n";
+      break;
+  }
+  if (glsl_need(e, key)) klg_puts(&e->helpers, body);
+  klg_printf(o, "%s(uint(", name);
+  glsl_expr(e, n->args);
+  klg_puts(o, "))");
+}
+
+const char *glsl_fence(const kl_node *flags) {
+  flags = klg_strip_convert(flags);
+  if (flags && flags->kind == KL_EXPR_INT_LITERAL) {
+    if (flags->int_value == 1) return "memoryBarrierShared()";
+    if (flags->int_value == 2) return "memoryBarrierBuffer()";
+  }
+  return "memoryBarrier()";
+}
+
+void glsl_atomic(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_builtin *b = n->builtin;
+  const kl_node *p = n->args, *v = p ? p->next : NULL, *w = v ? v->next : NULL;
+  const kl_type *t = n->type;
+  if (kl_type_is_floating(t)) {
+    glsl_fail(e, n->location, "atomics on floating-point values");
+    return;
+  }
+  if (t->size == 8) {
+    e->int64_atomics = true;
+    e->caps |= KL_GLSL_NEEDS_INT64 | KL_GLSL_NEEDS_INT64_ATOMICS;
+  }
+  const char *ts = glsl_scalar(e, t, n->location);
+  const char *f;
+  switch (b->id) {
+    case KL_BUILTIN_ATOMIC_ADD:
+    case KL_BUILTIN_ATOMIC_SUB:
+    case KL_BUILTIN_ATOMIC_INC:
+    case KL_BUILTIN_ATOMIC_DEC:
+      f = "atomicAdd";
+      break;
+    case KL_BUILTIN_ATOMIC_XCHG:
+      f = "atomicExchange";
+      break;
+    case KL_BUILTIN_ATOMIC_CMPXCHG:
+      f = "atomicCompSwap";
+      break;
+    case KL_BUILTIN_ATOMIC_MIN:
+      f = "atomicMin";
+      break;
+    case KL_BUILTIN_ATOMIC_MAX:
+      f = "atomicMax";
+      break;
+    case KL_BUILTIN_ATOMIC_AND:
+      f = "atomicAnd";
+      break;
+    case KL_BUILTIN_ATOMIC_OR:
+      f = "atomicOr";
+      break;
+    default:
+      f = "atomicXor";
+      break;
+  }
+  klg_printf(o, "%s(", f);
+  glsl_element(e, p, NULL, ACCESS_READ_WRITE, n->location);
+  switch (b->id) {
+    case KL_BUILTIN_ATOMIC_INC:
+      klg_printf(o, ", %s(1))", ts);
+      return;
+    case KL_BUILTIN_ATOMIC_DEC:
+      klg_printf(o, ", %s(0) - %s(1))", ts, ts);
+      return;
+    case KL_BUILTIN_ATOMIC_SUB:
+      klg_printf(o, ", %s(0) - ", ts);
+      glsl_expr_as(e, v, t);
+      klg_puts(o, ")");
+      return;
+    case KL_BUILTIN_ATOMIC_CMPXCHG:
+      klg_puts(o, ", ");
+      glsl_expr_as(e, v, t);
+      klg_puts(o, ", ");
+      glsl_expr_as(e, w, t);
+      klg_puts(o, ")");
+      return;
+    default:
+      klg_puts(o, ", ");
+      glsl_expr_as(e, v, t);
+      klg_puts(o, ")");
+      return;
+  }
+}
+
+/* A vector from its element texts. */
+static const char *vector_of(glsl_emitter *e, const kl_type *vt, const char *const *elements,
+                             kl_location at) {
+  if (glsl_is_wide(vt)) return glsl_wide_from_elements(e, vt, elements, at);
+  klg_buf b;
+  klg_init(&b, e->ctx);
+  klg_printf(&b, "%s(", glsl_type(e, vt, at));
+  for (int k = 0; k < vt->length; k++) klg_printf(&b, "%s%s", k ? ", " : "", elements[k]);
+  klg_puts(&b, ")");
+  return klg_text(&b);
+}
+
+void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store) {
+  klg_buf *o = e->out;
+  const kl_node *data = store ? n->args : NULL;
+  const kl_node *offset = store ? n->args->next : n->args;
+  const kl_node *p = offset->next;
+  const kl_type *vt = store ? data->type : n->type;
+  int count = vt->length;
+  glsl_root *root;
+  const char *base = glsl_pointer_text(e, p, &root);
+  if (!root) return;
+  if (root->kind == ROOT_PRIVATE || root->scalar) {
+    if (root->scalar || !glsl_pure(offset) || !glsl_pure(p) || (data && !glsl_pure(data))) {
+      glsl_fail(e, n->location,
+                "vloadN/vstoreN on private arrays with side effects in the arguments");
+      return;
+    }
+    const char *idx = glsl_text_of(e, offset);
+    const char *elements[16];
+    for (int k = 0; k < count; k++)
+      elements[k] =
+          kl_format(e->ctx, "%s[%s + uint(%s) * %du + %du]", root->array, base, idx, count, k);
+    if (store) {
+      const char *d = kl_format(e->ctx, "(%s)", glsl_text_of(e, data));
+      klg_puts(o, "(");
+      for (int k = 0; k < count; k++)
+        klg_printf(o, "%s%s = %s", k ? ", " : "", elements[k], glsl_component(e, d, vt, k));
+      klg_puts(o, ")");
+    } else {
+      klg_puts(o, vector_of(e, vt, elements, n->location));
+    }
+    return;
+  }
+  glsl_mark(root, store ? ACCESS_WRITE : ACCESS_READ);
+  const char *type = glsl_type(e, vt, n->location);
+  const char *name =
+      kl_format(e->ctx, "_cl_%s%d_%s", store ? "vstore" : "vload", count, root->array);
+  if (glsl_need(e, name)) {
+    klg_buf *h = &e->functions;
+    const char *elements[16];
+    for (int k = 0; k < count; k++) elements[k] = kl_format(e->ctx, "%s[i + %du]", root->array, k);
+    if (store) {
+      klg_printf(h, "void %s(%s v, uint i) {", name, type);
+      for (int k = 0; k < count; k++)
+        klg_printf(h, " %s = %s;", elements[k], glsl_component(e, "v", vt, k));
+      klg_puts(h, " }\n");
+    } else {
+      klg_printf(h, "%s %s(uint i) { return %s; }\n", type, name,
+                 vector_of(e, vt, elements, n->location));
+    }
+  }
+  klg_printf(o, "%s(", name);
+  if (store) {
+    glsl_expr(e, data);
+    klg_puts(o, ", ");
+  }
+  klg_printf(o, "%s + uint(", base);
+  glsl_expr(e, offset);
+  klg_printf(o, ") * %du)", count);
+}
+
+bool glsl_float_only(glsl_emitter *e, const kl_node *n) {
+  if (kl_type_scalar_of(n->type)->kind == KL_TYPE_DOUBLE ||
+      (n->args && kl_type_scalar_of(n->args->type)->kind == KL_TYPE_DOUBLE)) {
+    if (glsl_fp64_call(e, n)) return false; /* emitted: nothing more to print */
+    glsl_fail(
+        e, n->location,
+        kl_format(e->ctx, "%s on double (GLSL has it for float only)", n->builtin->canonical));
+    return false;
+  }
+  return true;
+}
+
+/* Conversions: convert_T[_sat][_rXX]. */
+void glsl_convert(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_builtin *b = n->builtin;
+  const kl_node *x = n->args;
+  const kl_type *to = kl_type_scalar_of(n->type), *from = kl_type_scalar_of(x->type);
+  const char *tt = glsl_type(e, n->type, n->location);
+  kl_rounding rm = b->rounding;
+  if (kl_type_is_floating(to)) {
+    bool exact = (kl_type_is_floating(from) && from->size <= to->size) ||
+                 (kl_type_is_integer(from) && from->size <= 2);
+    if (rm != KL_ROUND_DEFAULT && rm != KL_ROUND_RTE && !exact) {
+      if (to->kind != KL_TYPE_FLOAT) {
+        glsl_fail(e, n->location,
+                  "conversions to double or half with a rounding mode other than rte");
+        return;
+      }
+      const char *fs = glsl_scalar(e, from, n->location);
+      const char *mode = rm == KL_ROUND_RTZ ? "rtz" : rm == KL_ROUND_RTP ? "rtp" : "rtn";
+      const char *name = kl_format(e->ctx, "_cl_cvtf_%s_%s", fs, mode);
+      const char *away, *toward;
+      if (from->kind == KL_TYPE_DOUBLE) {
+        away = "abs(double(f)) > abs(x)";
+        toward = "abs(double(f)) < abs(x)";
+      } else if (from->size == 8) {
+        away = "(abs(f) >= 18446744073709551616.0 || uint64_t(abs(f)) > m)";
+        toward = "(abs(f) < 18446744073709551616.0 && uint64_t(abs(f)) < m)";
+      } else {
+        away = "(abs(f) >= 4294967296.0 || uint(abs(f)) > m)";
+        toward = "(abs(f) < 4294967296.0 && uint(abs(f)) < m)";
+      }
+      const char *mag =
+          from->kind == KL_TYPE_DOUBLE ? ""
+          : from->size == 8
+              ? (kl_type_is_signed(from)
+                     ? "uint64_t m = x < $T(0) ? uint64_t(0) - uint64_t(x) : uint64_t(x); "
+                     : "uint64_t m = uint64_t(x); ")
+              : (kl_type_is_signed(from) ? "uint m = x < $T(0) ? 0u - uint(x) : uint(x); "
+                                         : "uint m = uint(x); ");
+      const char *fix_away = rm == KL_ROUND_RTZ ? "true" : rm == KL_ROUND_RTP ? "neg" : "!neg";
+      const char *fix_toward = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
+      const char *tmpl =
+          kl_format(e->ctx,
+                    "float %s($T x) { float f = float(x); if (isinf(f) || isnan(f) || f == 0.0) "
+                    "return f; %sbool neg = x < $T(0); "
+                    "if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) - 1u); "
+                    "else if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) + 1u); return f; }",
+                    name, mag, fix_away, away, fix_toward, toward);
+      glsl_helper(e, name, x->type, from, to, 1, NULL, tmpl, NULL);
+      glsl_call(e, name, x);
+      return;
+    }
+    klg_printf(o, "%s(", tt);
+    glsl_expr(e, x);
+    klg_puts(o, ")");
+    return;
+  }
+  if (kl_type_is_floating(from)) {
+    const char *round = rm == KL_ROUND_RTE   ? "roundEven"
+                        : rm == KL_ROUND_RTP ? "ceil"
+                        : rm == KL_ROUND_RTN ? "floor"
+                                             : "";
+    if (!b->saturate) {
+      klg_printf(o, "%s(%s(", tt, round);
+      glsl_expr(e, x);
+      klg_puts(o, "))");
+      return;
+    }
+    /* saturate: NaN -> 0, clamp to the range */
+    const char *fs = glsl_scalar(e, from, n->location);
+    const char *name = kl_format(e->ctx, "_cl_sat_%s_%s%s", fs, glsl_scalar(e, to, n->location),
+                                 round[0] ? round : "trunc");
+    const char *tmpl = kl_format(
+        e->ctx,
+        "$T %s(%s x) { %s r = %s(x); if (isnan(x)) return $T(0); if (r <= %s($MIN)) return $MIN; "
+        "if (r >= %s($MAX)) return $MAX; return $T(r); }",
+        name, fs, fs, round[0] ? round : "trunc", fs, fs);
+    glsl_helper(e, name, n->type, to, to, 1, NULL, tmpl, NULL);
+    if (klg_is_vector(n->type)) {
+      /* the vector overload takes the source vector type */
+      const char *key = kl_format(e->ctx, "%s/vsrc%d", name, n->type->length);
+      if (glsl_need(e, key)) {
+        const char *st = glsl_type(e, x->type, n->location);
+        klg_printf(
+            &e->helpers,
+            "%s %s(%s a) { %s r; for (int i = 0; i < %d; i++) r[i] = %s(a[i]); return r; }\n", tt,
+            name, st, tt, n->type->length, name);
+      }
+    }
+    klg_printf(o, "%s(", name);
+    glsl_expr(e, x);
+    klg_puts(o, ")");
+    return;
+  }
+  /* integer -> integer */
+  if (!b->saturate) {
+    klg_printf(o, "%s(", tt);
+    glsl_expr(e, x);
+    klg_puts(o, ")");
+    return;
+  }
+  const char *fs = glsl_scalar(e, from, n->location), *ts = glsl_scalar(e, to, n->location);
+  const char *name = kl_format(e->ctx, "_cl_sat_%s_%s", fs, ts);
+  const char *body;
+  bool fsig = kl_type_is_signed(from), tsig = kl_type_is_signed(to);
+  int fb = glsl_bits(from), tb = glsl_bits(to);
+  /* compare in a type that holds both: the wider, signed if either is */
+  if (fsig && !tsig) {
+    body = fb > tb ? "if (x < %1$s(0)) return $T(0); if (x > %1$s($MAX)) return $MAX; return $T(x);"
+                   : "if (x < %1$s(0)) return $T(0); return $T(x);";
+  } else if (!fsig && tsig) {
+    body = fb >= tb ? "if (x > %1$s($MAX)) return $MAX; return $T(x);" : "return $T(x);";
+  } else {
+    body = fb > tb
+               ? "if (x < %1$s($MIN)) return $MIN; if (x > %1$s($MAX)) return $MAX; return $T(x);"
+               : "return $T(x);";
+  }
+  char filled[512];
+  snprintf(filled, sizeof filled, body, fs);
+  const char *tmpl = kl_format(e->ctx, "$T %s(%s x) { %s }", name, fs, filled);
+  glsl_helper(e, name, n->type, to, to, 1, NULL, tmpl, NULL);
+  if (klg_is_vector(n->type)) {
+    const char *key = kl_format(e->ctx, "%s/vsrc%d", name, n->type->length);
+    if (glsl_need(e, key)) {
+      const char *st = glsl_type(e, x->type, n->location);
+      klg_printf(&e->helpers,
+                 "%s %s(%s a) { %s r; for (int i = 0; i < %d; i++) r[i] = %s(a[i]); return r; }\n",
+                 tt, name, st, tt, n->type->length, name);
+    }
+  }
+  klg_printf(o, "%s(", name);
+  glsl_expr(e, x);
+  klg_puts(o, ")");
+}
+
+void glsl_as(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_node *x = n->args;
+  const kl_type *to = n->type, *from = x->type;
+  const kl_type *ts = kl_type_scalar_of(to), *fs = kl_type_scalar_of(from);
+  int tl = klg_is_vector(to) ? to->length : 1, fl = klg_is_vector(from) ? from->length : 1;
+  if (tl == 3) tl = 4;
+  if (fl == 3) fl = 4;
+  const char *tt = glsl_type(e, to, n->location);
+  if (tl != fl || ts->size != fs->size || (klg_is_vector(to) && to->length != from->length)) {
+    /* different element sizes: through pack/unpack of 32-bit words */
+    if (to->size == 8 && from->size == 8 && tl * ts->size == 8 && fl * fs->size == 8) {
+      const char *words;
+      if (fs->kind == KL_TYPE_DOUBLE)
+        words = "unpackDouble2x32(%s)";
+      else if (fl == 1)
+        words = "unpackUint2x32(uint64_t(%s))";
+      else if (fs->size == 4)
+        words = kl_type_is_floating(fs) ? "floatBitsToUint(%s)" : "uvec2(%s)";
+      else
+        words = NULL;
+      const char *xs = glsl_text_of(e, x);
+      if (words) {
+        const char *w = kl_format(e->ctx, words, xs);
+        if (ts->kind == KL_TYPE_DOUBLE) {
+          klg_printf(o, "packDouble2x32(%s)", w);
+          return;
+        }
+        if (tl == 1) {
+          e->caps |= KL_GLSL_NEEDS_INT64;
+          klg_printf(o, "%s(packUint2x32(%s))", tt, w);
+          return;
+        }
+        if (ts->size == 4) {
+          if (kl_type_is_floating(ts))
+            klg_printf(o, "uintBitsToFloat(%s)", w);
+          else
+            klg_printf(o, "%s(%s)", tt, w);
+          return;
+        }
+      }
+    }
+    if (to->size == 4 && from->size == 4) {
+      const char *xs = glsl_text_of(e, x);
+      const char *word;
+      if (fl == 1)
+        word = kl_type_is_floating(fs) ? kl_format(e->ctx, "floatBitsToUint(%s)", xs)
+                                       : kl_format(e->ctx, "uint(%s)", xs);
+      else if (fs->size == 1)
+        word = kl_format(e->ctx, "pack32(u8vec4(%s))", xs);
+      else
+        word = kl_format(e->ctx, "pack32(u16vec2(%s))", xs);
+      if (tl == 1) {
+        if (kl_type_is_floating(ts))
+          klg_printf(o, "uintBitsToFloat(%s)", word);
+        else
+          klg_printf(o, "%s(%s)", tt, word);
+      } else if (ts->size == 1) {
+        klg_printf(o, "%s(unpack8(%s))", tt, word);
+      } else {
+        klg_printf(o, "%s(unpack16(%s))", tt, word);
+      }
+      return;
+    }
+    glsl_fail(e, n->location, "this as_T reinterpretation");
+    return;
+  }
+  /* same element size and count: component-wise */
+  bool ff = kl_type_is_floating(fs), tf = kl_type_is_floating(ts);
+  if (ff == tf) {
+    klg_printf(o, "%s(", tt);
+    glsl_expr(e, x);
+    klg_puts(o, ")");
+  } else if (ff) {
+    const char *fn = fs->size == 8
+                         ? (kl_type_is_signed(ts) ? "doubleBitsToInt64" : "doubleBitsToUint64")
+                         : (kl_type_is_signed(ts) ? "floatBitsToInt" : "floatBitsToUint");
+    if (fs->size == 2) fn = kl_type_is_signed(ts) ? "float16BitsToInt16" : "float16BitsToUint16";
+    if (fs->size == 8) e->caps |= KL_GLSL_NEEDS_INT64;
+    klg_printf(o, "%s(", fn);
+    glsl_expr(e, x);
+    klg_puts(o, ")");
+  } else {
+    const char *fn = ts->size == 8
+                         ? (kl_type_is_signed(fs) ? "int64BitsToDouble" : "uint64BitsToDouble")
+                         : (kl_type_is_signed(fs) ? "intBitsToFloat" : "uintBitsToFloat");
+    if (ts->size == 2) fn = kl_type_is_signed(fs) ? "int16BitsToFloat16" : "uint16BitsToFloat16";
+    if (ts->size == 8) e->caps |= KL_GLSL_NEEDS_INT64;
+    if (fs->kind == KL_TYPE_SIZE_T || fs->kind == KL_TYPE_PTRDIFF_T) {
+      glsl_fail(e, n->location, "as_T of size_t");
+      return;
+    }
+    klg_printf(o, "%s(", fn);
+    glsl_expr(e, x);
+    klg_puts(o, ")");
+  }
+}
+
+/* fmod is exact in OpenCL (x - y * trunc(x / y) is not): long division
+ * of the significands, one bit per exponent step, as C libraries do. */
+static const char fmod_float[] =
+    "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
+    "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
+    "if (uy == 0u || ux >= 0x7f800000u || uy > 0x7f800000u) return uintBitsToFloat(0x7fc00000u); "
+    "if (ux < uy) return x; if (ux == uy) return uintBitsToFloat(sign); "
+    "int ex = int(ux >> 23), ey = int(uy >> 23); uint mx, my; "
+    "if (ex == 0) { mx = ux; ex = 1; while (mx < 0x800000u) { mx <<= 1; ex--; } } "
+    "else mx = (ux & 0x7fffffu) | 0x800000u; "
+    "if (ey == 0) { my = uy; ey = 1; while (my < 0x800000u) { my <<= 1; ey--; } } "
+    "else my = (uy & 0x7fffffu) | 0x800000u; "
+    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
+    "if (mx >= my) mx -= my; if (mx == 0u) return uintBitsToFloat(sign); "
+    "while (mx < 0x800000u) { mx <<= 1; ex--; } "
+    "uint r = ex > 0 ? (mx - 0x800000u) | (uint(ex) << 23) : mx >> uint(1 - ex); "
+    "return uintBitsToFloat(r | sign); }";
+static const char fmod_double[] =
+    "double _cl_fmod(double x, double y) { uint64_t ux = doubleBitsToUint64(x), uy = "
+    "doubleBitsToUint64(y); uint64_t sign = ux & 0x8000000000000000ul; ux &= "
+    "0x7ffffffffffffffful; uy &= 0x7ffffffffffffffful; const uint64_t top = 0x10000000000000ul; "
+    "if (uy == 0ul || ux >= 0x7ff0000000000000ul || uy > 0x7ff0000000000000ul) return "
+    "uint64BitsToDouble(0x7ff8000000000000ul); "
+    "if (ux < uy) return x; if (ux == uy) return uint64BitsToDouble(sign); "
+    "int ex = int(ux >> 52), ey = int(uy >> 52); uint64_t mx, my; "
+    "if (ex == 0) { mx = ux; ex = 1; while (mx < top) { mx <<= 1; ex--; } } "
+    "else mx = (ux & (top - 1ul)) | top; "
+    "if (ey == 0) { my = uy; ey = 1; while (my < top) { my <<= 1; ey--; } } "
+    "else my = (uy & (top - 1ul)) | top; "
+    "for (; ex > ey; ex--) { if (mx >= my) mx -= my; mx <<= 1; } "
+    "if (mx >= my) mx -= my; if (mx == 0ul) return uint64BitsToDouble(sign); "
+    "while (mx < top) { mx <<= 1; ex--; } "
+    "uint64_t r = ex > 0 ? (mx - top) | (uint64_t(ex) << 52) : mx >> uint(1 - ex); "
+    "return uint64BitsToDouble(r | sign); }";
+
+/* remquo on float, exact (x - y * roundEven(x / y) is not): the remainder
+ * of |x| by 2|y| (exact fmod) is brought to the nearest multiple of |y|,
+ * ties to the even quotient, with exact subtractions (Sterbenz); the low
+ * three bits of the quotient come from fmod by 2, 4 and 8 times |y|
+ * (scaled down by 2^-32 first when |y| is so large that 8|y| overflows);
+ * a non-zero quotient whose three low bits are 0 gives 8, to keep its
+ * sign. */
+static const char remquo_float[] =
+    "float _cl_remquo(float x, float y, out int q) { q = 0; "
+    "if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return uintBitsToFloat(0x7fc00000u); "
+    "if (isinf(y)) return x; "
+    "float ax = abs(x), ay = abs(y), sx = ax, sy = ay; "
+    "if (ay > 4.0e37) { sx = ax * 2.3283064e-10; sy = ay * 2.3283064e-10; } "
+    "int low = (_cl_fmod(sx, sy * 8.0) >= sy * 4.0 ? 4 : 0) | (_cl_fmod(sx, sy * 4.0) >= sy * 2.0 "
+    "? 2 "
+    ": 0); "
+    "float r = ay <= 1.7014117e38 ? _cl_fmod(ax, ay + ay) : ax; int m = 0; "
+    "if (r + r > ay) { r -= ay; m = 1; if (r + r >= ay) { r -= ay; m = 2; } } "
+    "int n = (low + m) & 7; "
+    "if (n == 0 && (m > 0 || (ay <= 1.7014117e38 && ax >= ay + ay))) n = 8; /* keeps the sign */ "
+    "q = (x < 0.0) != (y < 0.0) ? -n : n; "
+    "return x < 0.0 ? -r : r; }";
+
+static void exact_remainder(glsl_emitter *e) {
+  const kl_type *f = kl_type_scalar(e->ctx, KL_TYPE_FLOAT);
+  glsl_helper(e, "_cl_fmod", f, f, f, 2, NULL, fmod_float, NULL);
+  if (glsl_need(e, "_cl_remquo/float")) {
+    klg_puts(&e->helpers, remquo_float);
+    klg_puts(&e->helpers, "\n");
+  }
+}
+
+/* The object an out-pointer argument names, as a GLSL lvalue. */
+const char *glsl_out_lvalue(glsl_emitter *e, const kl_node *p) {
+  klg_buf *saved = e->out;
+  klg_buf tmp;
+  klg_init(&tmp, e->ctx);
+  e->out = &tmp;
+  const kl_node *s = klg_strip_convert(p);
+  if (s->kind == KL_EXPR_UNARY && s->op == KL_OP_ADDRESS_OF && !klg_is_pointer(s->lhs->type))
+    glsl_expr_mode(e, s->lhs, ACCESS_WRITE);
+  else
+    glsl_element(e, p, NULL, ACCESS_WRITE, p->location);
+  e->out = saved;
+  return klg_text(&tmp);
+}
+
+/* fract, modf, sincos, frexp, remquo: a result and an out-pointer. */
+void glsl_out_builtin(glsl_emitter *e, const kl_node *n) {
+  const kl_builtin *b = n->builtin;
+  const kl_node *x = n->args, *y = x->next;
+  const char *t = glsl_type(e, n->type, n->location);
+  const char *xs = glsl_text_of(e, x);
+  if (kl_type_scalar_of(n->type)->kind == KL_TYPE_DOUBLE &&
+      (b->id == KL_BUILTIN_SINCOS || b->id == KL_BUILTIN_REMQUO || b->id == KL_BUILTIN_LGAMMA_R)) {
+    if (!glsl_fp64_out_call(e, n))
+      glsl_fail(e, n->location,
+                kl_format(e->ctx, "%s on double (GLSL has it for float only)", b->canonical));
+    return;
+  }
+  switch (b->id) {
+    case KL_BUILTIN_MODF:
+      klg_printf(e->out, "modf(%s, %s)", xs, glsl_out_lvalue(e, y));
+      return;
+    case KL_BUILTIN_FREXP:
+      klg_printf(e->out, "frexp(%s, %s)", xs, glsl_out_lvalue(e, y));
+      return;
+    case KL_BUILTIN_FRACT: {
+      const char *name = "_cl_fract";
+      if (glsl_need(e, kl_format(e->ctx, "_cl_fract/%s", t))) {
+        const char *limit = kl_type_scalar_of(n->type)->kind == KL_TYPE_DOUBLE
+                                ? "0.99999999999999989lf"
+                                : "0.99999994";
+        klg_printf(&e->helpers,
+                   "%s _cl_fract(%s x, out %s i) { i = floor(x); return min(x - i, %s(%s)); }\n", t,
+                   t, t, t, limit);
+      }
+      klg_printf(e->out, "%s(%s, %s)", name, xs, glsl_out_lvalue(e, y));
+      return;
+    }
+    case KL_BUILTIN_SINCOS:
+      if (glsl_need(e, kl_format(e->ctx, "_cl_sincos/%s", t)))
+        klg_printf(&e->helpers, "%s _cl_sincos(%s x, out %s c) { c = cos(x); return sin(x); }\n", t,
+                   t, t);
+      klg_printf(e->out, "_cl_sincos(%s, %s)", xs, glsl_out_lvalue(e, y));
+      return;
+    case KL_BUILTIN_REMQUO: {
+      const kl_node *q = y->next;
+      const char *qt = glsl_type(e, q->type->element, n->location);
+      if (kl_type_scalar_of(n->type)->kind != KL_TYPE_FLOAT) {
+        glsl_fail(e, n->location, "remquo on this type");
+        return;
+      }
+      exact_remainder(e);
+      if (klg_is_vector(n->type) && glsl_need(e, kl_format(e->ctx, "_cl_remquo/%s", t)))
+        klg_printf(
+            &e->helpers,
+            "%s _cl_remquo(%s x, %s y, out %s q) { %s r; for (int i = 0; i < %d; i++) { int k; "
+            "r[i] = _cl_remquo(x[i], y[i], k); q[i] = k; } return r; }\n",
+            t, t, t, qt, t, n->type->length);
+      klg_printf(e->out, "_cl_remquo(%s, %s, %s)", xs, glsl_text_of(e, y), glsl_out_lvalue(e, q));
+      return;
+    }
+    default:
+      glsl_fail(e, n->location, kl_format(e->ctx, "%s (GLSL has no such function)", b->canonical));
+      return;
+  }
+}
+
+/* The type t with float in place of half. */
+static const kl_type *float_for_half(glsl_emitter *e, const kl_type *t) {
+  if (kl_type_scalar_of(t)->kind != KL_TYPE_HALF) return t;
+  return klg_is_vector(t) ? kl_type_vector(e->ctx, KL_TYPE_FLOAT, t->length)
+                          : kl_type_scalar(e->ctx, KL_TYPE_FLOAT);
+}
+
+/* A math builtin on half: computed in float and rounded back, which meets
+ * OpenCL's accuracy for half (the float result is within its ulp bound). */
+static void half_through_float(glsl_emitter *e, const kl_node *n) {
+  if (n->builtin->rule == KL_RULE_FLOAT_PTR || n->builtin->rule == KL_RULE_FLOAT_INTPTR) {
+    glsl_fail(e, n->location, kl_format(e->ctx, "%s on half", n->builtin->canonical));
+    return;
+  }
+  kl_node *copy = kl_alloc(e->ctx, sizeof *copy);
+  *copy = *n;
+  copy->type = (kl_type *)float_for_half(e, n->type);
+  kl_node **link = &copy->args;
+  for (const kl_node *a = n->args; a; a = a->next) {
+    kl_node *arg = kl_alloc(e->ctx, sizeof *arg);
+    if (float_for_half(e, a->type) != a->type) {
+      arg->kind = KL_EXPR_CONVERT;
+      arg->location = a->location;
+      arg->type = (kl_type *)float_for_half(e, a->type);
+      arg->lhs = (kl_node *)a;
+    } else {
+      *arg = *a;
+    }
+    arg->next = NULL;
+    *link = arg;
+    link = &arg->next;
+  }
+  if (copy->type == n->type) {
+    glsl_builtin(e, copy);
+    return;
+  }
+  klg_printf(e->out, "%s(", glsl_type(e, n->type, n->location));
+  glsl_builtin(e, copy);
+  klg_puts(e->out, ")");
+}
+
+/* The scalar-helper templates of builtins GLSL lacks or defines otherwise. */
+void glsl_builtin(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_builtin *b = n->builtin;
+  const kl_node *a0 = n->args, *a1 = a0 ? a0->next : NULL, *a2 = a1 ? a1->next : NULL;
+  const kl_type *rt = n->type;
+  const kl_type *rs = kl_type_scalar_of(rt);
+  const kl_type *as = a0 ? kl_type_scalar_of(a0->type) : rs;
+  kl_location at = n->location;
+  const char *tmpl = NULL, *name = NULL;
+  int nargs = n->arg_count;
+  const kl_type *arg2 = NULL;
+  switch (b->category) {
+    case KL_BUILTIN_WORK_ITEM:
+      glsl_work_item(e, n);
+      return;
+    case KL_BUILTIN_SYNC:
+      if (b->id == KL_BUILTIN_BARRIER) {
+        glsl_fail(e, at, "barrier inside an expression");
+        return;
+      }
+      klg_puts(o, glsl_fence(a0));
+      return;
+    case KL_BUILTIN_ATOMIC:
+      glsl_atomic(e, n);
+      return;
+    case KL_BUILTIN_CONVERSION:
+      if (b->id == KL_BUILTIN_CONVERT)
+        glsl_convert(e, n);
+      else
+        glsl_as(e, n);
+      return;
+    case KL_BUILTIN_MEMORY:
+      glsl_vload_store(e, n, b->id == KL_BUILTIN_VSTORE);
+      return;
+    default:
+      break;
+  }
+  if (rs->kind == KL_TYPE_HALF || as->kind == KL_TYPE_HALF) {
+    half_through_float(e, n);
+    return;
+  }
+  /* double math GLSL lacks or defines otherwise: the library's version */
+  if (as->kind == KL_TYPE_DOUBLE && b->category == KL_BUILTIN_MATH && glsl_fp64_call(e, n)) return;
+  switch (b->id) {
+    /* GLSL functions with the same meaning */
+    case KL_BUILTIN_ASIN:
+    case KL_BUILTIN_ACOS:
+      /* from atan, whose precision Vulkan bounds (some drivers' asin and
+       * acos are far less precise than OpenCL's 4 ulp) */
+      if (!glsl_float_only(e, n)) return;
+      name = b->id == KL_BUILTIN_ASIN ? "_cl_asin" : "_cl_acos";
+      tmpl = b->id == KL_BUILTIN_ASIN
+                 ? "$T _cl_asin($T x) { return atan(x, sqrt(($T(1) - x) * ($T(1) + x))); }"
+                 : "$T _cl_acos($T x) { return atan(sqrt(($T(1) - x) * ($T(1) + x)), x); }";
+      break;
+    case KL_BUILTIN_ACOSH:
+    case KL_BUILTIN_ASINH:
+    case KL_BUILTIN_ATAN:
+    case KL_BUILTIN_ATANH:
+    case KL_BUILTIN_COS:
+    case KL_BUILTIN_COSH:
+    case KL_BUILTIN_EXP:
+    case KL_BUILTIN_EXP2:
+    case KL_BUILTIN_LOG:
+    case KL_BUILTIN_LOG2:
+    case KL_BUILTIN_SIN:
+    case KL_BUILTIN_SINH:
+    case KL_BUILTIN_TAN:
+    case KL_BUILTIN_TANH:
+    case KL_BUILTIN_DEGREES:
+    case KL_BUILTIN_RADIANS:
+      if (!glsl_float_only(e, n)) return;
+      glsl_call(e, b->canonical, a0);
+      return;
+    case KL_BUILTIN_CEIL:
+    case KL_BUILTIN_FLOOR:
+    case KL_BUILTIN_FMA: /* correctly rounded only where the driver fuses it */
+    case KL_BUILTIN_SQRT:
+    case KL_BUILTIN_TRUNC:
+    case KL_BUILTIN_SIGN:
+    case KL_BUILTIN_STEP:
+    case KL_BUILTIN_SMOOTHSTEP:
+    case KL_BUILTIN_CROSS:
+    case KL_BUILTIN_DOT:
+    case KL_BUILTIN_DISTANCE:
+    case KL_BUILTIN_LENGTH:
+    case KL_BUILTIN_NORMALIZE:
+    case KL_BUILTIN_LDEXP:
+      if (b->id == KL_BUILTIN_CROSS && rt->length == 4) {
+        const char *t = glsl_type(e, rt, at);
+        klg_printf(o, "%s(cross((%s).xyz, (%s).xyz), 0)", t, glsl_text_of(e, a0),
+                   glsl_text_of(e, a1));
+        return;
+      }
+      glsl_call(e, b->canonical, a0);
+      return;
+    case KL_BUILTIN_FAST_DISTANCE:
+      glsl_call(e, "distance", a0);
+      return;
+    case KL_BUILTIN_FAST_LENGTH:
+      glsl_call(e, "length", a0);
+      return;
+    case KL_BUILTIN_FAST_NORMALIZE:
+      glsl_call(e, "normalize", a0);
+      return;
+    case KL_BUILTIN_ATAN2:
+      if (!glsl_float_only(e, n)) return;
+      glsl_call(e, "atan", a0);
+      return;
+    case KL_BUILTIN_FABS:
+      glsl_call(e, "abs", a0);
+      return;
+    case KL_BUILTIN_FMAX:
+      glsl_call(e, "max", a0);
+      return;
+    case KL_BUILTIN_FMIN:
+      glsl_call(e, "min", a0);
+      return;
+    case KL_BUILTIN_MAX:
+    case KL_BUILTIN_MIN:
+    case KL_BUILTIN_CLAMP:
+    case KL_BUILTIN_MIX:
+      glsl_call(e, b->canonical, a0);
+      return;
+    case KL_BUILTIN_RINT:
+      glsl_call(e, "roundEven", a0);
+      return;
+    case KL_BUILTIN_RSQRT:
+      glsl_call(e, "inversesqrt", a0);
+      return;
+    case KL_BUILTIN_POWR:
+      if (!glsl_float_only(e, n)) return;
+      glsl_call(e, "pow", a0);
+      return;
+    case KL_BUILTIN_MAD:
+      klg_puts(o, "(");
+      glsl_expr(e, a0);
+      klg_puts(o, " * ");
+      glsl_expr(e, a1);
+      klg_puts(o, " + ");
+      glsl_expr(e, a2);
+      klg_puts(o, ")");
+      return;
+    case KL_BUILTIN_DIVIDE:
+      klg_puts(o, "(");
+      glsl_expr(e, a0);
+      klg_puts(o, " / ");
+      glsl_expr(e, a1);
+      klg_puts(o, ")");
+      return;
+    case KL_BUILTIN_RECIP:
+      klg_printf(o, "(%s(1) / ", glsl_type(e, rt, at));
+      glsl_expr(e, a0);
+      klg_puts(o, ")");
+      return;
+    case KL_BUILTIN_EXP10:
+    case KL_BUILTIN_LOG10:
+    case KL_BUILTIN_EXPM1:
+    case KL_BUILTIN_LOG1P:
+    case KL_BUILTIN_SINPI:
+    case KL_BUILTIN_COSPI:
+    case KL_BUILTIN_TANPI:
+    case KL_BUILTIN_ACOSPI:
+    case KL_BUILTIN_ASINPI:
+    case KL_BUILTIN_ATANPI:
+    case KL_BUILTIN_CBRT:
+    case KL_BUILTIN_HYPOT:
+    case KL_BUILTIN_ATAN2PI: {
+      if (!glsl_float_only(e, n)) return;
+      const char *x = glsl_text_of(e, a0);
+      const char *t = glsl_type(e, rt, at);
+      switch (b->id) {
+        case KL_BUILTIN_EXP10:
+          klg_printf(o, "exp2((%s) * 3.32192809)", x);
+          return;
+        case KL_BUILTIN_LOG10:
+          klg_printf(o, "(log2(%s) * 0.301029996)", x);
+          return;
+        case KL_BUILTIN_EXPM1:
+          klg_printf(o, "(exp(%s) - %s(1))", x, t);
+          return;
+        case KL_BUILTIN_LOG1P:
+          klg_printf(o, "log(%s(1) + (%s))", t, x);
+          return;
+        case KL_BUILTIN_SINPI:
+          klg_printf(o, "sin((%s) * 3.14159265)", x);
+          return;
+        case KL_BUILTIN_COSPI:
+          klg_printf(o, "cos((%s) * 3.14159265)", x);
+          return;
+        case KL_BUILTIN_TANPI:
+          klg_printf(o, "tan((%s) * 3.14159265)", x);
+          return;
+        case KL_BUILTIN_ACOSPI:
+          klg_printf(o, "(acos(%s) * 0.318309886)", x);
+          return;
+        case KL_BUILTIN_ASINPI:
+          klg_printf(o, "(asin(%s) * 0.318309886)", x);
+          return;
+        case KL_BUILTIN_ATANPI:
+          klg_printf(o, "(atan(%s) * 0.318309886)", x);
+          return;
+        case KL_BUILTIN_CBRT:
+          klg_printf(o, "(sign(%s) * pow(abs(%s), %s(1.0 / 3.0)))", x, x, t);
+          return;
+        case KL_BUILTIN_HYPOT: {
+          const char *y = glsl_text_of(e, a1);
+          if (!klg_is_vector(rt)) {
+            klg_printf(o, "length(vec2(%s, %s))", x, y);
+            return;
+          }
+          name = "_cl_hypot";
+          tmpl = "$T _cl_hypot($T x, $T y) { return length(vec2(x, y)); }";
+          break;
+        }
+        default: { /* ATAN2PI */
+          klg_printf(o, "(atan(%s, %s) * 0.318309886)", x, glsl_text_of(e, a1));
+          return;
+        }
+      }
+      break;
+    }
+    case KL_BUILTIN_FMOD:
+      name = "_cl_fmod";
+      tmpl = as->kind == KL_TYPE_DOUBLE ? fmod_double : fmod_float;
+      if (as->kind == KL_TYPE_DOUBLE) e->caps |= KL_GLSL_NEEDS_INT64;
+      break;
+    case KL_BUILTIN_REMAINDER:
+      if (as->kind != KL_TYPE_FLOAT) {
+        glsl_fail(e, at, kl_format(e->ctx, "remainder on %s", glsl_scalar(e, as, at)));
+        return;
+      }
+      exact_remainder(e);
+      name = "_cl_remainder";
+      tmpl = "float _cl_remainder(float x, float y) { int q; return _cl_remquo(x, y, q); }";
+      break;
+    case KL_BUILTIN_FDIM:
+      name = "_cl_fdim";
+      tmpl =
+          "$T _cl_fdim($T x, $T y) { return x > y ? x - y : (isnan(x) || isnan(y) ? x + y : "
+          "$T(0)); }";
+      break;
+    case KL_BUILTIN_ROUND:
+      name = "_cl_round";
+      tmpl =
+          "$T _cl_round($T x) { $T t = trunc(x); return abs(x - t) >= $T(0.5) ? t + sign(x) : t; }";
+      break;
+    case KL_BUILTIN_COPYSIGN:
+      name = "_cl_copysign";
+      tmpl = as->kind == KL_TYPE_DOUBLE
+                 ? "$T _cl_copysign($T x, $T y) { uvec2 a = unpackDouble2x32(x), b = "
+                   "unpackDouble2x32(y); a.y = (a.y & 0x7fffffffu) | (b.y & 0x80000000u); return "
+                   "packDouble2x32(a); }"
+                 : "$T _cl_copysign($T x, $T y) { return uintBitsToFloat((floatBitsToUint(x) & "
+                   "0x7fffffffu) | (floatBitsToUint(y) & 0x80000000u)); }";
+      break;
+    case KL_BUILTIN_MAXMAG:
+      name = "_cl_maxmag";
+      tmpl =
+          "$T _cl_maxmag($T x, $T y) { $T a = abs(x), b = abs(y); return a > b ? x : (b > a ? y : "
+          "max(x, y)); }";
+      break;
+    case KL_BUILTIN_MINMAG:
+      name = "_cl_minmag";
+      tmpl =
+          "$T _cl_minmag($T x, $T y) { $T a = abs(x), b = abs(y); return a < b ? x : (b < a ? y : "
+          "min(x, y)); }";
+      break;
+    case KL_BUILTIN_POW:
+      if (!glsl_float_only(e, n)) return;
+      name = "_cl_pow";
+      tmpl =
+          "$T _cl_pow($T x, $T y) { if (y == $T(0)) return $T(1); if (x > $T(0)) return pow(x, y); "
+          "if (x == $T(0)) return y > $T(0) ? $T(0) : uintBitsToFloat(0x7f800000u); "
+          "if (y != trunc(y)) return uintBitsToFloat(0x7fc00000u); $T r = pow(-x, y); return "
+          "mod(y, $T(2)) != $T(0) ? -r : r; }";
+      break;
+    case KL_BUILTIN_POWN:
+      if (!glsl_float_only(e, n)) return;
+      name = "_cl_pown";
+      arg2 = kl_type_scalar(e->ctx, KL_TYPE_INT);
+      tmpl =
+          "$T _cl_pown($T x, int n) { if (n == 0) return $T(1); $T r = x == $T(0) ? (n > 0 ? $T(0) "
+          ": uintBitsToFloat(0x7f800000u)) : pow(abs(x), $T(n)); "
+          "return ((n & 1) != 0 && x < $T(0)) ? -r : r; }";
+      break;
+    case KL_BUILTIN_ROOTN:
+      if (!glsl_float_only(e, n)) return;
+      name = "_cl_rootn";
+      arg2 = kl_type_scalar(e->ctx, KL_TYPE_INT);
+      tmpl =
+          "$T _cl_rootn($T x, int n) { if (x < $T(0) && (n & 1) == 0) return "
+          "uintBitsToFloat(0x7fc00000u); $T r = pow(abs(x), $T(1) / $T(n)); return x < $T(0) ? -r "
+          ": r; }";
+      break;
+    case KL_BUILTIN_LOGB:
+      name = "_cl_logb";
+      tmpl = "$T _cl_logb($T x) { int e; frexp(x, e); return $T(e - 1); }";
+      break;
+    case KL_BUILTIN_ILOGB:
+      name = "_cl_ilogb";
+      tmpl = "int _cl_ilogb($T x) { int e; frexp(x, e); return e - 1; }";
+      glsl_helper(e, name, a0->type, as, kl_type_scalar(e->ctx, KL_TYPE_INT), 1, NULL, tmpl, NULL);
+      glsl_call(e, name, a0);
+      return;
+    case KL_BUILTIN_NEXTAFTER:
+      if (!glsl_float_only(e, n)) return;
+      name = "_cl_nextafter";
+      tmpl =
+          "$T _cl_nextafter($T x, $T y) { if (isnan(x) || isnan(y)) return x + y; if (x == y) "
+          "return y; "
+          "if (x == $T(0)) return y > $T(0) ? uintBitsToFloat(1u) : uintBitsToFloat(0x80000001u); "
+          "uint b = floatBitsToUint(x); b = ((x < y) == (x > $T(0))) ? b + 1u : b - 1u; return "
+          "uintBitsToFloat(b); }";
+      break;
+    case KL_BUILTIN_FRACT:
+    case KL_BUILTIN_MODF:
+    case KL_BUILTIN_SINCOS:
+    case KL_BUILTIN_FREXP:
+    case KL_BUILTIN_REMQUO:
+    case KL_BUILTIN_LGAMMA_R:
+      glsl_out_builtin(e, n);
+      return;
+    case KL_BUILTIN_ERF:
+    case KL_BUILTIN_ERFC:
+    case KL_BUILTIN_LGAMMA:
+    case KL_BUILTIN_TGAMMA:
+      if (as->kind == KL_TYPE_DOUBLE && glsl_fp64_call(e, n)) return;
+      glsl_fail(e, at, kl_format(e->ctx, "%s (GLSL has no such function)", b->canonical));
+      return;
+    /* integer */
+    case KL_BUILTIN_ABS:
+      if (!kl_type_is_signed(as)) {
+        glsl_expr(e, a0);
+        return;
+      }
+      klg_printf(o, "%s(abs(", glsl_type(e, rt, at));
+      glsl_expr(e, a0);
+      klg_puts(o, "))");
+      return;
+    case KL_BUILTIN_ABS_DIFF:
+      name = "_cl_abs_diff";
+      tmpl =
+          "$U _cl_abs_diff($T a, $T b) { return a > b ? $U($U(a) - $U(b)) : $U($U(b) - $U(a)); }";
+      glsl_helper(e, name, a0->type, as, glsl_unsigned_of(e, as), 2, NULL, tmpl, NULL);
+      glsl_call(e, name, a0);
+      return;
+    case KL_BUILTIN_ADD_SAT:
+      name = "_cl_add_sat";
+      tmpl = kl_type_is_signed(as)
+                 ? "$T _cl_add_sat($T a, $T b) { $T r = $T(a + b); if (b > $T(0) && r < a) return "
+                   "$MAX; if (b < $T(0) && r > a) return $MIN; return r; }"
+                 : "$T _cl_add_sat($T a, $T b) { $T r = $T(a + b); return r < a ? $MAX : r; }";
+      break;
+    case KL_BUILTIN_SUB_SAT:
+      name = "_cl_sub_sat";
+      tmpl = kl_type_is_signed(as)
+                 ? "$T _cl_sub_sat($T a, $T b) { $T r = $T(a - b); if (b < $T(0) && r < a) return "
+                   "$MAX; if (b > $T(0) && r > a) return $MIN; return r; }"
+                 : "$T _cl_sub_sat($T a, $T b) { return a < b ? $T(0) : $T(a - b); }";
+      break;
+    case KL_BUILTIN_HADD:
+      name = "_cl_hadd";
+      tmpl =
+          "$T _cl_hadd($T a, $T b) { return $T((a >> $T(1)) + (b >> $T(1)) + (a & b & $T(1))); }";
+      break;
+    case KL_BUILTIN_RHADD:
+      name = "_cl_rhadd";
+      tmpl =
+          "$T _cl_rhadd($T a, $T b) { return $T((a >> $T(1)) + (b >> $T(1)) + ((a | b) & $T(1))); "
+          "}";
+      break;
+    case KL_BUILTIN_CLZ:
+      name = "_cl_clz";
+      tmpl = glsl_bits(as) == 64
+                 ? "$T _cl_clz($T x) { uvec2 h = unpackUint2x32(uint64_t(x)); return $T(h.y != 0u "
+                   "? 31 - findMSB(h.y) : (h.x != 0u ? 63 - findMSB(h.x) : 64)); }"
+                 : "$T _cl_clz($T x) { uint u = uint($U(x)); return $T(u == 0u ? $W : $W - 1 - "
+                   "findMSB(u)); }";
+      break;
+    case KL_BUILTIN_POPCOUNT:
+      name = "_cl_popcount";
+      tmpl = glsl_bits(as) == 64 ? "$T _cl_popcount($T x) { uvec2 h = unpackUint2x32(uint64_t(x)); "
+                                   "return $T(bitCount(h.x) + bitCount(h.y)); }"
+                                 : "$T _cl_popcount($T x) { return $T(bitCount(uint($U(x)))); }";
+      break;
+    case KL_BUILTIN_MUL_HI:
+    case KL_BUILTIN_MAD_HI: {
+      int bits = glsl_bits(as);
+      bool sig = kl_type_is_signed(as);
+      name = b->id == KL_BUILTIN_MUL_HI ? "_cl_mul_hi" : "_cl_mad_hi";
+      const char *hi;
+      if (bits < 32)
+        hi = sig ? "$T((int(a) * int(b)) >> $W)" : "$T((uint(a) * uint(b)) >> $W)";
+      else if (bits == 32)
+        hi = NULL;
+      else
+        hi = NULL;
+      if (bits < 32) {
+        tmpl =
+            b->id == KL_BUILTIN_MUL_HI
+                ? kl_format(e->ctx, "$T _cl_mul_hi($T a, $T b) { return %s; }", hi)
+                : kl_format(e->ctx, "$T _cl_mad_hi($T a, $T b, $T c) { return $T(%s + c); }", hi);
+      } else if (bits == 32) {
+        tmpl =
+            b->id == KL_BUILTIN_MUL_HI
+                ? kl_format(e->ctx,
+                            "$T _cl_mul_hi($T a, $T b) { $T hi, lo; %s(a, b, hi, lo); return hi; }",
+                            sig ? "imulExtended" : "umulExtended")
+                : kl_format(e->ctx,
+                            "$T _cl_mad_hi($T a, $T b, $T c) { $T hi, lo; %s(a, b, hi, lo); return "
+                            "hi + c; }",
+                            sig ? "imulExtended" : "umulExtended");
+      } else {
+        if (glsl_need(e, "_cl_umulhi64"))
+          klg_puts(&e->helpers,
+                   "uint64_t _cl_umulhi64(uint64_t a, uint64_t b) { uint64_t a0 = a & "
+                   "0xfffffffful, a1 = a >> 32, b0 = b & 0xfffffffful, b1 = b >> 32; "
+                   "uint64_t p01 = a0 * b1, p10 = a1 * b0, mid = ((a0 * b0) >> 32) + (p01 & "
+                   "0xfffffffful) + (p10 & 0xfffffffful); "
+                   "return a1 * b1 + (p01 >> 32) + (p10 >> 32) + (mid >> 32); }\n");
+        const char *h = sig ? "int64_t(_cl_umulhi64(uint64_t(a), uint64_t(b))) - (a < 0l ? b : 0l) "
+                              "- (b < 0l ? a : 0l)"
+                            : "_cl_umulhi64(a, b)";
+        tmpl = b->id == KL_BUILTIN_MUL_HI
+                   ? kl_format(e->ctx, "$T _cl_mul_hi($T a, $T b) { return %s; }", h)
+                   : kl_format(e->ctx, "$T _cl_mad_hi($T a, $T b, $T c) { return %s + c; }", h);
+      }
+      break;
+    }
+    case KL_BUILTIN_MAD_SAT: {
+      int bits = glsl_bits(as);
+      if (bits == 64) {
+        glsl_fail(e, at, "mad_sat on 64-bit integers");
+        return;
+      }
+      name = "_cl_mad_sat";
+      e->caps |= KL_GLSL_NEEDS_INT64;
+      tmpl = kl_type_is_signed(as) || bits < 32
+                 ? "$T _cl_mad_sat($T a, $T b, $T c) { int64_t r = int64_t(a) * int64_t(b) + "
+                   "int64_t(c); return r < int64_t($MIN) ? $MIN : (r > int64_t($MAX) ? $MAX : "
+                   "$T(r)); }"
+                 : "$T _cl_mad_sat($T a, $T b, $T c) { uint64_t r = uint64_t(a) * uint64_t(b) + "
+                   "uint64_t(c); return r > uint64_t($MAX) ? $MAX : $T(r); }";
+      break;
+    }
+    case KL_BUILTIN_ROTATE:
+      name = "_cl_rotate";
+      tmpl =
+          glsl_bits(as) == 64
+              ? "$T _cl_rotate($T v, $T n) { uint64_t u = uint64_t(v); uint k = uint(uint64_t(n) & "
+                "63ul); return k == 0u ? v : $T((u << k) | (u >> (64u - k))); }"
+              : "$T _cl_rotate($T v, $T n) { uint u = uint($U(v)); uint k = uint($U(n)) & uint($W "
+                "- 1); return k == 0u ? v : $T($U((u << k) | (u >> (uint($W) - k)))); }";
+      break;
+    case KL_BUILTIN_UPSAMPLE: {
+      name = "_cl_upsample";
+      const kl_type *lo = kl_type_scalar_of(a1->type);
+      arg2 = lo;
+      const char *r = glsl_scalar(e, rs, at);
+      tmpl = kl_format(
+          e->ctx, "%s _cl_upsample($T h, $U l) { return %s(%s(%s($U(h)) << %d) | %s(l)); }", r, r,
+          glsl_scalar(e, glsl_unsigned_of(e, rs), at), glsl_scalar(e, glsl_unsigned_of(e, rs), at),
+          glsl_bits(as), glsl_scalar(e, glsl_unsigned_of(e, rs), at));
+      glsl_helper(e, name, a0->type, as, rs, 2, arg2, tmpl, NULL);
+      glsl_call(e, name, a0);
+      return;
+    }
+    case KL_BUILTIN_MUL24:
+      klg_puts(o, "(");
+      glsl_expr(e, a0);
+      klg_puts(o, " * ");
+      glsl_expr(e, a1);
+      klg_puts(o, ")");
+      return;
+    case KL_BUILTIN_MAD24:
+      klg_puts(o, "(");
+      glsl_expr(e, a0);
+      klg_puts(o, " * ");
+      glsl_expr(e, a1);
+      klg_puts(o, " + ");
+      glsl_expr(e, a2);
+      klg_puts(o, ")");
+      return;
+    /* relational */
+    case KL_BUILTIN_ISEQUAL:
+    case KL_BUILTIN_ISNOTEQUAL:
+    case KL_BUILTIN_ISGREATER:
+    case KL_BUILTIN_ISGREATEREQUAL:
+    case KL_BUILTIN_ISLESS:
+    case KL_BUILTIN_ISLESSEQUAL: {
+      kl_operator op = b->id == KL_BUILTIN_ISEQUAL          ? KL_OP_EQ
+                       : b->id == KL_BUILTIN_ISNOTEQUAL     ? KL_OP_NE
+                       : b->id == KL_BUILTIN_ISGREATER      ? KL_OP_GT
+                       : b->id == KL_BUILTIN_ISGREATEREQUAL ? KL_OP_GE
+                       : b->id == KL_BUILTIN_ISLESS         ? KL_OP_LT
+                                                            : KL_OP_LE;
+      const char *x = glsl_text_of(e, a0), *y = glsl_text_of(e, a1);
+      if (klg_is_vector(rt))
+        glsl_mask_from_bvec(e, rt, kl_format(e->ctx, "%s(%s, %s)", glsl_vector_compare(op), x, y));
+      else
+        klg_printf(o, "int(%s %s %s)", x, kl_operator_text(op), y);
+      return;
+    }
+    case KL_BUILTIN_ISLESSGREATER:
+    case KL_BUILTIN_ISORDERED:
+    case KL_BUILTIN_ISUNORDERED:
+    case KL_BUILTIN_ISFINITE:
+    case KL_BUILTIN_ISINF:
+    case KL_BUILTIN_ISNAN:
+    case KL_BUILTIN_ISNORMAL:
+    case KL_BUILTIN_SIGNBIT: {
+      const char *x = glsl_text_of(e, a0), *y = a1 ? glsl_text_of(e, a1) : NULL;
+      const char *bv;
+      int len = klg_is_vector(a0->type) ? a0->type->length : 1;
+      const char *vt = glsl_type(e, a0->type, at);
+      const char *btype = len > 1 ? kl_format(e->ctx, "bvec%d", len) : "bool";
+      bool dbl = as->kind == KL_TYPE_DOUBLE;
+      switch (b->id) {
+        case KL_BUILTIN_ISLESSGREATER:
+          bv = len > 1
+                   ? kl_format(e->ctx, "%s(uvec%d(lessThan(%s, %s)) | uvec%d(greaterThan(%s, %s)))",
+                               btype, len, x, y, len, x, y)
+                   : kl_format(e->ctx, "(%s < %s || %s > %s)", x, y, x, y);
+          break;
+        case KL_BUILTIN_ISORDERED:
+          bv = len > 1 ? kl_format(e->ctx, "not(%s(uvec%d(isnan(%s)) | uvec%d(isnan(%s))))", btype,
+                                   len, x, len, y)
+                       : kl_format(e->ctx, "!(isnan(%s) || isnan(%s))", x, y);
+          break;
+        case KL_BUILTIN_ISUNORDERED:
+          bv = len > 1 ? kl_format(e->ctx, "%s(uvec%d(isnan(%s)) | uvec%d(isnan(%s)))", btype, len,
+                                   x, len, y)
+                       : kl_format(e->ctx, "(isnan(%s) || isnan(%s))", x, y);
+          break;
+        case KL_BUILTIN_ISFINITE:
+          bv = len > 1 ? kl_format(e->ctx, "not(%s(uvec%d(isnan(%s)) | uvec%d(isinf(%s))))", btype,
+                                   len, x, len, x)
+                       : kl_format(e->ctx, "!(isnan(%s) || isinf(%s))", x, x);
+          break;
+        case KL_BUILTIN_ISINF:
+          bv = kl_format(e->ctx, "isinf(%s)", x);
+          break;
+        case KL_BUILTIN_ISNAN:
+          bv = kl_format(e->ctx, "isnan(%s)", x);
+          break;
+        case KL_BUILTIN_ISNORMAL: {
+          const char *minn = dbl ? "2.2250738585072014e-308lf" : "1.17549435e-38";
+          bv = len > 1 ? kl_format(e->ctx,
+                                   "%s(uvec%d(greaterThanEqual(abs(%s), %s(%s))) & "
+                                   "uvec%d(not(isinf(%s))) & uvec%d(not(isnan(%s))))",
+                                   btype, len, x, vt, minn, len, x, len, x)
+                       : kl_format(e->ctx, "(abs(%s) >= %s && !isinf(%s) && !isnan(%s))", x, minn,
+                                   x, x);
+          break;
+        }
+        default: /* SIGNBIT */
+          if (dbl)
+            bv = len > 1 ? NULL : kl_format(e->ctx, "((unpackDouble2x32(%s).y >> 31) != 0u)", x);
+          else
+            bv = len > 1
+                     ? kl_format(e->ctx, "notEqual(floatBitsToUint(%s) >> 31, uvec%d(0))", x, len)
+                     : kl_format(e->ctx, "((floatBitsToUint(%s) >> 31) != 0u)", x);
+          if (!bv) {
+            glsl_fail(e, at, "signbit on double vectors");
+            return;
+          }
+          break;
+      }
+      if (len > 1)
+        glsl_mask_from_bvec(e, rt, bv);
+      else
+        klg_printf(o, "int(%s)", bv);
+      return;
+    }
+    case KL_BUILTIN_ANY:
+    case KL_BUILTIN_ALL: {
+      const char *x = glsl_text_of(e, a0);
+      if (klg_is_vector(a0->type))
+        klg_printf(o, "int(%s(lessThan(%s, %s)))", b->id == KL_BUILTIN_ANY ? "any" : "all", x,
+                   glsl_zero(e, a0->type, at));
+      else
+        klg_printf(o, "int(%s < %s)", x, glsl_zero(e, a0->type, at));
+      return;
+    }
+    case KL_BUILTIN_BITSELECT: {
+      const char *x = glsl_text_of(e, a0), *y = glsl_text_of(e, a1), *z = glsl_text_of(e, a2);
+      if (kl_type_is_floating(as)) {
+        if (as->kind == KL_TYPE_DOUBLE) {
+          glsl_fail(e, at, "bitselect on double");
+          return;
+        }
+        klg_printf(o,
+                   "uintBitsToFloat((floatBitsToUint(%s) & ~floatBitsToUint(%s)) | "
+                   "(floatBitsToUint(%s) & floatBitsToUint(%s)))",
+                   x, z, y, z);
+      } else {
+        klg_printf(o, "((%s & ~%s) | (%s & %s))", x, z, y, z);
+      }
+      return;
+    }
+    case KL_BUILTIN_SELECT: {
+      const char *x = glsl_text_of(e, a0), *y = glsl_text_of(e, a1), *z = glsl_text_of(e, a2);
+      if (klg_is_vector(rt)) {
+        name = "_cl_select";
+        const char *key =
+            kl_format(e->ctx, "_cl_select/%s/%s", glsl_type(e, rt, at), glsl_type(e, a2->type, at));
+        if (glsl_need(e, key)) {
+          const char *t = glsl_type(e, rt, at), *ct = glsl_type(e, a2->type, at);
+          klg_printf(&e->helpers,
+                     "%s _cl_select(%s a, %s b, %s c) { %s r; for (int i = 0; i < %d; i++) r[i] = "
+                     "c[i] < %s(0) ? b[i] : a[i]; return r; }\n",
+                     t, t, t, ct, t, rt->length, glsl_scalar(e, kl_type_scalar_of(a2->type), at));
+        }
+        klg_printf(o, "_cl_select(%s, %s, %s)", x, y, z);
+      } else {
+        klg_printf(o, "((%s) != %s ? %s : %s)", z, glsl_zero(e, a2->type, at), y, x);
+      }
+      return;
+    }
+    default:
+      glsl_fail(e, at, kl_format(e->ctx, "the builtin %s", b->canonical));
+      return;
+  }
+  if (!name || !tmpl) {
+    glsl_fail(e, at, kl_format(e->ctx, "the builtin %s", b->canonical));
+    return;
+  }
+  if (nargs > 1 && !arg2 && a1 && !kl_type_equal(kl_type_scalar_of(a1->type), as))
+    arg2 = kl_type_scalar_of(a1->type);
+  glsl_helper(e, name, a0->type, as, rs, nargs, arg2, tmpl, NULL);
+  glsl_call(e, name, a0);
+}

@@ -1,0 +1,158 @@
+/* Private to the GLSL emitter (kernels/emit_glsl*.c): the emitter state and
+ * the functions its files share. */
+#ifndef AGPU_EMIT_GLSL_INTERNAL_H
+#define AGPU_EMIT_GLSL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "builtins.h"
+#include "glsl_layout.h"
+#include "gpu_emit.h"
+#include "translate.h"
+
+typedef enum glsl_root_kind {
+  ROOT_BUFFER,
+  ROOT_SHARED,
+  ROOT_CONSTANT,
+  ROOT_PRIVATE
+} glsl_root_kind;
+
+typedef struct glsl_root {
+  glsl_root_kind kind;
+  const kl_variable *var; /* the parameter or array variable */
+  const char *array;      /* GLSL name of the array */
+  int buffer;             /* ROOT_BUFFER: index into the layout's params */
+  bool scalar;            /* a scalar variable: the only valid offset is 0 */
+  bool read, written;
+} glsl_root;
+
+typedef struct glsl_binding {
+  const kl_variable *var;
+  const char *name; /* GLSL name */
+  glsl_root *root;  /* pointer variables */
+} glsl_binding;
+
+typedef struct glsl_spec {
+  const kl_function *function;
+  glsl_root **roots; /* per parameter; NULL for non-pointers */
+  const char *name;
+  struct glsl_spec *next;
+} glsl_spec;
+
+typedef struct glsl_key {
+  const char *key;
+  struct glsl_key *next;
+} glsl_key;
+
+typedef struct glsl_emitter {
+  kl_context *ctx;
+  const kl_program *program;
+  const kl_function *kernel;
+  klg_buf *out;
+  klg_buf helpers, functions, globals;
+  klg_buf wide_types;       /* struct definitions of 8- and 16-vectors */
+  struct wide_fn *wide_fns; /* helpers on them (emit_glsl_wide.c) */
+  glsl_binding *env;
+  int env_count, env_capacity;
+  glsl_spec *specs;
+  int spec_count;
+  glsl_key *keys;
+  kl_glsl_param *params;
+  glsl_root **param_roots;
+  unsigned caps;
+  bool int64_atomics;
+  const char **fp64_names; /* builtins the shader takes from the double library */
+  int fp64_count, fp64_capacity;
+  bool failed;
+  const char *last_failure;
+} glsl_emitter;
+
+typedef enum glsl_access { ACCESS_READ, ACCESS_WRITE, ACCESS_READ_WRITE } glsl_access;
+
+void glsl_fail(glsl_emitter *e, kl_location at, const char *what);
+const char *glsl_name(glsl_emitter *e, const char *name);
+const char *glsl_scalar(glsl_emitter *e, const kl_type *t, kl_location at);
+const char *glsl_vector_prefix(glsl_emitter *e, const kl_type *el, kl_location at);
+const char *glsl_type(glsl_emitter *e, const kl_type *t, kl_location at);
+const char *glsl_decl(glsl_emitter *e, const kl_type *t, const char *name, kl_location at);
+const char *glsl_with_element(glsl_emitter *e, const kl_type *shape, const kl_type *el,
+                              kl_location at);
+const kl_type *glsl_unsigned_of(glsl_emitter *e, const kl_type *s);
+int glsl_bits(const kl_type *s);
+void glsl_std430(const kl_type *t, int *size, int *align);
+void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o);
+glsl_binding *glsl_lookup(glsl_emitter *e, const kl_variable *v);
+glsl_binding *glsl_bind(glsl_emitter *e, const kl_variable *v, const char *name, glsl_root *root);
+bool glsl_need(glsl_emitter *e, const char *key);
+void glsl_int_literal(glsl_emitter *e, const kl_type *t, uint64_t v);
+void glsl_float_value(glsl_emitter *e, double v, bool is_double);
+const char *glsl_zero(glsl_emitter *e, const kl_type *t, kl_location at);
+bool glsl_is_signed_int(const kl_type *t);
+void glsl_mask_from_bvec(glsl_emitter *e, const kl_type *result, const char *bvec_text);
+void glsl_mark(glsl_root *root, glsl_access mode);
+void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index, glsl_access mode,
+                  kl_location at);
+glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable *var,
+                         const char *array);
+glsl_root *glsl_array_root(glsl_emitter *e, const kl_variable *v, kl_location at);
+const char *glsl_var_name(glsl_emitter *e, const kl_variable *v);
+glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n);
+bool glsl_split_pointer_choice(glsl_emitter *e, const kl_node *n);
+const char *glsl_fill(glsl_emitter *e, const char *tmpl, const kl_type *s, const char *extra);
+void glsl_helper(glsl_emitter *e, const char *name, const kl_type *vec, const kl_type *s,
+                 const kl_type *result, int nargs, const kl_type *arg2, const char *tmpl,
+                 const char *extra);
+void glsl_call_args(glsl_emitter *e, const kl_node *args);
+void glsl_call(glsl_emitter *e, const char *name, const kl_node *args);
+bool glsl_const_dim(const kl_node *n, int *dim);
+void glsl_work_item(glsl_emitter *e, const kl_node *n);
+const char *glsl_fence(const kl_node *flags);
+void glsl_atomic(glsl_emitter *e, const kl_node *n);
+void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store);
+bool glsl_float_only(glsl_emitter *e, const kl_node *n);
+void glsl_convert(glsl_emitter *e, const kl_node *n);
+void glsl_as(glsl_emitter *e, const kl_node *n);
+const char *glsl_out_lvalue(glsl_emitter *e, const kl_node *p);
+void glsl_out_builtin(glsl_emitter *e, const kl_node *n);
+void glsl_builtin(glsl_emitter *e, const kl_node *n);
+const char *glsl_text_of(glsl_emitter *e, const kl_node *n);
+const char *glsl_cond_text(glsl_emitter *e, const kl_node *n);
+const char *glsl_pointer_text(glsl_emitter *e, const kl_node *n, glsl_root **root);
+void glsl_expr_as(glsl_emitter *e, const kl_node *n, const kl_type *to);
+bool glsl_is_comparison(kl_operator op);
+const char *glsl_vector_compare(kl_operator op);
+void glsl_cond(glsl_emitter *e, const kl_node *n);
+void glsl_user_call(glsl_emitter *e, const kl_node *n);
+bool glsl_pure(const kl_node *n);
+void glsl_swizzle_letters(glsl_emitter *e, const int *c, int count);
+const kl_type *glsl_promoted(glsl_emitter *e, const kl_type *t);
+const kl_type *glsl_common(glsl_emitter *e, const kl_type *a, const kl_type *b);
+void glsl_assign(glsl_emitter *e, const kl_node *n);
+void glsl_expr(glsl_emitter *e, const kl_node *n);
+void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode);
+void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init);
+void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for);
+void glsl_block(glsl_emitter *e, const kl_node *n, int depth);
+void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth);
+void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec);
+
+/* double math builtins from kernels/glsl_fp64_math.h (emit_glsl_fp64.c):
+ * emits the call and returns true, or false when there is no double
+ * version; the library text the shader needs, or NULL */
+bool glsl_fp64_call(glsl_emitter *e, const kl_node *n);
+bool glsl_fp64_out_call(glsl_emitter *e, const kl_node *n);
+const char *glsl_fp64_library(glsl_emitter *e);
+
+/* 8- and 16-vectors (emit_glsl_wide.c) */
+bool glsl_is_wide(const kl_type *t);
+const char *glsl_wide_type(glsl_emitter *e, const kl_type *t, kl_location at);
+const char *glsl_component(glsl_emitter *e, const char *value, const kl_type *t, int k);
+const char *glsl_zero_wide(glsl_emitter *e, const kl_type *t, kl_location at);
+const char *glsl_wide_from_elements(glsl_emitter *e, const kl_type *t, const char *const *elements,
+                                    kl_location at);
+bool glsl_wide_expr(glsl_emitter *e, const kl_node *n, glsl_access mode);
+bool glsl_wide_assign(glsl_emitter *e, const kl_node *n);
+uint32_t glsl_align_up(uint32_t v, uint32_t a);
+
+#endif /* AGPU_EMIT_GLSL_INTERNAL_H */

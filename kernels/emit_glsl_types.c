@@ -1,0 +1,401 @@
+/* The GLSL emitter: names, types and their std430 layout, the variable
+ * environment, literals. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit_glsl_internal.h"
+static const char *const glsl_reserved[] = {
+    "attribute", "const", "uniform", "varying", "buffer", "shared", "coherent", "volatile",
+    "restrict", "readonly", "writeonly", "atomic_uint", "layout", "centroid", "flat", "smooth",
+    "noperspective", "patch", "sample", "invariant", "precise", "break", "continue", "do", "for",
+    "while", "switch", "case", "default", "if", "else", "subroutine", "in", "out", "inout", "int",
+    "void", "bool", "true", "false", "discard", "return", "lowp", "mediump", "highp", "precision",
+    "common", "partition", "active", "asm", "class", "union", "enum", "typedef", "template", "this",
+    "resource", "goto", "inline", "noinline", "public", "static", "extern", "external", "interface",
+    "long", "short", "half", "fixed", "unsigned", "superp", "input", "output", "filter", "sizeof",
+    "cast", "namespace", "using", "struct", "main", "mat2", "mat3", "mat4", "dmat2", "dmat3",
+    "dmat4", "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "uvec2", "uvec3", "uvec4", "bvec2",
+    "bvec3", "bvec4", "dvec2", "dvec3", "dvec4", "float", "double", "uint", "sampler", "image",
+    "texture", "mod", "fract", "inversesqrt", "roundEven", "bitCount", "findMSB", "findLSB",
+    "lessThan", "greaterThan", "lessThanEqual", "greaterThanEqual", "equal", "notEqual", "not",
+    "any", "all", "mix", "step", "smoothstep", "clamp", "min", "max", "abs", "sign", "floor",
+    "ceil", "trunc", "round", "sqrt", "pow", "exp", "exp2", "log", "log2", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "radians", "degrees",
+    "fma", "ldexp", "frexp", "isnan", "isinf", "dot", "cross", "length", "distance", "normalize",
+    "barrier", "memoryBarrier", "memoryBarrierShared", "memoryBarrierBuffer", "groupMemoryBarrier",
+    "atomicAdd", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor", "atomicExchange",
+    "atomicCompSwap", "floatBitsToInt", "floatBitsToUint", "intBitsToFloat", "uintBitsToFloat",
+    "umulExtended", "imulExtended", "uaddCarry", "usubBorrow", "bitfieldExtract", "bitfieldInsert",
+    "bitfieldReverse", "packDouble2x32", "unpackDouble2x32", "packUint2x32", "unpackUint2x32",
+    "int8_t", "uint8_t", "int16_t", "uint16_t", "int64_t", "uint64_t", "float16_t", "i8vec2",
+    "i8vec3", "i8vec4", "u8vec2", "u8vec3", "u8vec4", "i16vec2", "i16vec3", "i16vec4", "u16vec2",
+    "u16vec3", "u16vec4", "i64vec2", "i64vec3", "i64vec4", "u64vec2", "u64vec3", "u64vec4", "modf",
+    "outerProduct", "transpose", "determinant", "inverse", "faceforward", "reflect", "refract",
+    "matrixCompMult", "emit", "dFdx", "dFdy", "fwidth", "noise", "pack32", "unpack32", "pack16",
+    "unpack16", "pack64", "unpack8", "int64BitsToDouble", "doubleBitsToInt64", "doubleBitsToUint64",
+    "uint64BitsToDouble",
+    /* half (GL_EXT_shader_explicit_arithmetic_types_float16) */
+    "f16vec2", "f16vec3", "f16vec4", "float16BitsToInt16", "float16BitsToUint16",
+    "int16BitsToFloat16", "uint16BitsToFloat16", "packFloat2x16", "unpackFloat2x16",
+    /* GL_EXT_spirv_intrinsics keywords */
+    "spirv_instruction", "spirv_execution_mode", "spirv_execution_mode_id", "spirv_decorate",
+    "spirv_decorate_id", "spirv_decorate_string", "spirv_type", "spirv_storage_class",
+    "spirv_by_reference", "spirv_literal", NULL};
+
+void glsl_fail(glsl_emitter *e, kl_location at, const char *what) {
+  if (e->failed && e->last_failure && strcmp(e->last_failure, what) == 0)
+    return; /* once is enough */
+  e->last_failure = what;
+  kl_error(e->ctx, at, "the GLSL target does not support %s", what);
+  e->failed = true;
+}
+
+const char *glsl_name(glsl_emitter *e, const char *name) {
+  return klg_ident(e->ctx, name, glsl_reserved, true);
+}
+
+/* ------------------------------------------------------------ types */
+
+const char *glsl_scalar(glsl_emitter *e, const kl_type *t, kl_location at) {
+  switch (t->kind) {
+    case KL_TYPE_VOID:
+      return "void";
+    case KL_TYPE_BOOL:
+      return "bool";
+    case KL_TYPE_CHAR:
+      e->caps |= KL_GLSL_NEEDS_INT8;
+      return "int8_t";
+    case KL_TYPE_UCHAR:
+      e->caps |= KL_GLSL_NEEDS_INT8;
+      return "uint8_t";
+    case KL_TYPE_SHORT:
+      e->caps |= KL_GLSL_NEEDS_INT16;
+      return "int16_t";
+    case KL_TYPE_USHORT:
+      e->caps |= KL_GLSL_NEEDS_INT16;
+      return "uint16_t";
+    case KL_TYPE_INT:
+    case KL_TYPE_PTRDIFF_T:
+      return "int";
+    case KL_TYPE_UINT:
+    case KL_TYPE_SIZE_T:
+      return "uint";
+    case KL_TYPE_LONG:
+      e->caps |= KL_GLSL_NEEDS_INT64;
+      return "int64_t";
+    case KL_TYPE_ULONG:
+      e->caps |= KL_GLSL_NEEDS_INT64;
+      return "uint64_t";
+    case KL_TYPE_FLOAT:
+      e->caps |= KL_GLSL_NEEDS_FLOAT_CONTROLS;
+      return "float";
+    case KL_TYPE_DOUBLE:
+      e->caps |= KL_GLSL_NEEDS_FP64 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
+      return "double";
+    case KL_TYPE_HALF:
+      e->caps |= KL_GLSL_NEEDS_FP16 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
+      return "float16_t";
+    default:
+      return "int";
+  }
+}
+
+const char *glsl_vector_prefix(glsl_emitter *e, const kl_type *el, kl_location at) {
+  switch (el->kind) {
+    case KL_TYPE_BOOL:
+      return "bvec";
+    case KL_TYPE_CHAR:
+      e->caps |= KL_GLSL_NEEDS_INT8;
+      return "i8vec";
+    case KL_TYPE_UCHAR:
+      e->caps |= KL_GLSL_NEEDS_INT8;
+      return "u8vec";
+    case KL_TYPE_SHORT:
+      e->caps |= KL_GLSL_NEEDS_INT16;
+      return "i16vec";
+    case KL_TYPE_USHORT:
+      e->caps |= KL_GLSL_NEEDS_INT16;
+      return "u16vec";
+    case KL_TYPE_INT:
+    case KL_TYPE_PTRDIFF_T:
+      return "ivec";
+    case KL_TYPE_UINT:
+    case KL_TYPE_SIZE_T:
+      return "uvec";
+    case KL_TYPE_LONG:
+      e->caps |= KL_GLSL_NEEDS_INT64;
+      return "i64vec";
+    case KL_TYPE_ULONG:
+      e->caps |= KL_GLSL_NEEDS_INT64;
+      return "u64vec";
+    case KL_TYPE_FLOAT:
+      e->caps |= KL_GLSL_NEEDS_FLOAT_CONTROLS;
+      return "vec";
+    case KL_TYPE_DOUBLE:
+      e->caps |= KL_GLSL_NEEDS_FP64 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
+      return "dvec";
+    case KL_TYPE_HALF:
+      e->caps |= KL_GLSL_NEEDS_FP16 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
+      return "f16vec";
+    default:
+      glsl_fail(e, at, "vectors of this element type");
+      return "vec";
+  }
+}
+
+const char *glsl_type(glsl_emitter *e, const kl_type *t, kl_location at) {
+  if (!t) return "void";
+  switch (t->kind) {
+    case KL_TYPE_VECTOR:
+      if (t->length > 4) return glsl_wide_type(e, t, at);
+      return kl_format(e->ctx, "%s%d", glsl_vector_prefix(e, t->element, at), t->length);
+    case KL_TYPE_STRUCT:
+      return glsl_name(e, klg_struct_name(e->ctx, e->program, t));
+    case KL_TYPE_POINTER:
+      return "uint"; /* an offset; the root is tracked */
+    case KL_TYPE_ARRAY: {
+      const char *dims = "";
+      while (t->kind == KL_TYPE_ARRAY) {
+        dims = kl_format(e->ctx, "%s[%d]", dims, t->length);
+        t = t->element;
+      }
+      return kl_format(e->ctx, "%s%s", glsl_type(e, t, at), dims);
+    }
+    case KL_TYPE_FUNCTION:
+      glsl_fail(e, at, "function types");
+      return "void";
+    default:
+      return glsl_scalar(e, t, at);
+  }
+}
+
+const char *glsl_decl(glsl_emitter *e, const kl_type *t, const char *name, kl_location at) {
+  const char *dims = "";
+  while (t->kind == KL_TYPE_ARRAY) {
+    dims = kl_format(e->ctx, "%s[%d]", dims, t->length);
+    t = t->element;
+  }
+  return kl_format(e->ctx, "%s %s%s", glsl_type(e, t, at), name, dims);
+}
+
+/* The type of a same-shape type with another element. */
+const char *glsl_with_element(glsl_emitter *e, const kl_type *shape, const kl_type *el,
+                              kl_location at) {
+  if (glsl_is_wide(shape)) return glsl_type(e, kl_type_vector(e->ctx, el->kind, shape->length), at);
+  if (klg_is_vector(shape))
+    return kl_format(e->ctx, "%s%d", glsl_vector_prefix(e, el, at), shape->length);
+  return glsl_scalar(e, el, at);
+}
+
+const kl_type *glsl_unsigned_of(glsl_emitter *e, const kl_type *s) {
+  switch (s->kind) {
+    case KL_TYPE_CHAR:
+      return kl_type_scalar(e->ctx, KL_TYPE_UCHAR);
+    case KL_TYPE_SHORT:
+      return kl_type_scalar(e->ctx, KL_TYPE_USHORT);
+    case KL_TYPE_INT:
+      return kl_type_scalar(e->ctx, KL_TYPE_UINT);
+    case KL_TYPE_LONG:
+      return kl_type_scalar(e->ctx, KL_TYPE_ULONG);
+    case KL_TYPE_PTRDIFF_T:
+      return kl_type_scalar(e->ctx, KL_TYPE_SIZE_T);
+    default:
+      return s;
+  }
+}
+
+int glsl_bits(const kl_type *s) {
+  if (s->kind == KL_TYPE_SIZE_T || s->kind == KL_TYPE_PTRDIFF_T) return 32;
+  return s->size * 8;
+}
+
+/* std430 size and alignment of the GLSL type that represents t. */
+void glsl_std430(const kl_type *t, int *size, int *align) {
+  switch (t->kind) {
+    case KL_TYPE_VECTOR: {
+      int es = t->element->size;
+      if (t->element->kind == KL_TYPE_SIZE_T || t->element->kind == KL_TYPE_PTRDIFF_T) es = 4;
+      *size = es * t->length;
+      *align = es * (t->length >= 3 ? 4 : t->length); /* 8, 16: a struct of 4-vectors */
+      return;
+    }
+    case KL_TYPE_ARRAY: {
+      int es, ea;
+      glsl_std430(t->element, &es, &ea);
+      int stride = (es + ea - 1) / ea * ea;
+      *size = stride * t->length;
+      *align = ea;
+      return;
+    }
+    case KL_TYPE_STRUCT: {
+      int offset = 0, max_align = 1;
+      for (const kl_member *m = t->members; m; m = m->next) {
+        int ms, ma;
+        glsl_std430(m->type, &ms, &ma);
+        if (m->offset > offset) offset = m->offset; /* padding members keep OpenCL's offsets */
+        offset = (offset + ma - 1) / ma * ma;
+        offset += ms;
+        if (ma > max_align) max_align = ma;
+      }
+      if (t->align > max_align) max_align = t->align;
+      *size = (offset + max_align - 1) / max_align * max_align;
+      *align = max_align;
+      return;
+    }
+    case KL_TYPE_SIZE_T:
+    case KL_TYPE_PTRDIFF_T:
+      *size = 4;
+      *align = 4;
+      return;
+    default:
+      *size = t->size;
+      *align = t->align ? t->align : 1;
+      return;
+  }
+}
+
+void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
+  klg_printf(o, "struct %s {\n",
+             glsl_type(e, t, t->members ? t->members->location : (kl_location){0}));
+  int offset = 0, pad = 0;
+  for (const kl_member *m = t->members; m; m = m->next) {
+    int ms, ma;
+    glsl_std430(m->type, &ms, &ma);
+    int natural = (offset + ma - 1) / ma * ma;
+    while (natural < m->offset) {
+      if ((natural % 4) == 0 && m->offset - natural >= 4) {
+        klg_printf(o, "  uint _cl_pad%d;\n", pad++);
+        natural += 4;
+      } else {
+        e->caps |= KL_GLSL_NEEDS_INT8;
+        klg_printf(o, "  uint8_t _cl_pad%d;\n", pad++);
+        natural += 1;
+      }
+    }
+    if (natural > m->offset) glsl_fail(e, m->location, "this struct layout");
+    klg_printf(o, "  %s;\n", glsl_decl(e, m->type, glsl_name(e, m->name), m->location));
+    offset = m->offset + ms;
+  }
+  klg_puts(o, "};\n");
+}
+
+/* --------------------------------------------------------------- env */
+
+glsl_binding *glsl_lookup(glsl_emitter *e, const kl_variable *v) {
+  for (int i = e->env_count - 1; i >= 0; i--)
+    if (e->env[i].var == v) return &e->env[i];
+  return NULL;
+}
+
+glsl_binding *glsl_bind(glsl_emitter *e, const kl_variable *v, const char *name, glsl_root *root) {
+  if (e->env_count == e->env_capacity) {
+    int capacity = e->env_capacity ? e->env_capacity * 2 : 32;
+    glsl_binding *env = kl_alloc(e->ctx, sizeof *env * (size_t)capacity);
+    if (e->env_count) memcpy(env, e->env, sizeof *env * (size_t)e->env_count);
+    e->env = env;
+    e->env_capacity = capacity;
+  }
+  glsl_binding *b = &e->env[e->env_count++];
+  b->var = v;
+  b->name = name;
+  b->root = root;
+  return b;
+}
+
+bool glsl_need(glsl_emitter *e, const char *key) {
+  for (glsl_key *k = e->keys; k; k = k->next)
+    if (strcmp(k->key, key) == 0) return false;
+  glsl_key *k = kl_alloc(e->ctx, sizeof *k);
+  k->key = kl_format(e->ctx, "%s", key);
+  k->next = e->keys;
+  e->keys = k;
+  return true;
+}
+
+void glsl_int_literal(glsl_emitter *e, const kl_type *t, uint64_t v) {
+  klg_buf *o = e->out;
+  switch (t->kind) {
+    case KL_TYPE_BOOL:
+      klg_puts(o, v ? "true" : "false");
+      return;
+    case KL_TYPE_INT:
+    case KL_TYPE_PTRDIFF_T:
+      if ((int32_t)v == INT32_MIN)
+        klg_puts(o, "(-2147483647 - 1)");
+      else
+        klg_printf(o, (int32_t)v < 0 ? "(%d)" : "%d", (int32_t)v);
+      return;
+    case KL_TYPE_UINT:
+    case KL_TYPE_SIZE_T:
+      klg_printf(o, "%uu", (uint32_t)v);
+      return;
+    case KL_TYPE_LONG:
+      e->caps |= KL_GLSL_NEEDS_INT64;
+      if ((int64_t)v == INT64_MIN)
+        klg_puts(o, "(-9223372036854775807l - 1l)");
+      else
+        klg_printf(o, (int64_t)v < 0 ? "(%lldl)" : "%lldl", (long long)(int64_t)v);
+      return;
+    case KL_TYPE_ULONG:
+      e->caps |= KL_GLSL_NEEDS_INT64;
+      klg_printf(o, "%lluul", (unsigned long long)v);
+      return;
+    case KL_TYPE_FLOAT:
+      klg_printf(o, "%lld.0", (long long)(int64_t)v);
+      return;
+    case KL_TYPE_DOUBLE:
+      e->caps |= KL_GLSL_NEEDS_FP64 | KL_GLSL_NEEDS_FLOAT_CONTROLS;
+      klg_printf(o, "%lld.0lf", (long long)(int64_t)v);
+      return;
+    default:
+      klg_printf(o, "%s(%lld)", glsl_scalar(e, t, (kl_location){0}), (long long)(int64_t)v);
+      return;
+  }
+}
+
+void glsl_float_value(glsl_emitter *e, double v, bool is_double) {
+  klg_buf *o = e->out;
+  if (is_double) e->caps |= KL_GLSL_NEEDS_FP64;
+  if (v != v) {
+    klg_puts(o,
+             is_double ? "packDouble2x32(uvec2(0u, 0x7ff80000u))" : "uintBitsToFloat(0x7fc00000u)");
+    return;
+  }
+  if (isinf(v)) {
+    if (is_double)
+      klg_puts(o, v > 0 ? "packDouble2x32(uvec2(0u, 0x7ff00000u))"
+                        : "packDouble2x32(uvec2(0u, 0xfff00000u))");
+    else
+      klg_puts(o, v > 0 ? "uintBitsToFloat(0x7f800000u)" : "uintBitsToFloat(0xff800000u)");
+    return;
+  }
+  char text[64];
+  if (is_double)
+    snprintf(text, sizeof text, "%.17g", v);
+  else
+    snprintf(text, sizeof text, "%.9g", (double)(float)v);
+  bool has_dot = strchr(text, '.') || strchr(text, 'e') || strchr(text, 'n') || strchr(text, 'i');
+  if (text[0] == '-') klg_puts(o, "(");
+  klg_puts(o, text);
+  if (!has_dot) klg_puts(o, ".0");
+  if (is_double) klg_puts(o, "lf");
+  if (text[0] == '-') klg_puts(o, ")");
+}
+
+/* The zero of a scalar or vector type, as GLSL. */
+const char *glsl_zero(glsl_emitter *e, const kl_type *t, kl_location at) {
+  if (glsl_is_wide(t)) return glsl_zero_wide(e, t, at);
+  return kl_format(e->ctx, "%s(0)", glsl_type(e, t, at));
+}
+
+bool glsl_is_signed_int(const kl_type *t) {
+  const kl_type *s = kl_type_scalar_of(t);
+  return kl_type_is_integer(s) && kl_type_is_signed(s);
+}
+
+/* The signed mask type of a vector comparison result. */
+void glsl_mask_from_bvec(glsl_emitter *e, const kl_type *result, const char *bvec_text) {
+  klg_printf(e->out, "(-%s(%s))", glsl_type(e, result, (kl_location){0}), bvec_text);
+}
