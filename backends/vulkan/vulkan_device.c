@@ -174,6 +174,26 @@ static unsigned agpu_vk_capabilities(const agpu_vk_features *f) {
   if (f->core.features.shaderFloat64) caps |= KL_GLSL_NEEDS_FP64;
   if (f->v12.shaderBufferInt64Atomics && f->v12.shaderSharedInt64Atomics)
     caps |= KL_GLSL_NEEDS_INT64_ATOMICS;
+  if (f->v12.shaderFloat16 && f->v11.storageBuffer16BitAccess) caps |= KL_GLSL_NEEDS_FP16;
+  return caps;
+}
+
+/* IEEE infinities, NaNs and signed zeros kept on request (float controls,
+ * core in Vulkan 1.2): every translated kernel that uses floating point
+ * asks for it, as OpenCL C's semantics need. For doubles the Float64
+ * variant is needed too; a device whose doubles lack it gets no fp64. */
+static unsigned agpu_vk_float_controls(const agpu_vk_api *api, const agpu_vk_device *device,
+                                       unsigned caps) {
+  if (device->properties.apiVersion < VK_API_VERSION_1_2) return caps & ~KL_GLSL_NEEDS_FP64;
+  VkPhysicalDeviceVulkan12Properties v12 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                            .pNext = &v12};
+  api->vkGetPhysicalDeviceProperties2(device->physical, &properties);
+  if (!v12.shaderSignedZeroInfNanPreserveFloat32) return caps & ~KL_GLSL_NEEDS_FP64;
+  caps |= KL_GLSL_NEEDS_FLOAT_CONTROLS;
+  if (!v12.shaderSignedZeroInfNanPreserveFloat64) caps &= ~KL_GLSL_NEEDS_FP64;
+  if (!v12.shaderSignedZeroInfNanPreserveFloat16) caps &= ~KL_GLSL_NEEDS_FP16;
   return caps;
 }
 
@@ -344,7 +364,7 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   agpu_vk_features features;
   agpu_vk_features_chain(&features, device->properties.apiVersion >= VK_API_VERSION_1_2);
   api->vkGetPhysicalDeviceFeatures2(physical, &features.core);
-  device->capabilities = agpu_vk_capabilities(&features);
+  device->capabilities = agpu_vk_float_controls(api, device, agpu_vk_capabilities(&features));
   device->fp16 = features.v12.shaderFloat16 && features.v11.storageBuffer16BitAccess;
   status = agpu_vk_create_device(api, device, &features, ext, ext_count);
   if (status != AGPU_SUCCESS) goto fail;

@@ -42,6 +42,10 @@ static const char *agpu_vk_missing_feature(unsigned needs, unsigned has) {
       {KL_GLSL_NEEDS_INT64_ATOMICS,
        "64-bit atomics (shaderBufferInt64Atomics, "
        "shaderSharedInt64Atomics)"},
+      {KL_GLSL_NEEDS_FP16, "16-bit floats (shaderFloat16, storageBuffer16BitAccess)"},
+      {KL_GLSL_NEEDS_FLOAT_CONTROLS,
+       "IEEE infinities and NaNs in shaders (Vulkan 1.2 float controls, "
+       "shaderSignedZeroInfNanPreserveFloat32)"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if ((needs & names[i].bit) && !(has & names[i].bit)) return names[i].what;
