@@ -45,15 +45,18 @@ typedef struct parser {
   int depth;
   int loop_depth, switch_depth;
   kl_node *current_switch;
-  bool panic; /* after a syntax error, until the next statement boundary */
+  bool panic;          /* after a syntax error, until the next statement boundary */
   kl_token *decl_name; /* the name being declared, where array size errors are reported */
   int struct_capacity;
   int anonymous_structs;
+  uint64_t padded_scalars; /* zeros written out by pad_list, bounded by PADDING_BUDGET */
 } parser;
 
 /* ---------------------------------------------------------- utilities */
 
-static kl_location here(parser *p) { return kl_token_where(p->tok); }
+static kl_location here(parser *p) {
+  return kl_token_where(p->tok);
+}
 
 static bool is(parser *p, const char *text) {
   return p->tok->kind != KL_TOKEN_STRING && p->tok->kind != KL_TOKEN_CHARACTER &&
@@ -110,7 +113,9 @@ static void enter_depth(parser *p) {
     kl_bail(p->ctx);
   }
 }
-static void leave_depth(parser *p) { p->depth--; }
+static void leave_depth(parser *p) {
+  p->depth--;
+}
 
 static kl_node *new_node(parser *p, kl_node_kind kind, kl_location at) {
   kl_node *n = kl_alloc(p->ctx, sizeof *n);
@@ -119,7 +124,9 @@ static kl_node *new_node(parser *p, kl_node_kind kind, kl_location at) {
   return n;
 }
 
-static kl_type *int_type(parser *p) { return kl_type_scalar(p->ctx, KL_TYPE_INT); }
+static kl_type *int_type(parser *p) {
+  return kl_type_scalar(p->ctx, KL_TYPE_INT);
+}
 
 /* Where an expression starts in the source: its leftmost token. */
 static kl_location expr_start(const kl_node *n) {
@@ -143,8 +150,11 @@ static kl_location expr_start(const kl_node *n) {
           break;
         }
         return n->location;
-      case KL_EXPR_CONDITIONAL: n = n->condition; break;
-      default: return n->location;
+      case KL_EXPR_CONDITIONAL:
+        n = n->condition;
+        break;
+      default:
+        return n->location;
     }
   }
   return n ? n->location : (kl_location){0};
@@ -158,9 +168,13 @@ static kl_node *new_int(parser *p, uint64_t value, kl_type *type, kl_location at
 }
 
 /* An expression that stands in for an erroneous one: int, so that checking can go on. */
-static kl_node *error_expr(parser *p, kl_location at) { return new_int(p, 0, NULL, at); }
+static kl_node *error_expr(parser *p, kl_location at) {
+  return new_int(p, 0, NULL, at);
+}
 
-static const char *type_name(parser *p, const kl_type *t) { return kl_type_name(p->ctx, t); }
+static const char *type_name(parser *p, const kl_type *t) {
+  return kl_type_name(p->ctx, t);
+}
 
 /* ------------------------------------------------------------- scopes */
 
@@ -169,7 +183,9 @@ static void push_scope(parser *p) {
   s->parent = p->scope;
   p->scope = s;
 }
-static void pop_scope(parser *p) { p->scope = p->scope->parent; }
+static void pop_scope(parser *p) {
+  p->scope = p->scope->parent;
+}
 
 static sym *find_sym(parser *p, const char *name, int length) {
   for (scope *s = p->scope; s; s = s->parent)
@@ -219,7 +235,9 @@ static bool eval(kl_context *ctx, const kl_node *n, int64_t *out, int depth) {
   if (!n || depth > KL_MAX_DEPTH) return false;
   int64_t a, b;
   switch (n->kind) {
-    case KL_EXPR_INT_LITERAL: *out = (int64_t)n->int_value; return true;
+    case KL_EXPR_INT_LITERAL:
+      *out = (int64_t)n->int_value;
+      return true;
     case KL_EXPR_CAST:
     case KL_EXPR_CONVERT:
       if (!kl_type_is_integer(n->type) && n->type->kind != KL_TYPE_BOOL) return false;
@@ -235,11 +253,20 @@ static bool eval(kl_context *ctx, const kl_node *n, int64_t *out, int depth) {
     case KL_EXPR_UNARY:
       if (!eval(ctx, n->lhs, &a, depth + 1)) return false;
       switch (n->op) {
-        case KL_OP_NEGATE: *out = (int64_t)wrap_to(n->type, (uint64_t)0 - (uint64_t)a); return true;
-        case KL_OP_PLUS: *out = a; return true;
-        case KL_OP_BIT_NOT: *out = (int64_t)wrap_to(n->type, ~(uint64_t)a); return true;
-        case KL_OP_LOGICAL_NOT: *out = a == 0; return true;
-        default: return false;
+        case KL_OP_NEGATE:
+          *out = (int64_t)wrap_to(n->type, (uint64_t)0 - (uint64_t)a);
+          return true;
+        case KL_OP_PLUS:
+          *out = a;
+          return true;
+        case KL_OP_BIT_NOT:
+          *out = (int64_t)wrap_to(n->type, ~(uint64_t)a);
+          return true;
+        case KL_OP_LOGICAL_NOT:
+          *out = a == 0;
+          return true;
+        default:
+          return false;
       }
     case KL_EXPR_BINARY: {
       if (!kl_type_is_integer(n->type)) return false;
@@ -250,9 +277,15 @@ static bool eval(kl_context *ctx, const kl_node *n, int64_t *out, int depth) {
       uint64_t r;
       int bits = t->size * 8;
       switch (n->op) {
-        case KL_OP_ADD: r = ua + ub; break;
-        case KL_OP_SUB: r = ua - ub; break;
-        case KL_OP_MUL: r = ua * ub; break;
+        case KL_OP_ADD:
+          r = ua + ub;
+          break;
+        case KL_OP_SUB:
+          r = ua - ub;
+          break;
+        case KL_OP_MUL:
+          r = ua * ub;
+          break;
         case KL_OP_DIV:
         case KL_OP_MOD:
           if (b == 0) return false;
@@ -263,25 +296,50 @@ static bool eval(kl_context *ctx, const kl_node *n, int64_t *out, int depth) {
           else
             r = (uint64_t)(n->op == KL_OP_DIV ? a / b : a % b);
           break;
-        case KL_OP_SHL: r = ua << (ub & (uint64_t)(bits - 1)); break;
+        case KL_OP_SHL:
+          r = ua << (ub & (uint64_t)(bits - 1));
+          break;
         case KL_OP_SHR:
           if (u)
             r = (ua & (bits == 64 ? ~0ull : ((1ull << bits) - 1))) >> (ub & (uint64_t)(bits - 1));
           else
             r = (uint64_t)(a >> (ub & (uint64_t)(bits - 1)));
           break;
-        case KL_OP_BIT_AND: r = ua & ub; break;
-        case KL_OP_BIT_OR: r = ua | ub; break;
-        case KL_OP_BIT_XOR: r = ua ^ ub; break;
-        case KL_OP_LOGICAL_AND: r = a && b; break;
-        case KL_OP_LOGICAL_OR: r = a || b; break;
-        case KL_OP_EQ: r = ua == ub; break;
-        case KL_OP_NE: r = ua != ub; break;
-        case KL_OP_LT: r = u ? ua < ub : a < b; break;
-        case KL_OP_LE: r = u ? ua <= ub : a <= b; break;
-        case KL_OP_GT: r = u ? ua > ub : a > b; break;
-        case KL_OP_GE: r = u ? ua >= ub : a >= b; break;
-        default: return false;
+        case KL_OP_BIT_AND:
+          r = ua & ub;
+          break;
+        case KL_OP_BIT_OR:
+          r = ua | ub;
+          break;
+        case KL_OP_BIT_XOR:
+          r = ua ^ ub;
+          break;
+        case KL_OP_LOGICAL_AND:
+          r = a && b;
+          break;
+        case KL_OP_LOGICAL_OR:
+          r = a || b;
+          break;
+        case KL_OP_EQ:
+          r = ua == ub;
+          break;
+        case KL_OP_NE:
+          r = ua != ub;
+          break;
+        case KL_OP_LT:
+          r = u ? ua < ub : a < b;
+          break;
+        case KL_OP_LE:
+          r = u ? ua <= ub : a <= b;
+          break;
+        case KL_OP_GT:
+          r = u ? ua > ub : a > b;
+          break;
+        case KL_OP_GE:
+          r = u ? ua >= ub : a >= b;
+          break;
+        default:
+          return false;
       }
       *out = (int64_t)wrap_to(n->type, r);
       return true;
@@ -289,8 +347,10 @@ static bool eval(kl_context *ctx, const kl_node *n, int64_t *out, int depth) {
     case KL_EXPR_CONDITIONAL:
       if (!eval(ctx, n->condition, &a, depth + 1)) return false;
       return eval(ctx, a ? n->then : n->otherwise, out, depth + 1);
-    case KL_EXPR_COMMA: return eval(ctx, n->rhs, out, depth + 1);
-    default: return false;
+    case KL_EXPR_COMMA:
+      return eval(ctx, n->rhs, out, depth + 1);
+    default:
+      return false;
   }
 }
 
@@ -336,7 +396,8 @@ static kl_node *decay(parser *p, kl_node *n) {
 static kl_address_space lvalue_space(const kl_node *n) {
   for (int guard = 0; n && guard < 10000; guard++) {
     switch (n->kind) {
-      case KL_EXPR_VARIABLE: return n->variable->space;
+      case KL_EXPR_VARIABLE:
+        return n->variable->space;
       case KL_EXPR_UNARY:
         if (n->op == KL_OP_DEREFERENCE) return n->lhs->type->pointee_space;
         return KL_SPACE_PRIVATE;
@@ -348,9 +409,14 @@ static kl_address_space lvalue_space(const kl_node *n) {
         if (n->is_arrow) return n->lhs->type->pointee_space;
         n = n->lhs;
         break;
-      case KL_EXPR_SWIZZLE: n = n->lhs; break;
-      case KL_EXPR_CONVERT: n = n->lhs; break;
-      default: return KL_SPACE_PRIVATE;
+      case KL_EXPR_SWIZZLE:
+        n = n->lhs;
+        break;
+      case KL_EXPR_CONVERT:
+        n = n->lhs;
+        break;
+      default:
+        return KL_SPACE_PRIVATE;
     }
   }
   return KL_SPACE_PRIVATE;
@@ -358,7 +424,8 @@ static kl_address_space lvalue_space(const kl_node *n) {
 
 /* An implicit conversion for assignment, initialisation, argument passing
  * and return (OpenCL C 6.2.1): reports and returns NULL when not allowed. */
-static kl_node *assign_convert(parser *p, kl_node *n, kl_type *to, kl_location at, const char *what) {
+static kl_node *assign_convert(parser *p, kl_node *n, kl_type *to, kl_location at,
+                               const char *what) {
   n = decay(p, n);
   kl_type *from = n->type;
   if (!from || !to) return n;
@@ -370,7 +437,8 @@ static kl_node *assign_convert(parser *p, kl_node *n, kl_type *to, kl_location a
     if (kl_type_is_scalar(from)) return kl_convert(p->ctx, n, to);
     if (from->kind == KL_TYPE_VECTOR) {
       kl_error(p->ctx, at, "cannot convert '%s' to '%s' implicitly in %s: use convert_%s()",
-               type_name(p, from), type_name(p, to), what, type_name(p, kl_type_unqualified(p->ctx, to)));
+               type_name(p, from), type_name(p, to), what,
+               type_name(p, kl_type_unqualified(p->ctx, to)));
       return NULL;
     }
   }
@@ -401,7 +469,8 @@ static kl_node *assign_convert(parser *p, kl_node *n, kl_type *to, kl_location a
     kl_error(p->ctx, at, "arrays cannot be assigned");
     return NULL;
   }
-  kl_error(p->ctx, at, "cannot convert '%s' to '%s' in %s", type_name(p, from), type_name(p, to), what);
+  kl_error(p->ctx, at, "cannot convert '%s' to '%s' in %s", type_name(p, from), type_name(p, to),
+           what);
   return NULL;
 }
 
@@ -433,8 +502,9 @@ static bool tok_is(const kl_token *t, const char *text) {
 }
 
 static const char *const image_types[] = {
-    "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t",
-    "image3d_t", "sampler_t", "event_t", "image2d_depth_t", "image2d_msaa_t", NULL,
+    "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t",       "image2d_array_t",
+    "image3d_t", "sampler_t",       "event_t",          "image2d_depth_t", "image2d_msaa_t",
+    NULL,
 };
 
 static bool is_image_type(const kl_token *t) {
@@ -445,12 +515,13 @@ static bool is_image_type(const kl_token *t) {
 }
 
 static const char *const type_keywords[] = {
-    "void", "bool", "char", "short", "int", "long", "float", "double", "half", "unsigned",
-    "signed", "struct", "union", "enum", "const", "volatile", "restrict", "__global", "global",
-    "__local", "local", "__constant", "constant", "__private", "private", "typedef", "__kernel",
-    "kernel", "inline", "static", "extern", "__attribute__", "uchar", "ushort", "uint", "ulong",
-    "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "__const", "__restrict", "__volatile",
-    "__inline", NULL,
+    "void",       "bool",     "char",      "short",         "int",       "long",     "float",
+    "double",     "half",     "unsigned",  "signed",        "struct",    "union",    "enum",
+    "const",      "volatile", "restrict",  "__global",      "global",    "__local",  "local",
+    "__constant", "constant", "__private", "private",       "typedef",   "__kernel", "kernel",
+    "inline",     "static",   "extern",    "__attribute__", "uchar",     "ushort",   "uint",
+    "ulong",      "size_t",   "ptrdiff_t", "intptr_t",      "uintptr_t", "__const",  "__restrict",
+    "__volatile", "__inline", NULL,
 };
 
 static bool is_type_start(parser *p, const kl_token *t) {
@@ -483,7 +554,8 @@ static uint32_t attribute_uint(parser *p, kl_location name_at, bool *reported) {
   }
   if ((v <= 0 || v > 65536) && !*reported) {
     *reported = true;
-    kl_error(p->ctx, name_at, "reqd_work_group_size values must be positive and at most 65536, not %lld",
+    kl_error(p->ctx, name_at,
+             "reqd_work_group_size values must be positive and at most 65536, not %lld",
              (long long)v);
   }
   return v <= 0 || v > 65536 ? 1 : (uint32_t)v;
@@ -517,12 +589,15 @@ static void attribute(parser *p, decl_spec *spec) {
         if (!accept(p, ",")) break;
       }
       if (count != 3 && !p->panic)
-        kl_error(p->ctx, name_at, "reqd_work_group_size takes 3 arguments (X, Y, Z), %d given", count);
+        kl_error(p->ctx, name_at, "reqd_work_group_size takes 3 arguments (X, Y, Z), %d given",
+                 count);
       for (int i = count; i < 3 && spec; i++) spec->reqd[i] = 1;
       expect(p, ")", "after reqd_work_group_size(X, Y, Z");
-      if (!spec) kl_error(p->ctx, kl_token_where(name), "reqd_work_group_size applies to kernels only");
+      if (!spec)
+        kl_error(p->ctx, kl_token_where(name), "reqd_work_group_size applies to kernels only");
     } else {
-      kl_warning(p->ctx, kl_token_where(name), "attribute '%.*s' is ignored", name->length, name->text);
+      kl_warning(p->ctx, kl_token_where(name), "attribute '%.*s' is ignored", name->length,
+                 name->text);
       if (is(p, "(")) skip_parens(p);
     }
     if (!accept(p, ",")) break;
@@ -549,8 +624,9 @@ static void declspec(parser *p, decl_spec *spec, bool allow_storage) {
       any = true;
       continue;
     }
-    if (tok_is(t, "typedef") || tok_is(t, "__kernel") || tok_is(t, "kernel") || tok_is(t, "inline") ||
-        tok_is(t, "__inline") || tok_is(t, "static") || tok_is(t, "extern")) {
+    if (tok_is(t, "typedef") || tok_is(t, "__kernel") || tok_is(t, "kernel") ||
+        tok_is(t, "inline") || tok_is(t, "__inline") || tok_is(t, "static") ||
+        tok_is(t, "extern")) {
       if (!allow_storage) {
         kl_error(p->ctx, here(p), "'%.*s' is not allowed here", t->length, t->text);
       } else if (tok_is(t, "typedef")) {
@@ -611,7 +687,8 @@ static void declspec(parser *p, decl_spec *spec, bool allow_storage) {
       if (tok_is(t, "sampler_t"))
         kl_error(p->ctx, here(p), "sampler types are not supported ('sampler_t')");
       else if (tok_is(t, "event_t"))
-        kl_error(p->ctx, here(p), "event types are not supported ('event_t'): async copies are outside the subset");
+        kl_error(p->ctx, here(p),
+                 "event types are not supported ('event_t'): async copies are outside the subset");
       else if (t->text[t->length - 1] == 't')
         kl_error(p->ctx, here(p), "image types are not supported ('%.*s')", t->length, t->text);
       else
@@ -652,12 +729,46 @@ static void declspec(parser *p, decl_spec *spec, bool allow_storage) {
       any = true;
       continue;
     }
-    if (tok_is(t, "unsigned")) { n_unsigned++; advance(p); any = true; continue; }
-    if (tok_is(t, "signed")) { n_signed++; advance(p); any = true; continue; }
-    if (tok_is(t, "char")) { n_char++; type_at = here(p); advance(p); any = true; continue; }
-    if (tok_is(t, "short")) { n_short++; type_at = here(p); advance(p); any = true; continue; }
-    if (tok_is(t, "int")) { n_int++; type_at = here(p); advance(p); any = true; continue; }
-    if (tok_is(t, "long")) { n_long++; type_at = here(p); advance(p); any = true; continue; }
+    if (tok_is(t, "unsigned")) {
+      n_unsigned++;
+      advance(p);
+      any = true;
+      continue;
+    }
+    if (tok_is(t, "signed")) {
+      n_signed++;
+      advance(p);
+      any = true;
+      continue;
+    }
+    if (tok_is(t, "char")) {
+      n_char++;
+      type_at = here(p);
+      advance(p);
+      any = true;
+      continue;
+    }
+    if (tok_is(t, "short")) {
+      n_short++;
+      type_at = here(p);
+      advance(p);
+      any = true;
+      continue;
+    }
+    if (tok_is(t, "int")) {
+      n_int++;
+      type_at = here(p);
+      advance(p);
+      any = true;
+      continue;
+    }
+    if (tok_is(t, "long")) {
+      n_long++;
+      type_at = here(p);
+      advance(p);
+      any = true;
+      continue;
+    }
     if (named || n_char || n_short || n_int || n_long || n_unsigned || n_signed) break;
     kl_type *builtin = kl_type_from_name(p->ctx, t->text, t->length);
     if (builtin) {
@@ -697,11 +808,16 @@ static void declspec(parser *p, decl_spec *spec, bool allow_storage) {
         kl_error(p->ctx, type_at, "'long long' is not in OpenCL C: 'long' is 64 bits");
         n_long = 1;
       }
-      if (n_char) k = n_unsigned ? KL_TYPE_UCHAR : KL_TYPE_CHAR;
-      else if (n_short) k = n_unsigned ? KL_TYPE_USHORT : KL_TYPE_SHORT;
-      else if (n_long) k = n_unsigned ? KL_TYPE_ULONG : KL_TYPE_LONG;
-      else k = n_unsigned ? KL_TYPE_UINT : KL_TYPE_INT;
-      if (n_char + n_short + n_long > 1) kl_error(p->ctx, type_at, "invalid combination of type specifiers");
+      if (n_char)
+        k = n_unsigned ? KL_TYPE_UCHAR : KL_TYPE_CHAR;
+      else if (n_short)
+        k = n_unsigned ? KL_TYPE_USHORT : KL_TYPE_SHORT;
+      else if (n_long)
+        k = n_unsigned ? KL_TYPE_ULONG : KL_TYPE_LONG;
+      else
+        k = n_unsigned ? KL_TYPE_UINT : KL_TYPE_INT;
+      if (n_char + n_short + n_long > 1)
+        kl_error(p->ctx, type_at, "invalid combination of type specifiers");
       type = kl_type_scalar(p->ctx, k);
     }
   }
@@ -711,12 +827,14 @@ static void declspec(parser *p, decl_spec *spec, bool allow_storage) {
     }
     type = int_type(p);
   }
-  if (type->kind == KL_TYPE_DOUBLE || (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_DOUBLE)) {
+  if (type->kind == KL_TYPE_DOUBLE ||
+      (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_DOUBLE)) {
     if (!p->ctx->options.traits.fp64)
       kl_error(p->ctx, type_at, "type '%s' needs cl_khr_fp64, which this device does not support",
                type_name(p, type));
   }
-  if (type->kind == KL_TYPE_HALF || (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_HALF)) {
+  if (type->kind == KL_TYPE_HALF ||
+      (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_HALF)) {
     if (!p->ctx->options.traits.fp16)
       kl_error(p->ctx, type_at, "type '%s' needs cl_khr_fp16, which this device does not support",
                type_name(p, type));
@@ -729,7 +847,8 @@ static void add_struct_to_program(parser *p, kl_type *t) {
   if (prog->struct_count == p->struct_capacity) {
     int capacity = p->struct_capacity ? p->struct_capacity * 2 : 8;
     kl_type **list = kl_alloc(p->ctx, sizeof(kl_type *) * (size_t)capacity);
-    if (prog->struct_count) memcpy(list, prog->structs, sizeof(kl_type *) * (size_t)prog->struct_count);
+    if (prog->struct_count)
+      memcpy(list, prog->structs, sizeof(kl_type *) * (size_t)prog->struct_count);
     prog->structs = list;
     p->struct_capacity = capacity;
   }
@@ -757,7 +876,8 @@ static kl_type *struct_decl(parser *p, bool is_union) {
     tag *t = find_tag(p, tag_token->text, tag_token->length, false);
     if (t) return t->type;
     /* A forward declaration: an incomplete struct. */
-    kl_type *type = kl_type_struct(p->ctx, kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length));
+    kl_type *type =
+        kl_type_struct(p->ctx, kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length));
     tag *nt = kl_alloc(p->ctx, sizeof *nt);
     nt->name = tag_token->text;
     nt->length = tag_token->length;
@@ -770,15 +890,15 @@ static kl_type *struct_decl(parser *p, bool is_union) {
   if (tag_token) {
     tag *t = find_tag(p, tag_token->text, tag_token->length, true);
     if (t && t->type->members) {
-      kl_error(p->ctx, kl_token_where(tag_token), "redefinition of 'struct %.*s'", tag_token->length,
-               tag_token->text);
+      kl_error(p->ctx, kl_token_where(tag_token), "redefinition of 'struct %.*s'",
+               tag_token->length, tag_token->text);
     } else if (t) {
       type = t->type;
     }
   }
   if (!type) {
-    type = kl_type_struct(p->ctx, tag_token ? kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length)
-                                            : NULL);
+    type = kl_type_struct(
+        p->ctx, tag_token ? kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length) : NULL);
     if (tag_token) {
       tag *nt = kl_alloc(p->ctx, sizeof *nt);
       nt->name = tag_token->text;
@@ -800,20 +920,24 @@ static kl_type *struct_decl(parser *p, bool is_union) {
     for (bool first = true; !p->panic; first = false) {
       if (!first && !accept(p, ",")) break;
       kl_token *name = NULL;
-      kl_type *mt = declarator(p, kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers),
-                               KL_SPACE_PRIVATE, &name, false);
+      kl_type *mt = declarator(
+          p, kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers),
+          KL_SPACE_PRIVATE, &name, false);
       if (!name) {
         syntax_error_at(p, here(p), "expected a member name", NULL);
         break;
       }
       mt = array_suffix(p, mt, NULL);
       if (mt->kind == KL_TYPE_STRUCT && !mt->members)
-        kl_error(p->ctx, kl_token_where(name), "member '%.*s' has an incomplete type", name->length, name->text);
+        kl_error(p->ctx, kl_token_where(name), "member '%.*s' has an incomplete type", name->length,
+                 name->text);
       if (mt->kind == KL_TYPE_POINTER)
         kl_error(p->ctx, kl_token_where(name), "pointers in structs are not supported");
       for (kl_member *m = head.next; m; m = m->next)
-        if ((int)strlen(m->name) == name->length && memcmp(m->name, name->text, (size_t)name->length) == 0)
-          kl_error(p->ctx, kl_token_where(name), "duplicate member '%.*s'", name->length, name->text);
+        if ((int)strlen(m->name) == name->length &&
+            memcmp(m->name, name->text, (size_t)name->length) == 0)
+          kl_error(p->ctx, kl_token_where(name), "duplicate member '%.*s'", name->length,
+                   name->text);
       kl_member *m = kl_alloc(p->ctx, sizeof *m);
       m->name = kl_strndup(p->ctx, name->text, (size_t)name->length);
       m->type = mt;
@@ -855,7 +979,8 @@ static int64_t array_length(parser *p) {
     if (n->type && !kl_type_is_integer(n->type) && n->type->kind != KL_TYPE_BOOL)
       kl_error(p->ctx, at, "the array size must be an integer, not '%s'", type_name(p, n->type));
     else
-      kl_error(p->ctx, at, "variable-length arrays are not supported: the size must be a constant expression");
+      kl_error(p->ctx, at,
+               "variable-length arrays are not supported: the size must be a constant expression");
     return 1;
   }
   if (v <= 0) {
@@ -910,13 +1035,17 @@ static kl_type *declarator(parser *p, kl_type *base, kl_address_space pointee_sp
     type = kl_type_pointer(p->ctx, type, pointee_space);
     unsigned q = 0;
     for (;;) {
-      if (is(p, "const") || is(p, "__const")) q |= KL_QUALIFIER_CONST;
-      else if (is(p, "restrict") || is(p, "__restrict")) q |= KL_QUALIFIER_RESTRICT;
-      else if (is(p, "volatile") || is(p, "__volatile")) q |= KL_QUALIFIER_VOLATILE;
+      if (is(p, "const") || is(p, "__const"))
+        q |= KL_QUALIFIER_CONST;
+      else if (is(p, "restrict") || is(p, "__restrict"))
+        q |= KL_QUALIFIER_RESTRICT;
+      else if (is(p, "volatile") || is(p, "__volatile"))
+        q |= KL_QUALIFIER_VOLATILE;
       else if (is(p, "__global") || is(p, "global") || is(p, "__local") || is(p, "local") ||
                is(p, "__constant") || is(p, "constant") || is(p, "__private") || is(p, "private")) {
-        kl_error(p->ctx, here(p), "an address space after '*' qualifies the pointer itself: "
-                                  "only private pointers are in the portable subset");
+        kl_error(p->ctx, here(p),
+                 "an address space after '*' qualifies the pointer itself: "
+                 "only private pointers are in the portable subset");
       } else
         break;
       advance(p);
@@ -926,8 +1055,10 @@ static kl_type *declarator(parser *p, kl_type *base, kl_address_space pointee_sp
   if (is(p, "(")) {
     kl_location at = here(p);
     if (p->tok->next && kl_token_is(p->tok->next, "*"))
-      kl_error(p->ctx, p->tok->next->next->kind == KL_TOKEN_IDENTIFIER ? kl_token_where(p->tok->next->next) : at,
-               "function pointers are not supported");
+      kl_error(
+          p->ctx,
+          p->tok->next->next->kind == KL_TOKEN_IDENTIFIER ? kl_token_where(p->tok->next->next) : at,
+          "function pointers are not supported");
     else
       kl_error(p->ctx, at, "parenthesised declarators are not supported");
     skip_parens(p);
@@ -980,13 +1111,15 @@ static kl_node *number_literal(parser *p, kl_token *t) {
   bool is_float = false;
   for (int i = 0; i < n; i++) {
     char c = s[i];
-    if (c == '.' || (!is_hex && (c == 'e' || c == 'E')) || (is_hex && (c == 'p' || c == 'P'))) is_float = true;
+    if (c == '.' || (!is_hex && (c == 'e' || c == 'E')) || (is_hex && (c == 'p' || c == 'P')))
+      is_float = true;
   }
   char *text = kl_strndup(p->ctx, s, (size_t)n);
   if (is_float) {
     int end = n;
     char suffix = 0;
-    if (end > 0 && strchr("fFhHlL", text[end - 1]) && !(is_hex && strchr("fF", text[end - 1]) && 0)) {
+    if (end > 0 && strchr("fFhHlL", text[end - 1]) &&
+        !(is_hex && strchr("fF", text[end - 1]) && 0)) {
       /* in a hex float the exponent is decimal, so a trailing f is a suffix */
       suffix = text[end - 1];
       end--;
@@ -1014,9 +1147,11 @@ static kl_node *number_literal(parser *p, kl_token *t) {
         type = kl_type_scalar(p->ctx, KL_TYPE_DOUBLE);
       } else {
         /* As OpenCL C compilers do: without cl_khr_fp64 the constant is single precision. */
-        kl_warning(p->ctx, at,
-                   "double precision constant '%s' without cl_khr_fp64: treated as single precision "
-                   "(write %sf)", text, text);
+        kl_warning(
+            p->ctx, at,
+            "double precision constant '%s' without cl_khr_fp64: treated as single precision "
+            "(write %sf)",
+            text, text);
         value = (float)value;
         type = kl_type_scalar(p->ctx, KL_TYPE_FLOAT);
       }
@@ -1044,13 +1179,18 @@ static kl_node *number_literal(parser *p, kl_token *t) {
   bool overflow = false, digits = base == 8;
   for (; i < n; i++) {
     int c = s[i], d;
-    if (c >= '0' && c <= '9') d = c - '0';
-    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else break;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      break;
     if (base == 10 && d >= 10) break;
     if (d >= base) {
-      kl_error(p->ctx, at, "invalid digit '%c' in %s constant '%s'", c, base == 8 ? "octal" : "hexadecimal", text);
+      kl_error(p->ctx, at, "invalid digit '%c' in %s constant '%s'", c,
+               base == 8 ? "octal" : "hexadecimal", text);
       return new_int(p, 0, NULL, at);
     }
     if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) overflow = true;
@@ -1059,8 +1199,10 @@ static kl_node *number_literal(parser *p, kl_token *t) {
   }
   bool u = false, l = false;
   for (; i < n; i++) {
-    if ((s[i] == 'u' || s[i] == 'U') && !u) u = true;
-    else if ((s[i] == 'l' || s[i] == 'L') && !l) l = true;
+    if ((s[i] == 'u' || s[i] == 'U') && !u)
+      u = true;
+    else if ((s[i] == 'l' || s[i] == 'L') && !l)
+      l = true;
     else {
       kl_error(p->ctx, at, "invalid suffix '%s' on integer literal", text + i);
       return new_int(p, v, NULL, at);
@@ -1071,14 +1213,17 @@ static kl_node *number_literal(parser *p, kl_token *t) {
     return new_int(p, 0, NULL, at);
   }
   if (overflow) {
-    kl_error(p->ctx, at, "integer literal is too large to be represented in any integer type ('%s')", text);
+    kl_error(p->ctx, at,
+             "integer literal is too large to be represented in any integer type ('%s')", text);
     return new_int(p, 0, NULL, at);
   }
   /* C99 6.4.4.1 with OpenCL's 64-bit long (there is no long long). */
   kl_type_kind k;
   if (base == 10 && !u) {
-    if (!l && v <= INT32_MAX) k = KL_TYPE_INT;
-    else if (v <= INT64_MAX) k = KL_TYPE_LONG;
+    if (!l && v <= INT32_MAX)
+      k = KL_TYPE_INT;
+    else if (v <= INT64_MAX)
+      k = KL_TYPE_LONG;
     else {
       kl_warning(p->ctx, at, "integer literal '%s' is too large for long: treated as ulong", text);
       k = KL_TYPE_ULONG;
@@ -1086,10 +1231,14 @@ static kl_node *number_literal(parser *p, kl_token *t) {
   } else if (u) {
     k = !l && v <= UINT32_MAX ? KL_TYPE_UINT : KL_TYPE_ULONG;
   } else {
-    if (!l && v <= INT32_MAX) k = KL_TYPE_INT;
-    else if (!l && v <= UINT32_MAX) k = KL_TYPE_UINT;
-    else if (v <= INT64_MAX) k = KL_TYPE_LONG;
-    else k = KL_TYPE_ULONG;
+    if (!l && v <= INT32_MAX)
+      k = KL_TYPE_INT;
+    else if (!l && v <= UINT32_MAX)
+      k = KL_TYPE_UINT;
+    else if (v <= INT64_MAX)
+      k = KL_TYPE_LONG;
+    else
+      k = KL_TYPE_ULONG;
   }
   kl_node *node = new_int(p, v, kl_type_scalar(p->ctx, k), at);
   node->spelling = text;
@@ -1109,17 +1258,39 @@ static kl_node *char_literal(parser *p, kl_token *t) {
     s++;
     char c = s < end ? *s++ : 0;
     switch (c) {
-      case 'n': value = '\n'; break;
-      case 't': value = '\t'; break;
-      case 'r': value = '\r'; break;
-      case 'a': value = 7; break;
-      case 'b': value = 8; break;
-      case 'f': value = 12; break;
-      case 'v': value = 11; break;
-      case '\\': value = '\\'; break;
-      case '\'': value = '\''; break;
-      case '"': value = '"'; break;
-      case '?': value = '?'; break;
+      case 'n':
+        value = '\n';
+        break;
+      case 't':
+        value = '\t';
+        break;
+      case 'r':
+        value = '\r';
+        break;
+      case 'a':
+        value = 7;
+        break;
+      case 'b':
+        value = 8;
+        break;
+      case 'f':
+        value = 12;
+        break;
+      case 'v':
+        value = 11;
+        break;
+      case '\\':
+        value = '\\';
+        break;
+      case '\'':
+        value = '\'';
+        break;
+      case '"':
+        value = '"';
+        break;
+      case '?':
+        value = '?';
+        break;
       case 'x': {
         int digits = 0;
         while (s < end && strchr("0123456789abcdefABCDEF", *s) && *s) {
@@ -1135,7 +1306,8 @@ static kl_node *char_literal(parser *p, kl_token *t) {
       default:
         if (c >= '0' && c <= '7') {
           value = c - '0';
-          for (int k = 0; k < 2 && s < end && *s >= '0' && *s <= '7'; k++) value = value * 8 + (*s++ - '0');
+          for (int k = 0; k < 2 && s < end && *s >= '0' && *s <= '7'; k++)
+            value = value * 8 + (*s++ - '0');
           value = (signed char)(value & 0xff);
         } else {
           kl_error(p->ctx, at, "unknown escape sequence '\\%c'", c);
@@ -1160,7 +1332,8 @@ static bool is_modifiable(parser *p, kl_node *n, const char *what) {
   kl_location at = expr_start(n);
   if (!n->is_lvalue) {
     if (n->kind == KL_EXPR_SWIZZLE && n->lhs->is_lvalue)
-      kl_error(p->ctx, at, "a swizzle with repeated components ('.%s') is not assignable (%s)", n->spelling, what);
+      kl_error(p->ctx, at, "a swizzle with repeated components ('.%s') is not assignable (%s)",
+               n->spelling, what);
     else
       kl_error(p->ctx, at, "expression is not assignable (%s)", what);
     return false;
@@ -1169,7 +1342,8 @@ static bool is_modifiable(parser *p, kl_node *n, const char *what) {
     kl_error(p->ctx, at, "array type '%s' is not assignable", type_name(p, n->type));
     return false;
   }
-  if (lvalue_space(n) == KL_SPACE_CONSTANT || (n->kind == KL_EXPR_VARIABLE && n->variable->is_program_scope)) {
+  if (lvalue_space(n) == KL_SPACE_CONSTANT ||
+      (n->kind == KL_EXPR_VARIABLE && n->variable->is_program_scope)) {
     kl_error(p->ctx, at, "cannot assign to __constant memory");
     return false;
   }
@@ -1209,8 +1383,10 @@ static kl_node *call_function(parser *p, kl_function *f, kl_token *name) {
     kl_error(p->ctx, at, "too %s arguments to function '%s' (%d given, %d expected)",
              count < f->param_count ? "few" : "many", f->name, count, f->param_count);
   if (f->is_kernel)
-    kl_error(p->ctx, at, "calling a kernel ('%s') from another function is not supported: "
-                         "move its body into a helper function", f->name);
+    kl_error(p->ctx, at,
+             "calling a kernel ('%s') from another function is not supported: "
+             "move its body into a helper function",
+             f->name);
   n->args = head.next;
   n->arg_count = count;
   if (p->function) {
@@ -1225,7 +1401,7 @@ static kl_node *call_builtin(parser *p, const kl_builtin *b, kl_type *type, kl_t
   n->builtin = b;
   n->spelling = kl_strndup(p->ctx, name->text, (size_t)name->length);
   n->type = type; /* convert_T, as_T, vloadN: the T; set by the check otherwise */
-  advance(p); /* ( */
+  advance(p);     /* ( */
   kl_node head = {0}, *tail = &head;
   int count = 0;
   if (!is(p, ")")) {
@@ -1255,11 +1431,16 @@ static int swizzle_index(char c, bool numeric) {
     return -1;
   }
   switch (c) {
-    case 'x': return 0;
-    case 'y': return 1;
-    case 'z': return 2;
-    case 'w': return 3;
-    default: return -1;
+    case 'x':
+      return 0;
+    case 'y':
+      return 1;
+    case 'z':
+      return 2;
+    case 'w':
+      return 3;
+    default:
+      return -1;
   }
 }
 
@@ -1273,15 +1454,21 @@ static kl_node *swizzle(parser *p, kl_node *base, kl_token *name) {
   if (tok_is(name, "lo") || tok_is(name, "hi") || tok_is(name, "even") || tok_is(name, "odd")) {
     int half = (length == 3 ? 4 : length) / 2;
     if (length == 3 && (tok_is(name, "hi") || tok_is(name, "odd"))) {
-      kl_error(p->ctx, at, "'.%.*s' of a 3-component vector reads an undefined component: "
-                           "not in the portable subset", n, s);
+      kl_error(p->ctx, at,
+               "'.%.*s' of a 3-component vector reads an undefined component: "
+               "not in the portable subset",
+               n, s);
       half = 1;
     }
     for (int i = 0; i < half; i++) {
-      if (tok_is(name, "lo")) comps[i] = i;
-      else if (tok_is(name, "hi")) comps[i] = half + i;
-      else if (tok_is(name, "even")) comps[i] = 2 * i;
-      else comps[i] = 2 * i + 1;
+      if (tok_is(name, "lo"))
+        comps[i] = i;
+      else if (tok_is(name, "hi"))
+        comps[i] = half + i;
+      else if (tok_is(name, "even"))
+        comps[i] = 2 * i;
+      else
+        comps[i] = 2 * i + 1;
       if (comps[i] >= length) comps[i] = length - 1;
     }
     count = half;
@@ -1292,14 +1479,17 @@ static kl_node *swizzle(parser *p, kl_node *base, kl_token *name) {
       int c = swizzle_index(s[i], numeric);
       if (c < 0 || (!numeric && length > 4)) {
         if (!numeric && length > 4 && c >= 0)
-          kl_error(p->ctx, at, "'.%.*s': the .xyzw names are for vectors of up to 4 components; "
-                               "'%s' has %d (use .s0 ... .sF)", n, s, type_name(p, vt), length);
+          kl_error(p->ctx, at,
+                   "'.%.*s': the .xyzw names are for vectors of up to 4 components; "
+                   "'%s' has %d (use .s0 ... .sF)",
+                   n, s, type_name(p, vt), length);
         else
           kl_error(p->ctx, at, "invalid vector component '%.*s' for '%s'", n, s, type_name(p, vt));
         return error_expr(p, at);
       }
       if (c >= length) {
-        kl_error(p->ctx, at, "invalid vector component '%s%c' for '%s'", numeric ? "s" : "", s[i], type_name(p, vt));
+        kl_error(p->ctx, at, "invalid vector component '%s%c' for '%s'", numeric ? "s" : "", s[i],
+                 type_name(p, vt));
         return error_expr(p, at);
       }
       if (count >= 16) {
@@ -1310,7 +1500,8 @@ static kl_node *swizzle(parser *p, kl_node *base, kl_token *name) {
     }
   }
   if (count == 0 || (count > 4 && count != 8 && count != 16)) {
-    kl_error(p->ctx, at, "'.%.*s' selects %d components: a vector has 2, 3, 4, 8 or 16", n, s, count);
+    kl_error(p->ctx, at, "'.%.*s' selects %d components: a vector has 2, 3, 4, 8 or 16", n, s,
+             count);
     return error_expr(p, at);
   }
   kl_node *node = new_node(p, KL_EXPR_SWIZZLE, at);
@@ -1320,7 +1511,8 @@ static kl_node *swizzle(parser *p, kl_node *base, kl_token *name) {
   node->spelling = kl_strndup(p->ctx, s, (size_t)n);
   kl_type *element = kl_type_scalar(p->ctx, vt->element->kind);
   node->type = count == 1 ? element : kl_type_vector(p->ctx, vt->element->kind, count);
-  if (base->type->qualifiers) node->type = kl_type_qualified(p->ctx, node->type, base->type->qualifiers);
+  if (base->type->qualifiers)
+    node->type = kl_type_qualified(p->ctx, node->type, base->type->qualifiers);
   bool repeats = false;
   for (int i = 0; i < count; i++)
     for (int j = 0; j < i; j++)
@@ -1348,11 +1540,13 @@ static kl_node *member_access(parser *p, kl_node *base, bool arrow) {
   } else if (t->kind == KL_TYPE_VECTOR) {
     return swizzle(p, base, name);
   } else if (t->kind != KL_TYPE_STRUCT) {
-    kl_error(p->ctx, kl_token_where(name), "no member named '%.*s' in '%s'", name->length, name->text, t->name ? t->name : type_name(p, t));
+    kl_error(p->ctx, kl_token_where(name), "no member named '%.*s' in '%s'", name->length,
+             name->text, t->name ? t->name : type_name(p, t));
     return error_expr(p, at);
   }
   for (kl_member *m = t->members; m; m = m->next) {
-    if ((int)strlen(m->name) == name->length && memcmp(m->name, name->text, (size_t)name->length) == 0) {
+    if ((int)strlen(m->name) == name->length &&
+        memcmp(m->name, name->text, (size_t)name->length) == 0) {
       kl_node *n = new_node(p, KL_EXPR_MEMBER, kl_token_where(name));
       n->lhs = base;
       n->member = m;
@@ -1364,7 +1558,8 @@ static kl_node *member_access(parser *p, kl_node *base, bool arrow) {
       return n;
     }
   }
-  kl_error(p->ctx, kl_token_where(name), "no member named '%.*s' in '%s'", name->length, name->text, t->name ? t->name : type_name(p, t));
+  kl_error(p->ctx, kl_token_where(name), "no member named '%.*s' in '%s'", name->length, name->text,
+           t->name ? t->name : type_name(p, t));
   return error_expr(p, at);
 }
 
@@ -1384,12 +1579,14 @@ static kl_node *postfix(parser *p, kl_node *n) {
         continue;
       }
       if (t->kind != KL_TYPE_POINTER && t->kind != KL_TYPE_ARRAY) {
-        kl_error(p->ctx, at, "subscripted value of type '%s' is not an array or pointer", type_name(p, t));
+        kl_error(p->ctx, at, "subscripted value of type '%s' is not an array or pointer",
+                 type_name(p, t));
         n = error_expr(p, at);
         continue;
       }
       if (!kl_type_is_integer(index->type) && index->type->kind != KL_TYPE_BOOL) {
-        kl_error(p->ctx, index->location, "array subscript is not an integer ('%s')", type_name(p, index->type));
+        kl_error(p->ctx, index->location, "array subscript is not an integer ('%s')",
+                 type_name(p, index->type));
       }
       if (t->kind == KL_TYPE_POINTER && t->element->kind == KL_TYPE_VOID) {
         kl_error(p->ctx, at, "subscript of a pointer to void");
@@ -1444,7 +1641,8 @@ static kl_node *primary(parser *p) {
       kl_node *n = new_node(p, KL_EXPR_FLOAT_LITERAL, at);
       bool nan = tok_is(t, "__kl_nan");
       n->float_value = nan ? (double)NAN : (double)INFINITY;
-      n->type = kl_type_scalar(p->ctx, tok_is(t, "__kl_infinity_double") ? KL_TYPE_DOUBLE : KL_TYPE_FLOAT);
+      n->type = kl_type_scalar(p->ctx,
+                               tok_is(t, "__kl_infinity_double") ? KL_TYPE_DOUBLE : KL_TYPE_FLOAT);
       n->spelling = nan ? "NAN" : "INFINITY";
       return n;
     }
@@ -1525,7 +1723,8 @@ static kl_node *vector_literal(parser *p, kl_type *type, kl_location at) {
       part = kl_convert(p->ctx, part, type->element);
       components++;
     } else {
-      kl_error(p->ctx, part->location, "a '%s' cannot be part of a vector literal", type_name(p, part->type));
+      kl_error(p->ctx, part->location, "a '%s' cannot be part of a vector literal",
+               type_name(p, part->type));
       components++;
     }
     tail->next = part;
@@ -1577,15 +1776,18 @@ static kl_node *cast_to(parser *p, kl_type *type, kl_node *x, kl_location at) {
     if (kl_type_is_scalar(from)) return n;
     if (kl_type_equal(from, type)) return n;
     if (from->kind == KL_TYPE_VECTOR) {
-      kl_error(p->ctx, at, "cannot cast '%s' to '%s': casts between vector types are not allowed in "
-                           "OpenCL C (use convert_%s() or as_%s())",
-               type_name(p, from), type_name(p, type), type_name(p, n->type), type_name(p, n->type));
+      kl_error(p->ctx, at,
+               "cannot cast '%s' to '%s': casts between vector types are not allowed in "
+               "OpenCL C (use convert_%s() or as_%s())",
+               type_name(p, from), type_name(p, type), type_name(p, n->type),
+               type_name(p, n->type));
       return n;
     }
   }
   if (type->kind == KL_TYPE_POINTER && from->kind == KL_TYPE_POINTER) {
     if (type->pointee_space != from->pointee_space) {
-      kl_error(p->ctx, at, "cannot cast between address spaces ('%s' to '%s')", type_name(p, from), type_name(p, type));
+      kl_error(p->ctx, at, "cannot cast between address spaces ('%s' to '%s')", type_name(p, from),
+               type_name(p, type));
     }
     return n;
   }
@@ -1637,9 +1839,11 @@ static kl_node *sizeof_expr(parser *p) {
     kl_node *x = cast_expr(p);
     t = x->type;
   }
-  if (t->kind == KL_TYPE_VOID || t->kind == KL_TYPE_FUNCTION || (t->kind == KL_TYPE_STRUCT && !t->members))
+  if (t->kind == KL_TYPE_VOID || t->kind == KL_TYPE_FUNCTION ||
+      (t->kind == KL_TYPE_STRUCT && !t->members))
     kl_error(p->ctx, at, "sizeof of an incomplete type '%s'", type_name(p, t));
-  return new_int(p, (uint64_t)(align ? t->align : t->size), kl_type_scalar(p->ctx, KL_TYPE_SIZE_T), at);
+  return new_int(p, (uint64_t)(align ? t->align : t->size), kl_type_scalar(p->ctx, KL_TYPE_SIZE_T),
+                 at);
 }
 
 static kl_node *unary(parser *p) {
@@ -1650,8 +1854,12 @@ static kl_node *unary(parser *p) {
     char c = p->tok->text[0];
     advance(p);
     kl_node *x = cast_expr(p);
-    kl_operator op = c == '-' ? KL_OP_NEGATE : c == '+' ? KL_OP_PLUS : c == '!' ? KL_OP_LOGICAL_NOT
-                   : c == '~' ? KL_OP_BIT_NOT : c == '*' ? KL_OP_DEREFERENCE : KL_OP_ADDRESS_OF;
+    kl_operator op = c == '-'   ? KL_OP_NEGATE
+                     : c == '+' ? KL_OP_PLUS
+                     : c == '!' ? KL_OP_LOGICAL_NOT
+                     : c == '~' ? KL_OP_BIT_NOT
+                     : c == '*' ? KL_OP_DEREFERENCE
+                                : KL_OP_ADDRESS_OF;
     n = new_unary(p, op, x, at);
   } else if (is(p, "++") || is(p, "--")) {
     bool inc = is(p, "++");
@@ -1706,18 +1914,22 @@ static kl_node *cast_expr(parser *p) {
 
 /* The common type of two arithmetic operands, with OpenCL's vector rules;
  * converts both. NULL (after an error) when they do not combine. */
-static kl_type *arith_common(parser *p, kl_node **lhs, kl_node **rhs, kl_location at, const char *op) {
+static kl_type *arith_common(parser *p, kl_node **lhs, kl_node **rhs, kl_location at,
+                             const char *op) {
   kl_type *a = (*lhs)->type, *b = (*rhs)->type;
   if (!is_bool_or_arith(a) || !is_bool_or_arith(b)) {
-    kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", op, type_name(p, a), type_name(p, b));
+    kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", op, type_name(p, a),
+             type_name(p, b));
     return NULL;
   }
   kl_type *t;
   if (a->kind == KL_TYPE_VECTOR && b->kind == KL_TYPE_VECTOR) {
     if (!kl_type_equal(a, b)) {
-      kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s'): vector operands must have the same "
-                           "type (no implicit conversion between vector types)",
-               op, type_name(p, a), type_name(p, b));
+      kl_error(
+          p->ctx, at,
+          "invalid operands to binary '%s' ('%s' and '%s'): vector operands must have the same "
+          "type (no implicit conversion between vector types)",
+          op, type_name(p, a), type_name(p, b));
       return NULL;
     }
     t = kl_type_unqualified(p->ctx, a);
@@ -1735,13 +1947,34 @@ static kl_type *arith_common(parser *p, kl_node **lhs, kl_node **rhs, kl_locatio
 
 static const char *op_text(kl_operator op) {
   static const char *const texts[] = {
-      [KL_OP_ADD] = "+", [KL_OP_SUB] = "-", [KL_OP_MUL] = "*", [KL_OP_DIV] = "/", [KL_OP_MOD] = "%",
-      [KL_OP_SHL] = "<<", [KL_OP_SHR] = ">>", [KL_OP_BIT_AND] = "&", [KL_OP_BIT_OR] = "|",
-      [KL_OP_BIT_XOR] = "^", [KL_OP_LOGICAL_AND] = "&&", [KL_OP_LOGICAL_OR] = "||", [KL_OP_EQ] = "==",
-      [KL_OP_NE] = "!=", [KL_OP_LT] = "<", [KL_OP_LE] = "<=", [KL_OP_GT] = ">", [KL_OP_GE] = ">=",
-      [KL_OP_NEGATE] = "-", [KL_OP_PLUS] = "+", [KL_OP_LOGICAL_NOT] = "!", [KL_OP_BIT_NOT] = "~",
-      [KL_OP_PRE_INCREMENT] = "++", [KL_OP_PRE_DECREMENT] = "--", [KL_OP_POST_INCREMENT] = "++",
-      [KL_OP_POST_DECREMENT] = "--", [KL_OP_DEREFERENCE] = "*", [KL_OP_ADDRESS_OF] = "&",
+      [KL_OP_ADD] = "+",
+      [KL_OP_SUB] = "-",
+      [KL_OP_MUL] = "*",
+      [KL_OP_DIV] = "/",
+      [KL_OP_MOD] = "%",
+      [KL_OP_SHL] = "<<",
+      [KL_OP_SHR] = ">>",
+      [KL_OP_BIT_AND] = "&",
+      [KL_OP_BIT_OR] = "|",
+      [KL_OP_BIT_XOR] = "^",
+      [KL_OP_LOGICAL_AND] = "&&",
+      [KL_OP_LOGICAL_OR] = "||",
+      [KL_OP_EQ] = "==",
+      [KL_OP_NE] = "!=",
+      [KL_OP_LT] = "<",
+      [KL_OP_LE] = "<=",
+      [KL_OP_GT] = ">",
+      [KL_OP_GE] = ">=",
+      [KL_OP_NEGATE] = "-",
+      [KL_OP_PLUS] = "+",
+      [KL_OP_LOGICAL_NOT] = "!",
+      [KL_OP_BIT_NOT] = "~",
+      [KL_OP_PRE_INCREMENT] = "++",
+      [KL_OP_PRE_DECREMENT] = "--",
+      [KL_OP_POST_INCREMENT] = "++",
+      [KL_OP_POST_DECREMENT] = "--",
+      [KL_OP_DEREFERENCE] = "*",
+      [KL_OP_ADDRESS_OF] = "&",
   };
   if ((int)op < 0 || (size_t)op >= sizeof texts / sizeof texts[0] || !texts[op]) return "?";
   return texts[op];
@@ -1765,8 +1998,8 @@ static kl_node *new_binary(parser *p, kl_operator op, kl_node *lhs, kl_node *rhs
       if (a->kind == KL_TYPE_POINTER || b->kind == KL_TYPE_POINTER) {
         if (a->kind == KL_TYPE_POINTER && b->kind == KL_TYPE_POINTER && op == KL_OP_SUB) {
           if (!kl_type_equal(a, b))
-            kl_error(p->ctx, at, "subtracting pointers of different types ('%s' and '%s')", type_name(p, a),
-                     type_name(p, b));
+            kl_error(p->ctx, at, "subtracting pointers of different types ('%s' and '%s')",
+                     type_name(p, a), type_name(p, b));
           n->type = kl_type_scalar(p->ctx, KL_TYPE_PTRDIFF_T);
         } else if (a->kind == KL_TYPE_POINTER && is_integer_like(b) && b->kind != KL_TYPE_VECTOR) {
           n->type = kl_type_unqualified(p->ctx, a);
@@ -1778,7 +2011,8 @@ static kl_node *new_binary(parser *p, kl_operator op, kl_node *lhs, kl_node *rhs
           rhs = t;
           n->type = kl_type_unqualified(p->ctx, lhs->type);
         } else {
-          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text, type_name(p, a), type_name(p, b));
+          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text,
+                   type_name(p, a), type_name(p, b));
           n->type = int_type(p);
         }
         if (n->type->kind == KL_TYPE_POINTER && n->type->element->kind == KL_TYPE_VOID)
@@ -1798,11 +2032,12 @@ static kl_node *new_binary(parser *p, kl_operator op, kl_node *lhs, kl_node *rhs
     case KL_OP_BIT_XOR: {
       if (!is_integer_like(a) || !is_integer_like(b)) {
         if (op == KL_OP_MOD && is_bool_or_arith(a) && is_bool_or_arith(b))
-          kl_error(p->ctx, at, "invalid operands to binary '%%' ('%s' and '%s'): use fmod() for floating point",
+          kl_error(p->ctx, at,
+                   "invalid operands to binary '%%' ('%s' and '%s'): use fmod() for floating point",
                    type_name(p, a), type_name(p, b));
         else
-          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s'): integers needed", text,
-                   type_name(p, a), type_name(p, b));
+          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s'): integers needed",
+                   text, type_name(p, a), type_name(p, b));
         n->type = int_type(p);
         break;
       }
@@ -1813,20 +2048,23 @@ static kl_node *new_binary(parser *p, kl_operator op, kl_node *lhs, kl_node *rhs
     case KL_OP_SHL:
     case KL_OP_SHR: {
       if (!is_integer_like(a) || !is_integer_like(b)) {
-        kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s'): integers needed", text,
-                 type_name(p, a), type_name(p, b));
-        n->type = int_type(p);
-        break;
-      }
-      if (a->kind != KL_TYPE_VECTOR && b->kind == KL_TYPE_VECTOR) {
-        kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s'): a scalar shifted by a vector",
+        kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s'): integers needed",
                  text, type_name(p, a), type_name(p, b));
         n->type = int_type(p);
         break;
       }
-      kl_type *t = a->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, a) : kl_type_promote(p->ctx, a);
+      if (a->kind != KL_TYPE_VECTOR && b->kind == KL_TYPE_VECTOR) {
+        kl_error(p->ctx, at,
+                 "invalid operands to binary '%s' ('%s' and '%s'): a scalar shifted by a vector",
+                 text, type_name(p, a), type_name(p, b));
+        n->type = int_type(p);
+        break;
+      }
+      kl_type *t =
+          a->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, a) : kl_type_promote(p->ctx, a);
       if (a->kind == KL_TYPE_VECTOR && b->kind == KL_TYPE_VECTOR && a->length != b->length) {
-        kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s'): vectors of different lengths",
+        kl_error(p->ctx, at,
+                 "invalid operands to binary '%s' ('%s' and '%s'): vectors of different lengths",
                  text, type_name(p, a), type_name(p, b));
       }
       lhs = kl_convert(p->ctx, lhs, t);
@@ -1846,7 +2084,8 @@ static kl_node *new_binary(parser *p, kl_operator op, kl_node *lhs, kl_node *rhs
                   (a->kind == KL_TYPE_POINTER && is_null_constant(p, rhs)) ||
                   (b->kind == KL_TYPE_POINTER && is_null_constant(p, lhs));
         if (!ok)
-          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text, type_name(p, a), type_name(p, b));
+          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text,
+                   type_name(p, a), type_name(p, b));
         if (a->kind != KL_TYPE_POINTER) lhs = kl_convert(p->ctx, lhs, b);
         if (b->kind != KL_TYPE_POINTER) rhs = kl_convert(p->ctx, rhs, a);
         n->type = int_type(p);
@@ -1860,7 +2099,8 @@ static kl_node *new_binary(parser *p, kl_operator op, kl_node *lhs, kl_node *rhs
     case KL_OP_LOGICAL_OR: {
       if (a->kind == KL_TYPE_VECTOR || b->kind == KL_TYPE_VECTOR) {
         if (!is_integer_like(a) || !is_integer_like(b)) {
-          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text, type_name(p, a), type_name(p, b));
+          kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text,
+                   type_name(p, a), type_name(p, b));
           n->type = int_type(p);
           break;
         }
@@ -1870,11 +2110,14 @@ static kl_node *new_binary(parser *p, kl_operator op, kl_node *lhs, kl_node *rhs
       }
       if (!(kl_type_is_scalar(a) || a->kind == KL_TYPE_POINTER) ||
           !(kl_type_is_scalar(b) || b->kind == KL_TYPE_POINTER))
-        kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text, type_name(p, a), type_name(p, b));
+        kl_error(p->ctx, at, "invalid operands to binary '%s' ('%s' and '%s')", text,
+                 type_name(p, a), type_name(p, b));
       n->type = int_type(p);
       break;
     }
-    default: n->type = int_type(p); break;
+    default:
+      n->type = int_type(p);
+      break;
   }
   n->lhs = lhs;
   n->rhs = rhs;
@@ -1893,23 +2136,27 @@ static kl_node *new_unary(parser *p, kl_operator op, kl_node *x, kl_location at)
         n->type = int_type(p);
         break;
       }
-      n->type = t->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, t) : kl_type_promote(p->ctx, t);
+      n->type =
+          t->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, t) : kl_type_promote(p->ctx, t);
       x = kl_convert(p->ctx, x, n->type);
       break;
     case KL_OP_BIT_NOT:
       if (!is_integer_like(t)) {
-        kl_error(p->ctx, at, "invalid operand to unary '~' ('%s'): an integer needed", type_name(p, t));
+        kl_error(p->ctx, at, "invalid operand to unary '~' ('%s'): an integer needed",
+                 type_name(p, t));
         n->type = int_type(p);
         break;
       }
-      n->type = t->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, t) : kl_type_promote(p->ctx, t);
+      n->type =
+          t->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, t) : kl_type_promote(p->ctx, t);
       x = kl_convert(p->ctx, x, n->type);
       break;
     case KL_OP_LOGICAL_NOT:
       x = decay(p, x);
       t = x->type;
       if (t->kind == KL_TYPE_VECTOR) {
-        if (!is_integer_like(t)) kl_error(p->ctx, at, "invalid operand to unary '!' ('%s')", type_name(p, t));
+        if (!is_integer_like(t))
+          kl_error(p->ctx, at, "invalid operand to unary '!' ('%s')", type_name(p, t));
         n->type = kl_type_signed_int_like(p->ctx, t);
       } else {
         if (!kl_type_is_scalar(t) && t->kind != KL_TYPE_POINTER)
@@ -1936,7 +2183,8 @@ static kl_node *new_unary(parser *p, kl_operator op, kl_node *x, kl_location at)
         n->type = int_type(p);
         break;
       }
-      if (t->element->kind == KL_TYPE_VOID) kl_error(p->ctx, at, "dereference of a pointer to void");
+      if (t->element->kind == KL_TYPE_VOID)
+        kl_error(p->ctx, at, "dereference of a pointer to void");
       n->type = t->element;
       n->is_lvalue = true;
       break;
@@ -1954,15 +2202,20 @@ static kl_node *new_unary(parser *p, kl_operator op, kl_node *x, kl_location at)
         /* the variable whose storage this is, if any */
         kl_node *base = x;
         for (int guard = 0; base && guard < 10000; guard++) {
-          if (base->kind == KL_EXPR_INDEX && base->lhs->type->kind == KL_TYPE_ARRAY) base = base->lhs;
-          else if (base->kind == KL_EXPR_MEMBER && !base->is_arrow) base = base->lhs;
-          else break;
+          if (base->kind == KL_EXPR_INDEX && base->lhs->type->kind == KL_TYPE_ARRAY)
+            base = base->lhs;
+          else if (base->kind == KL_EXPR_MEMBER && !base->is_arrow)
+            base = base->lhs;
+          else
+            break;
         }
         if (base && base->kind == KL_EXPR_VARIABLE) base->variable->address_taken = true;
       }
       n->type = kl_type_pointer(p->ctx, t, lvalue_space(x));
       break;
-    default: n->type = int_type(p); break;
+    default:
+      n->type = int_type(p);
+      break;
   }
   n->lhs = x;
   return n;
@@ -1974,11 +2227,12 @@ static int binary_precedence(parser *p, kl_operator *op) {
     kl_operator op;
     int precedence;
   } ops[] = {
-      {"*", KL_OP_MUL, 10},  {"/", KL_OP_DIV, 10},  {"%", KL_OP_MOD, 10},   {"+", KL_OP_ADD, 9},
-      {"-", KL_OP_SUB, 9},   {"<<", KL_OP_SHL, 8},  {">>", KL_OP_SHR, 8},   {"<", KL_OP_LT, 7},
-      {"<=", KL_OP_LE, 7},   {">", KL_OP_GT, 7},    {">=", KL_OP_GE, 7},    {"==", KL_OP_EQ, 6},
-      {"!=", KL_OP_NE, 6},   {"&", KL_OP_BIT_AND, 5}, {"^", KL_OP_BIT_XOR, 4}, {"|", KL_OP_BIT_OR, 3},
-      {"&&", KL_OP_LOGICAL_AND, 2}, {"||", KL_OP_LOGICAL_OR, 1},
+      {"*", KL_OP_MUL, 10},   {"/", KL_OP_DIV, 10},         {"%", KL_OP_MOD, 10},
+      {"+", KL_OP_ADD, 9},    {"-", KL_OP_SUB, 9},          {"<<", KL_OP_SHL, 8},
+      {">>", KL_OP_SHR, 8},   {"<", KL_OP_LT, 7},           {"<=", KL_OP_LE, 7},
+      {">", KL_OP_GT, 7},     {">=", KL_OP_GE, 7},          {"==", KL_OP_EQ, 6},
+      {"!=", KL_OP_NE, 6},    {"&", KL_OP_BIT_AND, 5},      {"^", KL_OP_BIT_XOR, 4},
+      {"|", KL_OP_BIT_OR, 3}, {"&&", KL_OP_LOGICAL_AND, 2}, {"||", KL_OP_LOGICAL_OR, 1},
   };
   if (p->tok->kind != KL_TOKEN_PUNCTUATOR) return 0;
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -2023,21 +2277,23 @@ static kl_node *conditional(parser *p) {
   if (condition->type->kind == KL_TYPE_VECTOR) {
     /* c ? a : b with a vector c: component-wise, as select(b, a, c) */
     kl_type *ct = condition->type;
-    kl_type *t = is_bool_or_arith(ta) && is_bool_or_arith(tb) ? arith_common(p, &a, &b, at, "?:") : NULL;
+    kl_type *t =
+        is_bool_or_arith(ta) && is_bool_or_arith(tb) ? arith_common(p, &a, &b, at, "?:") : NULL;
     if (!is_integer_like(ct)) {
-      kl_error(p->ctx, condition->location, "a vector condition must have integer components, not '%s'",
-               type_name(p, ct));
+      kl_error(p->ctx, condition->location,
+               "a vector condition must have integer components, not '%s'", type_name(p, ct));
     } else if (t && t->kind != KL_TYPE_VECTOR) {
       t = kl_type_vector(p->ctx, t->kind, ct->length);
       a = kl_convert(p->ctx, a, t);
       b = kl_convert(p->ctx, b, t);
     } else if (t && (t->length != ct->length || t->element->size != ct->element->size)) {
       kl_error(p->ctx, condition->location,
-               "the vector condition '%s' does not match the operands' type '%s' (same length and element size needed)",
+               "the vector condition '%s' does not match the operands' type '%s' (same length and "
+               "element size needed)",
                type_name(p, ct), type_name(p, t));
     } else if (!t && !(is_bool_or_arith(ta) && is_bool_or_arith(tb))) {
-      kl_error(p->ctx, at, "the operands of a vector '?:' must be numbers ('%s' and '%s')", type_name(p, ta),
-               type_name(p, tb));
+      kl_error(p->ctx, at, "the operands of a vector '?:' must be numbers ('%s' and '%s')",
+               type_name(p, ta), type_name(p, tb));
     }
     n->type = t ? t : int_type(p);
     n->condition = condition;
@@ -2084,9 +2340,9 @@ static kl_node *assignment(parser *p) {
   static const struct {
     const char *text;
     kl_operator op;
-  } ops[] = {{"=", KL_OP_NONE},     {"+=", KL_OP_ADD},     {"-=", KL_OP_SUB},     {"*=", KL_OP_MUL},
-             {"/=", KL_OP_DIV},     {"%=", KL_OP_MOD},     {"<<=", KL_OP_SHL},    {">>=", KL_OP_SHR},
-             {"&=", KL_OP_BIT_AND}, {"|=", KL_OP_BIT_OR},  {"^=", KL_OP_BIT_XOR}};
+  } ops[] = {{"=", KL_OP_NONE},     {"+=", KL_OP_ADD},    {"-=", KL_OP_SUB},    {"*=", KL_OP_MUL},
+             {"/=", KL_OP_DIV},     {"%=", KL_OP_MOD},    {"<<=", KL_OP_SHL},   {">>=", KL_OP_SHR},
+             {"&=", KL_OP_BIT_AND}, {"|=", KL_OP_BIT_OR}, {"^=", KL_OP_BIT_XOR}};
   if (p->tok->kind == KL_TOKEN_PUNCTUATOR && !p->panic) {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
       if (!kl_token_is(p->tok, ops[i].text)) continue;
@@ -2114,7 +2370,8 @@ static kl_node *assignment(parser *p) {
           if (ops[i].op == KL_OP_SHL || ops[i].op == KL_OP_SHR) op_type = op_node->rhs->type;
           rhs = kl_convert(p->ctx, rhs, op_node->rhs->type);
           if (lhs->type->kind != KL_TYPE_VECTOR && op_type->kind == KL_TYPE_VECTOR)
-            kl_error(p->ctx, at, "cannot assign a vector result to a scalar ('%s')", type_name(p, lhs->type));
+            kl_error(p->ctx, at, "cannot assign a vector result to a scalar ('%s')",
+                     type_name(p, lhs->type));
         }
       }
       n->lhs = lhs;
@@ -2181,7 +2438,8 @@ static kl_node *init_list(parser *p, kl_type *type, int depth) {
     while (!is(p, "}") && !p->panic && p->tok->kind != KL_TOKEN_END) {
       kl_node *e = initializer(p, type->element, depth + 1);
       if (type->length && count >= type->length) {
-        if (count == type->length) kl_error(p->ctx, e->location, "too many initializers for '%s'", type_name(p, type));
+        if (count == type->length)
+          kl_error(p->ctx, e->location, "too many initializers for '%s'", type_name(p, type));
       } else {
         tail->next = e;
         tail = e;
@@ -2195,7 +2453,10 @@ static kl_node *init_list(parser *p, kl_type *type, int depth) {
       if (!m) {
         kl_error(p->ctx, here(p), "too many initializers for '%s'", type_name(p, type));
         while (!is(p, "}") && p->tok->kind != KL_TOKEN_END) {
-          if (is(p, "{")) skip_parens(p); else advance(p);
+          if (is(p, "{"))
+            skip_parens(p);
+          else
+            advance(p);
         }
         break;
       }
@@ -2224,11 +2485,33 @@ static kl_node *init_list(parser *p, kl_type *type, int depth) {
  * one element per array element or member. */
 static kl_node *zero_value(parser *p, kl_type *type, kl_location at, int depth);
 
+/* Zeros are written out (one node each) up to these many scalars per brace
+ * list and per translation; GLSL, which cannot express an implicit tail of
+ * arrays or structs, refuses what is left implicit beyond them. */
+enum { PADDING_PER_LIST = 65536, PADDING_BUDGET = 1 << 20 };
+
+/* How many scalars an object of TYPE holds, saturating far above any limit. */
+static uint64_t scalar_count(const kl_type *type) {
+  if (type->kind == KL_TYPE_ARRAY) {
+    uint64_t inner = scalar_count(type->element),
+             length = type->length > 0 ? (uint64_t)type->length : 0;
+    return inner && length > (UINT64_C(1) << 40) / inner ? UINT64_C(1) << 40 : inner * length;
+  }
+  if (type->kind == KL_TYPE_STRUCT) {
+    uint64_t sum = 0;
+    for (const kl_member *m = type->members; m && sum < (UINT64_C(1) << 40); m = m->next)
+      sum += scalar_count(m->type);
+    return sum;
+  }
+  return 1;
+}
+
 static void pad_list(parser *p, kl_node *list, int depth) {
   kl_type *type = list->type;
   if (depth > 32) return;
   int wanted = 0;
-  if (type->kind == KL_TYPE_ARRAY) wanted = type->length;
+  if (type->kind == KL_TYPE_ARRAY)
+    wanted = type->length;
   else if (type->kind == KL_TYPE_STRUCT)
     for (kl_member *m = type->members; m; m = m->next) wanted++;
   kl_node *tail = NULL;
@@ -2239,16 +2522,25 @@ static void pad_list(parser *p, kl_node *list, int depth) {
   }
   kl_member *m = type->kind == KL_TYPE_STRUCT ? type->members : NULL;
   for (int i = 0; i < count && m; i++) m = m->next;
-  if (wanted - count > 4096 && type->kind == KL_TYPE_ARRAY) {
-    /* large zero tails stay implicit: arg_count < length means "the rest are zero" */
+  uint64_t tail_scalars =
+      type->kind == KL_TYPE_ARRAY ? (uint64_t)(wanted - count) * scalar_count(type->element) : 0;
+  if (type->kind == KL_TYPE_ARRAY &&
+      (tail_scalars > PADDING_PER_LIST || p->padded_scalars + tail_scalars > PADDING_BUDGET)) {
+    /* large zero tails stay implicit: arg_count < length means "the rest are
+     * zero" (counted in scalars, so that int g[4096][4096] = {{1}} does not
+     * become millions of nodes) */
     list->arg_count = count;
     return;
   }
+  p->padded_scalars += tail_scalars;
   for (; count < wanted; count++) {
     kl_type *et = type->kind == KL_TYPE_ARRAY ? type->element : m->type;
     if (m) m = m->next;
     kl_node *z = zero_value(p, et, list->location, depth + 1);
-    if (tail) tail->next = z; else list->args = z;
+    if (tail)
+      tail->next = z;
+    else
+      list->args = z;
     tail = z;
   }
   list->arg_count = count;
@@ -2324,13 +2616,17 @@ static kl_node *local_declaration(parser *p) {
     }
     kl_address_space var_space = type->kind == KL_TYPE_POINTER ? KL_SPACE_PRIVATE : space;
     if (var_space == KL_SPACE_GLOBAL)
-      kl_error(p->ctx, kl_token_where(name), "variables in a function cannot be __global: "
-                                              "pass a __global pointer instead");
+      kl_error(p->ctx, kl_token_where(name),
+               "variables in a function cannot be __global: "
+               "pass a __global pointer instead");
     if (var_space == KL_SPACE_CONSTANT)
-      kl_error(p->ctx, kl_token_where(name), "__constant variables must be declared at program scope");
+      kl_error(p->ctx, kl_token_where(name),
+               "__constant variables must be declared at program scope");
     if (var_space == KL_SPACE_LOCAL && p->function && !p->function->is_kernel)
-      kl_error(p->ctx, kl_token_where(name), "__local variables can only be declared in kernel functions, "
-                                              "not in '%s'", p->function->name);
+      kl_error(p->ctx, kl_token_where(name),
+               "__local variables can only be declared in kernel functions, "
+               "not in '%s'",
+               p->function->name);
     check_variable_type(p, type, kl_token_where(name), name);
     if (var_space == KL_SPACE_LOCAL && type->kind == KL_TYPE_STRUCT)
       kl_error(p->ctx, kl_token_where(name), "structs in __local memory are not supported");
@@ -2361,7 +2657,8 @@ static kl_node *local_declaration(parser *p) {
                name->length, name->text);
     } else if (type->qualifiers & KL_QUALIFIER_CONST && type->kind != KL_TYPE_POINTER &&
                var_space == KL_SPACE_PRIVATE) {
-      kl_warning(p->ctx, kl_token_where(name), "const variable '%.*s' is not initialised", name->length, name->text);
+      kl_warning(p->ctx, kl_token_where(name), "const variable '%.*s' is not initialised",
+                 name->length, name->text);
     }
     s->variable = v; /* visible from here on (after its initializer) */
     if (p->function) {
@@ -2441,7 +2738,8 @@ static kl_node *statement(parser *p) {
     n->body = statement(p);
     p->loop_depth--;
     if (!tok_is(p->tok, "while"))
-      syntax_error_at(p, here(p), "expected 'while' after the do body, found ", token_text(p, p->tok));
+      syntax_error_at(p, here(p), "expected 'while' after the do body, found ",
+                      token_text(p, p->tok));
     else
       advance(p);
     n->condition = condition_in_parens(p, "do-while");
@@ -2479,7 +2777,8 @@ static kl_node *statement(parser *p) {
     kl_node *c = expression(p);
     expect(p, ")", "after the switch value");
     if (!is_integer_like(c->type) || c->type->kind == KL_TYPE_VECTOR) {
-      kl_error(p->ctx, c->location, "the switch value must be an integer, not '%s'", type_name(p, c->type));
+      kl_error(p->ctx, c->location, "the switch value must be an integer, not '%s'",
+               type_name(p, c->type));
     } else {
       c = kl_convert(p->ctx, c, kl_type_promote(p->ctx, c->type));
     }
@@ -2502,7 +2801,8 @@ static kl_node *statement(parser *p) {
       int64_t value = 0;
       if (!kl_eval_int(p->ctx, v, &value))
         kl_error(p->ctx, value_at, "case label is not an integer constant expression");
-      if (p->current_switch) value = (int64_t)wrap_to(p->current_switch->condition->type, (uint64_t)value);
+      if (p->current_switch)
+        value = (int64_t)wrap_to(p->current_switch->condition->type, (uint64_t)value);
       n->case_value = value;
     }
     expect(p, ":", is_default ? "after 'default'" : "after the case value");
@@ -2526,7 +2826,8 @@ static kl_node *statement(parser *p) {
   } else if (tok_is(t, "break")) {
     advance(p);
     n = new_node(p, KL_STMT_BREAK, at);
-    if (!p->loop_depth && !p->switch_depth) kl_error(p->ctx, at, "'break' outside a loop or switch");
+    if (!p->loop_depth && !p->switch_depth)
+      kl_error(p->ctx, at, "'break' outside a loop or switch");
     expect(p, ";", "after 'break'");
   } else if (tok_is(t, "continue")) {
     advance(p);
@@ -2541,15 +2842,16 @@ static kl_node *statement(parser *p) {
       kl_node *e = expression(p);
       if (rt->kind == KL_TYPE_VOID) {
         if (e->type->kind != KL_TYPE_VOID)
-          kl_error(p->ctx, at, "void function '%s' cannot return a value", p->function ? p->function->name : "");
+          kl_error(p->ctx, at, "void function '%s' cannot return a value",
+                   p->function ? p->function->name : "");
         n->lhs = e;
       } else {
         kl_node *c = assign_convert(p, e, rt, e->location, "return");
         n->lhs = c ? c : e;
       }
     } else if (rt->kind != KL_TYPE_VOID) {
-      kl_error(p->ctx, at, "non-void function '%s' must return a value of type '%s'", p->function ? p->function->name : "",
-               type_name(p, rt));
+      kl_error(p->ctx, at, "non-void function '%s' must return a value of type '%s'",
+               p->function ? p->function->name : "", type_name(p, rt));
     }
     expect(p, ";", "after the return statement");
   } else if (tok_is(t, "goto")) {
@@ -2569,7 +2871,8 @@ static kl_node *statement(parser *p) {
   } else if (is_type_start(p, t)) {
     n = local_declaration(p);
   } else if (t->kind == KL_TOKEN_IDENTIFIER && t->next->kind == KL_TOKEN_IDENTIFIER &&
-             !find_sym(p, t->text, t->length) && !kl_builtin_lookup(p->ctx, t->text, t->length, NULL)) {
+             !find_sym(p, t->text, t->length) &&
+             !kl_builtin_lookup(p->ctx, t->text, t->length, NULL)) {
     syntax_error_at(p, at, kl_format(p->ctx, "unknown type name '%.*s'", t->length, t->text), NULL);
     n = new_node(p, KL_STMT_EMPTY, at);
   } else {
@@ -2596,7 +2899,8 @@ static kl_node *compound(parser *p, bool new_scope) {
     tail->next = s;
     while (tail->next) tail = tail->next;
   }
-  if (p->tok->kind == KL_TOKEN_END) kl_error(p->ctx, at, "expected '}' to close this block, found end of input");
+  if (p->tok->kind == KL_TOKEN_END)
+    kl_error(p->ctx, at, "expected '}' to close this block, found end of input");
   accept(p, "}");
   if (new_scope) pop_scope(p);
   n->body = head.next;
@@ -2610,22 +2914,27 @@ static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
   if (t->kind == KL_TYPE_POINTER) {
     kl_address_space s = t->pointee_space;
     if (s == KL_SPACE_PRIVATE)
-      kl_error(p->ctx, v->location, "kernel pointer parameter '%s' must be __global, __constant or __local",
-               v->name);
+      kl_error(p->ctx, v->location,
+               "kernel pointer parameter '%s' must be __global, __constant or __local", v->name);
     if (t->element->kind == KL_TYPE_STRUCT)
       kl_error(p->ctx, v->location, "structs in %s memory are not supported (parameter '%s')",
-               s == KL_SPACE_LOCAL ? "__local" : s == KL_SPACE_CONSTANT ? "__constant" : "__global", v->name);
+               s == KL_SPACE_LOCAL      ? "__local"
+               : s == KL_SPACE_CONSTANT ? "__constant"
+                                        : "__global",
+               v->name);
     if (t->element->kind == KL_TYPE_BOOL)
-      kl_error(p->ctx, v->location, "kernel parameter '%s' cannot point to bool (its size is not portable)", v->name);
+      kl_error(p->ctx, v->location,
+               "kernel parameter '%s' cannot point to bool (its size is not portable)", v->name);
     if (t->element->kind == KL_TYPE_SIZE_T || t->element->kind == KL_TYPE_PTRDIFF_T)
-      kl_error(p->ctx, v->location, "kernel parameter '%s' cannot point to '%s' (its size is not portable)",
-               v->name, type_name(p, t->element));
+      kl_error(p->ctx, v->location,
+               "kernel parameter '%s' cannot point to '%s' (its size is not portable)", v->name,
+               type_name(p, t->element));
     return;
   }
   if (t->kind == KL_TYPE_BOOL || t->kind == KL_TYPE_SIZE_T || t->kind == KL_TYPE_PTRDIFF_T ||
       t->kind == KL_TYPE_HALF)
-    kl_error(p->ctx, v->location, "kernel parameter '%s' cannot have type '%s' in OpenCL C", v->name,
-             type_name(p, t));
+    kl_error(p->ctx, v->location, "kernel parameter '%s' cannot have type '%s' in OpenCL C",
+             v->name, type_name(p, t));
   if (t->kind == KL_TYPE_STRUCT)
     kl_error(p->ctx, v->location, "struct kernel parameters are not supported ('%s')", v->name);
   (void)f;
@@ -2665,14 +2974,18 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
       kl_type *pt = declarator(p, base, ps.has_space ? ps.space : KL_SPACE_PRIVATE, &pname, true);
       int unsized = 0;
       pt = array_suffix(p, pt, &unsized);
-      if (pt->kind == KL_TYPE_ARRAY) pt = kl_type_pointer(ctx, pt->element, ps.has_space ? ps.space : KL_SPACE_PRIVATE);
+      if (pt->kind == KL_TYPE_ARRAY)
+        pt = kl_type_pointer(ctx, pt->element, ps.has_space ? ps.space : KL_SPACE_PRIVATE);
       if (ps.has_space && pt->kind != KL_TYPE_POINTER && ps.space != KL_SPACE_PRIVATE)
         kl_error(ctx, param_at, "a parameter that is not a pointer cannot be in %s memory",
-                 ps.space == KL_SPACE_GLOBAL ? "__global" : ps.space == KL_SPACE_LOCAL ? "__local" : "__constant");
+                 ps.space == KL_SPACE_GLOBAL  ? "__global"
+                 : ps.space == KL_SPACE_LOCAL ? "__local"
+                                              : "__constant");
       if (pt->kind == KL_TYPE_VOID) {
         kl_error(ctx, param_at, "a parameter cannot have type void");
       }
-      if (pt->kind == KL_TYPE_STRUCT && !pt->members) kl_error(ctx, param_at, "a parameter of an incomplete type");
+      if (pt->kind == KL_TYPE_STRUCT && !pt->members)
+        kl_error(ctx, param_at, "a parameter of an incomplete type");
       kl_token fake = *p->tok;
       if (!pname) {
         fake.text = "";
@@ -2726,7 +3039,8 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
   }
   p->scope = inner;
   if (spec->has_reqd) {
-    if (!spec->is_kernel) kl_error(ctx, spec->reqd_at, "reqd_work_group_size applies to kernels only");
+    if (!spec->is_kernel)
+      kl_error(ctx, spec->reqd_at, "reqd_work_group_size applies to kernels only");
     f->has_required_work_group_size = true;
     memcpy(f->required_work_group_size, spec->reqd, sizeof spec->reqd);
   }
@@ -2744,7 +3058,8 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
     if (spec->is_kernel)
       for (kl_variable *v = f->params; v; v = v->next) check_kernel_param(p, f, v);
     for (kl_variable *v = f->params; v; v = v->next)
-      if (!v->name[0]) kl_error(ctx, v->location, "a parameter of a function definition needs a name");
+      if (!v->name[0])
+        kl_error(ctx, v->location, "a parameter of a function definition needs a name");
     p->function = f;
     p->locals_tail = NULL;
     f->locals = NULL;
@@ -2791,7 +3106,8 @@ static void program_variable(parser *p, decl_spec *spec, kl_type *type, kl_token
              name->length, name->text);
   }
   check_variable_type(p, type, at, name);
-  if (type->kind == KL_TYPE_STRUCT || (type->kind == KL_TYPE_ARRAY && type->element->kind == KL_TYPE_STRUCT))
+  if (type->kind == KL_TYPE_STRUCT ||
+      (type->kind == KL_TYPE_ARRAY && type->element->kind == KL_TYPE_STRUCT))
     kl_error(ctx, at, "structs in __constant memory are not supported");
   type = kl_type_qualified(ctx, type, type->qualifiers | KL_QUALIFIER_CONST);
   kl_variable *v = new_variable(p, name, type, KL_SPACE_CONSTANT);
@@ -2814,7 +3130,9 @@ static void program_variable(parser *p, decl_spec *spec, kl_type *type, kl_token
     }
     (void)init_at;
   } else {
-    if (is_constant) kl_error(ctx, at, "__constant variable '%.*s' needs an initializer", name->length, name->text);
+    if (is_constant)
+      kl_error(ctx, at, "__constant variable '%.*s' needs an initializer", name->length,
+               name->text);
     if (unsized) kl_error(ctx, at, "the array needs a size");
   }
   s->variable = v;
@@ -2830,7 +3148,8 @@ static void external_declaration(parser *p) {
   kl_location at = here(p);
   if (!is_type_start(p, p->tok)) {
     if (p->tok->kind == KL_TOKEN_IDENTIFIER && p->tok->next->kind == KL_TOKEN_IDENTIFIER)
-      syntax_error_at(p, at, kl_format(p->ctx, "unknown type name '%.*s'", p->tok->length, p->tok->text), NULL);
+      syntax_error_at(
+          p, at, kl_format(p->ctx, "unknown type name '%.*s'", p->tok->length, p->tok->text), NULL);
     else
       syntax_error_at(p, at, "expected a declaration, found ", token_text(p, p->tok));
     advance(p);
@@ -2842,7 +3161,8 @@ static void external_declaration(parser *p) {
     if (!first && !accept(p, ",")) break;
     kl_token *name = NULL;
     kl_type *base = kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers);
-    kl_type *type = declarator(p, base, spec.has_space ? spec.space : KL_SPACE_PRIVATE, &name, false);
+    kl_type *type =
+        declarator(p, base, spec.has_space ? spec.space : KL_SPACE_PRIVATE, &name, false);
     if (!name) {
       syntax_error_at(p, here(p), "expected a name, found ", token_text(p, p->tok));
       return;
@@ -2853,7 +3173,8 @@ static void external_declaration(parser *p) {
       function_declaration(p, &spec, type, name);
       return;
     }
-    if (spec.is_kernel) kl_error(p->ctx, kl_token_where(name), "'__kernel' applies to functions only");
+    if (spec.is_kernel)
+      kl_error(p->ctx, kl_token_where(name), "'__kernel' applies to functions only");
     program_variable(p, &spec, type, name);
   }
   expect(p, ";", "after the declaration");
@@ -2869,7 +3190,8 @@ kl_program *kl_parse(kl_context *ctx, kl_token *tokens) {
       /* skip to a likely start of the next declaration */
       int level = 0;
       while (p.tok->kind != KL_TOKEN_END) {
-        if (is(&p, "{")) level++;
+        if (is(&p, "{"))
+          level++;
         else if (is(&p, "}")) {
           level--;
           if (level <= 0) {
@@ -2887,6 +3209,7 @@ kl_program *kl_parse(kl_context *ctx, kl_token *tokens) {
     }
   }
   for (kl_function *f = p.program->functions; f; f = f->next)
-    if (!f->body && f->is_kernel) kl_error(ctx, f->location, "kernel '%s' is declared but not defined", f->name);
+    if (!f->body && f->is_kernel)
+      kl_error(ctx, f->location, "kernel '%s' is declared but not defined", f->name);
   return p.program;
 }
