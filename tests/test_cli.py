@@ -4,9 +4,10 @@
     python3 test_cli.py PATH/TO/anygpu [--expect-version X.Y.Z]
 
 Runs the built binary for real (no mocks) and checks its text and JSON output,
-its exit statuses, and, where clinfo is installed, that every OpenCL device
-it lists agrees with what clinfo reports. Prints one line per case and ends
-with "N passed, N failed, N skipped"; exits 1 on any failure.
+its exit statuses, and, where clinfo and vulkaninfo are installed, that every
+OpenCL and Vulkan device it lists agrees with what they report. Prints one
+line per case and ends with "N passed, N failed, N skipped"; exits 1 on any
+failure.
 """
 
 import argparse
@@ -346,6 +347,79 @@ def test_opencl_matches_clinfo(cli, case, options):
                            f"{label}: {key} {ours}, clinfo says {native_value}")
 
 
+VULKAN_TYPES = {
+    "PHYSICAL_DEVICE_TYPE_DISCRETE_GPU": "discrete",
+    "PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU": "integrated",
+    "PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU": "virtual",
+    "PHYSICAL_DEVICE_TYPE_CPU": "cpu",
+    "PHYSICAL_DEVICE_TYPE_OTHER": "other",
+}
+
+
+def parse_vulkaninfo_summary(text):
+    """Devices in order from the "Devices:" section, each a dict of field -> value text."""
+    devices = []
+    in_devices = False
+    for line in text.splitlines():
+        if line.startswith("Devices:"):
+            in_devices = True
+        elif in_devices and re.match(r"GPU\d+:\s*$", line):
+            devices.append({})
+        elif in_devices and devices:
+            match = re.match(r"\s+(\w+)\s*=\s?(.*)$", line)
+            if match:
+                devices[-1][match.group(1)] = match.group(2).rstrip()
+    return devices
+
+
+def test_vulkan_matches_vulkaninfo(cli, case, options):
+    vulkaninfo = shutil.which("vulkaninfo")
+    if not vulkaninfo:
+        raise CaseSkipped("vulkaninfo is not installed (Debian: apt-get install vulkan-tools)")
+    listing = cli.list_json(case)
+    vulkan_devices = sorted((d for d in listing["devices"] if d["backend"] == "vulkan"),
+                            key=lambda d: d["index"])
+    backend = next(b for b in listing["backends"] if b["name"] == "vulkan")
+    # vulkaninfo prints XDG_RUNTIME_DIR and display warnings on stderr: ignored.
+    result = subprocess.run([vulkaninfo, "--summary"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=cli.base_env, timeout=COMMAND_TIMEOUT_S)
+    native_devices = parse_vulkaninfo_summary(result.stdout.decode("utf-8", "replace"))
+    if not backend["available"]:
+        raise CaseSkipped(f"anygpu's vulkan backend is unavailable ({backend['reason']}); "
+                          f"vulkaninfo sees {len(native_devices)} device(s)")
+    case.require(result.returncode == 0 or native_devices,
+                 f"vulkaninfo --summary exited {result.returncode}: "
+                 f"{result.stderr.decode('utf-8', 'replace').strip()[-400:]}")
+    case.require(len(native_devices) == len(vulkan_devices),
+                 f"vulkaninfo sees {len(native_devices)} Vulkan device(s), "
+                 f"anygpu lists {len(vulkan_devices)}")
+    if not vulkan_devices:
+        raise CaseSkipped("no Vulkan devices on this machine (vulkaninfo agrees)")
+    for device, native in zip(vulkan_devices, native_devices):
+        label = device["selector"]
+        for field in ("deviceName", "deviceType", "vendorID", "deviceID", "apiVersion",
+                      "deviceUUID"):
+            case.require(field in native, f"{label}: vulkaninfo --summary gave no {field}")
+        uuid = native["deviceUUID"].replace("-", "").lower()
+        expected = {
+            "name": native["deviceName"],
+            "type": VULKAN_TYPES.get(native["deviceType"], "other"),
+            "vendor_id": int(native["vendorID"], 16),
+            "device_id": int(native["deviceID"], 16),
+            "api_version": f"Vulkan {native['apiVersion']}",
+            "uuid": uuid,
+        }
+        # anygpu prints driverName and driverInfo where the driver gives them
+        # (Vulkan 1.2); otherwise the raw driverVersion, which vulkaninfo decodes
+        # per vendor, so only the first form is compared.
+        if native.get("driverInfo") and native.get("driverName"):
+            expected["driver_version"] = (f"{native['driverName'][:40]} "
+                                          f"{native['driverInfo'][:80]}")
+        for key, value in expected.items():
+            case.check(device[key] == value,
+                       f"{label}: {key} {device[key]!r}, vulkaninfo says {value!r}")
+
+
 def check_info_json(case, info, device):
     label = f"info {device['selector']} --json"
     check_device_object(case, info, label)
@@ -560,6 +634,7 @@ CASES = [
     test_list_json_schema,
     test_list_text,
     test_opencl_matches_clinfo,
+    test_vulkan_matches_vulkaninfo,
     test_info_json_matches_list,
     test_info_text,
     test_info_bad_selector,
