@@ -183,8 +183,19 @@ def test_this_machine(doctor, case, options):
     for entry in report["backends"]:
         if not entry["available"] and entry["name"] != "cpu":
             case.check(entry["attempts"], f"{entry['name']}: unavailable but no attempts listed")
-    if backend(report, "opencl")["device_count"]:
-        require_finding(case, report, "opencl.backend", "ok", "OpenCL backend has")
+    for name, label in (("opencl", "OpenCL"), ("vulkan", "Vulkan")):
+        for device in (d for d in report["devices"] if d["backend"] == name):
+            require_finding(case, report, f"{name}.backend", "ok", f"{label} backend has",
+                            f"{device['selector']}: {device['name']}")
+    # ROCm's runtime without an AMD GPU (installed here for hiprtc): the cause
+    # is the missing GPU and kernel driver, not the library.
+    hip = backend(report, "hip")
+    if (not hip["available"] and hip["probe"]["loaded"] and 0x1002 not in vendors
+            and not os.path.exists("/dev/kfd")):
+        require_finding(case, report, "hip.no_gpu", "info", "HIP runtime", "is installed",
+                        "no AMD GPU", "/dev/kfd is absent", "ENOENT", "Nothing to do")
+        case.check(not findings(report, "hip.init_failed"),
+                   "hip.init_failed reported although the cause is the missing GPU")
     require_finding(case, report, "selection.default", "info", "The default device is",
                     report["default_device"] or "?")
     # The CPU devices (built-in, PoCL, lavapipe) are one physical CPU.
@@ -258,6 +269,27 @@ def test_ocl_icd_unreadable(doctor, case, options):
         os.chmod(locked, 0o600)
 
 
+def check_vulkan_without_driver(doctor, case, report, env):
+    """With VK_DRIVER_FILES naming no usable driver, the Vulkan backend has no
+    device, doctor says so pointing at the variable, and list agrees."""
+    entry = backend(report, "vulkan")
+    case.check(entry["device_count"] == 0 and not entry["available"],
+               f"vulkan backend: {entry['device_count']} devices, available {entry['available']}")
+    case.check(not any(d["backend"] == "vulkan" for d in report["devices"]),
+               "Vulkan devices listed although VK_DRIVER_FILES names no usable driver")
+    if entry["probe"]["loaded"]:
+        require_finding(case, report, "vulkan.backend", "warning", "Vulkan backend is unavailable",
+                        "VK_DRIVER_FILES")
+    listing = json.loads(doctor.run("list", "--json", env=env).stdout.decode("utf-8"))
+    case.check(not any(d["backend"] == "vulkan" for d in listing["devices"]),
+               "list --json shows Vulkan devices although VK_DRIVER_FILES names no usable driver")
+    case.check(any(d["selector"] == "cpu:0" for d in listing["devices"]),
+               "list --json lost cpu:0 with a broken VK_DRIVER_FILES")
+    listed = next(b for b in listing["backends"] if b["name"] == "vulkan")
+    case.check(not listed["available"] and listed["reason"],
+               f"list --json: vulkan backend {listed} should be unavailable with a reason")
+
+
 def test_vk_driver_files_missing_manifest(doctor, case, options):
     with tempfile.TemporaryDirectory() as directory:
         missing = os.path.join(directory, "nowhere_icd.json")
@@ -268,6 +300,7 @@ def test_vk_driver_files_missing_manifest(doctor, case, options):
         # The system's manifests are not read when VK_DRIVER_FILES is set.
         case.check(not any("/usr/share/vulkan/icd.d/" in f["what"] for f in report["findings"]),
                    "the system's manifests were read although VK_DRIVER_FILES replaces them")
+        check_vulkan_without_driver(doctor, case, report, {"VK_DRIVER_FILES": missing})
 
 
 def test_vk_driver_files_bad_library_path(doctor, case, options):
@@ -281,6 +314,7 @@ def test_vk_driver_files_bad_library_path(doctor, case, options):
                                   "/nonexistent/libvulkan_bad.so", "does not load")
         case.check("cannot open shared object file" in finding["evidence"],
                    f"evidence lacks dlerror(): {finding['evidence']!r}")
+        check_vulkan_without_driver(doctor, case, report, {"VK_DRIVER_FILES": manifest})
         # A manifest without ICD.library_path is not a driver manifest.
         write(manifest, '{"file_format_version": "1.0.0", "ICD": {"api_version": "1.3.0"}}')
         report = doctor.json(case, env={"VK_DRIVER_FILES": manifest})

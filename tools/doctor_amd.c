@@ -83,6 +83,29 @@ static void check_hip_library(doctor_context *context, const doctor_backend *hip
     return;
   }
   bool failed = probe->init_result != 0;
+  char kfd[DOCTOR_PATH_CAPACITY], text[128];
+  struct stat status;
+  doctor_path(context, "/dev/kfd", kfd, sizeof kfd);
+  int kfd_error = stat(kfd, &status) == 0 ? 0 : errno;
+  if (failed && !gpu && kfd_error) {
+    /* The usual case on a machine without an AMD GPU: ROCm's runtime is
+     * installed (e.g. for hiprtc) but there is nothing for it to drive. */
+    finding = doctor_add(
+        context, DOCTOR_INFO, "hip.no_gpu",
+        "HIP is unavailable: the HIP runtime (%s, version %s) is installed, but there is no "
+        "AMD GPU: none on the PCI bus and no amdgpu kernel driver (/dev/kfd is "
+        "absent), so %s fails",
+        probe->library, probe->version[0] ? probe->version : "?", probe->init_call);
+    doctor_evidence(context, finding, "dlopen(\"%s\") -> %s", probe->library, probe->path);
+    doctor_evidence(context, finding, "%s = %d %s", probe->init_call, probe->init_result,
+                    probe->init_result_name);
+    doctor_evidence(context, finding, "stat(%s): %s", kfd,
+                    doctor_errno_text(kfd_error, text, sizeof text));
+    doctor_fix(context, finding,
+               "Nothing to do without an AMD GPU (HIP needs one, driven by the amdgpu kernel "
+               "module, which creates /dev/kfd).");
+    return;
+  }
   finding = doctor_add(context, failed ? (gpu ? DOCTOR_ERROR : DOCTOR_INFO) : DOCTOR_OK,
                        failed ? "hip.init_failed" : "hip.driver", "%s %s: %s%s", probe->library,
                        failed ? "loads, but" : "loads and", probe->init_call,

@@ -269,6 +269,54 @@ static void check_render_nodes(doctor_context *context) {
   }
 }
 
+/* anygpu's own Vulkan backend: unavailable (why), no device, or its devices. */
+static void check_backend(doctor_context *context, const doctor_backend *vulkan,
+                          const vulkan_survey *survey) {
+  const agpu_backend_info *info = &vulkan->info;
+  doctor_finding *finding;
+  if (!info->available) {
+    /* Without a loader Vulkan is simply not installed; with one, the
+     * manifest findings above say which driver failed. */
+    finding =
+        doctor_add(context, vulkan->probe.loaded ? DOCTOR_WARNING : DOCTOR_INFO, "vulkan.backend",
+                   "anygpu's Vulkan backend is unavailable: %s", info->reason);
+    if (vulkan->probe.loaded)
+      doctor_evidence(context, finding, "dlopen(\"libvulkan.so.1\") -> %s, loader version %s",
+                      vulkan->probe.path, vulkan->probe.version[0] ? vulkan->probe.version : "?");
+    for (uint32_t i = 0; i < vulkan->attempt_count; i++)
+      doctor_evidence(context, finding, "dlopen(\"%s\"): %s", vulkan->attempt_names[i],
+                      vulkan->attempt_errors[i][0] ? vulkan->attempt_errors[i] : "loaded");
+    if (!vulkan->probe.loaded)
+      doctor_fix(context, finding, "Install the Vulkan loader (Debian: apt install libvulkan1).");
+    else if (survey->gpu_drivers_loading + survey->cpu_drivers_loading == 0)
+      doctor_fix(context, finding,
+                 "No driver manifest names a library that loads (findings above): install a "
+                 "Vulkan driver (mesa-vulkan-drivers; NVIDIA: the driver's Vulkan ICD) or correct "
+                 "VK_DRIVER_FILES / VK_ICD_FILENAMES.");
+    else
+      doctor_fix(context, finding,
+                 "A driver loads but the loader still fails: VK_LOADER_DEBUG=all vulkaninfo "
+                 "--summary shows why.");
+    return;
+  }
+  if (info->device_count == 0) {
+    finding = doctor_add(context, DOCTOR_WARNING, "vulkan.backend",
+                         "anygpu's Vulkan backend loads but has no device%s%s",
+                         info->reason[0] ? ": " : "", info->reason);
+  } else {
+    finding =
+        doctor_add(context, DOCTOR_OK, "vulkan.backend", "anygpu's Vulkan backend has %u device%s",
+                   info->device_count, info->device_count == 1 ? "" : "s");
+    for (uint32_t i = 0; i < context->device_count; i++)
+      if (context->devices[i].backend == AGPU_BACKEND_VULKAN)
+        doctor_evidence(context, finding, "%s: %s (%s)", context->devices[i].selector,
+                        context->devices[i].name, agpu_device_type_name(context->devices[i].type));
+  }
+  if (vulkan->probe.loaded)
+    doctor_evidence(context, finding, "dlopen(\"libvulkan.so.1\") -> %s, loader version %s",
+                    vulkan->probe.path, vulkan->probe.version[0] ? vulkan->probe.version : "?");
+}
+
 void doctor_check_vulkan(doctor_context *context) {
   doctor_backend *vulkan = NULL;
   for (uint32_t i = 0; i < context->backend_count; i++)
@@ -300,19 +348,7 @@ void doctor_check_vulkan(doctor_context *context) {
                "Install a Vulkan driver: mesa-vulkan-drivers (AMD, Intel, and lavapipe on the "
                "CPU) or the NVIDIA driver.");
   }
-  if (!vulkan->info.available) {
-    doctor_finding *finding =
-        doctor_add(context, DOCTOR_INFO, "vulkan.backend",
-                   "anygpu's Vulkan backend is unavailable: %s", vulkan->info.reason);
-    if (vulkan->probe.loaded)
-      doctor_evidence(context, finding, "dlopen(\"libvulkan.so.1\") -> %s, loader version %s",
-                      vulkan->probe.path, vulkan->probe.version[0] ? vulkan->probe.version : "?");
-    for (uint32_t i = 0; i < vulkan->attempt_count; i++)
-      doctor_evidence(context, finding, "dlopen(\"%s\"): %s", vulkan->attempt_names[i],
-                      vulkan->attempt_errors[i][0] ? vulkan->attempt_errors[i] : "loaded");
-    if (!vulkan->probe.loaded)
-      doctor_fix(context, finding, "Install the Vulkan loader (Debian: apt install libvulkan1).");
-  }
+  check_backend(context, vulkan, &survey);
   check_cpu_only(context, vulkan, &survey);
   check_render_nodes(context);
 }
