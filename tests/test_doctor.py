@@ -14,6 +14,7 @@ Prints one line per case and ends with "N passed, N failed, N skipped".
 """
 
 import argparse
+import glob
 import json
 import os
 import shutil
@@ -26,7 +27,18 @@ from cli_harness import CaseSkipped, run_cases
 BACKENDS = ("cuda", "hip", "vulkan", "opencl", "cpu")
 SEVERITIES = ("ok", "info", "warning", "error")
 COMMAND_TIMEOUT_S = 120
-STUBS = "/usr/local/cuda/lib64/stubs"
+
+
+def cuda_stubs_directory():
+    """The CUDA toolkit's stubs/ directory holding libcuda.so, or None."""
+    roots = [os.environ.get(name) for name in ("CUDA_HOME", "CUDA_PATH")]
+    roots += ["/usr/local/cuda"] + sorted(glob.glob("/usr/local/cuda-*"), reverse=True)
+    for root in filter(None, roots):
+        for sub in ("lib64/stubs", "lib/stubs", "targets/x86_64-linux/lib/stubs"):
+            directory = os.path.join(root, sub)
+            if os.path.exists(os.path.join(directory, "libcuda.so")):
+                return directory
+    return None
 
 
 
@@ -322,14 +334,16 @@ def test_vk_driver_files_bad_library_path(doctor, case, options):
 
 
 def test_cuda_stub_first_on_library_path(doctor, case, options):
-    if not os.path.exists(os.path.join(STUBS, "libcuda.so")):
-        raise CaseSkipped(f"{STUBS}/libcuda.so is not installed (the CUDA toolkit)")
-    report = doctor.json(case, env={"LD_LIBRARY_PATH": STUBS})
+    stubs = cuda_stubs_directory()
+    if not stubs:
+        raise CaseSkipped("no stubs/libcuda.so under $CUDA_HOME or /usr/local/cuda* "
+                          "(the CUDA toolkit is not installed)")
+    report = doctor.json(case, env={"LD_LIBRARY_PATH": stubs})
     finding = require_finding(case, report, "cuda.stub_library", "error", "build-time stub",
                               "stub was found at run time")
     case.check("34 CUDA_ERROR_STUB_LIBRARY" in finding["evidence"],
                f"evidence lacks cuInit's result: {finding['evidence']!r}")
-    case.check(f"Remove {STUBS} from LD_LIBRARY_PATH" in finding["fix"],
+    case.check(f"Remove {stubs} from LD_LIBRARY_PATH" in finding["fix"],
                f"fix does not name the entry: {finding['fix']!r}")
     probe = backend(report, "cuda")["probe"]
     case.check(probe["loaded"] and probe["init_result"] == 34,
