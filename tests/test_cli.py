@@ -331,20 +331,46 @@ def test_opencl_matches_clinfo(cli, case, options):
         label = device["selector"]
         expected = {
             "name": native.get("CL_DEVICE_NAME"),
+            "vendor": native.get("CL_DEVICE_VENDOR"),
+            "vendor_id": native.get("CL_DEVICE_VENDOR_ID"),
+            "type": native.get("CL_DEVICE_TYPE"),
+            "driver_version": native.get("CL_DRIVER_VERSION"),
+            "api_version": native.get("CL_DEVICE_VERSION"),
             "compute_units": native.get("CL_DEVICE_MAX_COMPUTE_UNITS"),
             "global_mem_bytes": native.get("CL_DEVICE_GLOBAL_MEM_SIZE"),
+            "max_alloc_bytes": native.get("CL_DEVICE_MAX_MEM_ALLOC_SIZE"),
+            "local_mem_bytes": native.get("CL_DEVICE_LOCAL_MEM_SIZE"),
             "max_work_group_size": native.get("CL_DEVICE_MAX_WORK_GROUP_SIZE"),
+            "max_work_item_sizes": native.get("CL_DEVICE_MAX_WORK_ITEM_SIZES"),
+            "max_clock_mhz": native.get("CL_DEVICE_MAX_CLOCK_FREQUENCY"),
         }
         for key, native_value in expected.items():
             if not case.check(native_value is not None, f"{label}: clinfo --raw gave no {key}"):
                 continue
             ours = device[key]
-            if key == "name":
-                case.check(ours.strip() == native_value,
-                           f"{label}: name {ours!r}, clinfo says {native_value!r}")
+            if key in ("name", "vendor", "driver_version", "api_version"):
+                ok = ours.strip() == native_value
+            elif key == "vendor_id":
+                ok = ours == int(native_value, 0)
+            elif key == "type":
+                # clinfo prints CL_DEVICE_TYPE_GPU for discrete and integrated alike.
+                kinds = {"CL_DEVICE_TYPE_CPU": ("cpu",), "CL_DEVICE_TYPE_GPU": GPU_TYPES}
+                ok = ours in kinds.get(native_value, ("other",))
+            elif key == "max_work_item_sizes":
+                ok = " ".join(str(v) for v in ours) == " ".join(native_value.split()[:3])
             else:
-                case.check(str(ours) == native_value,
-                           f"{label}: {key} {ours}, clinfo says {native_value}")
+                ok = str(ours) == native_value
+            case.check(ok, f"{label}: {key} {ours!r}, clinfo says {native_value!r}")
+        # Printed only by some clinfo versions and devices: compared where present.
+        unified = native.get("CL_DEVICE_HOST_UNIFIED_MEMORY")
+        if unified in ("CL_TRUE", "CL_FALSE"):
+            case.check(device["unified_memory"] == (unified == "CL_TRUE"),
+                       f"{label}: unified_memory {device['unified_memory']}, clinfo says {unified}")
+        double = native.get("CL_DEVICE_DOUBLE_FP_CONFIG")
+        if double is not None:
+            has_fp64 = double not in ("", "0", "None")
+            case.check(device["fp64"] == has_fp64,
+                       f"{label}: fp64 {device['fp64']}, clinfo's double config is {double!r}")
 
 
 VULKAN_TYPES = {
