@@ -90,9 +90,20 @@ static agpu_status agpu_vk_create_instance(agpu_backend *backend, agpu_vk_api *a
   };
   VkResult result = api->vkCreateInstance(&info, NULL, &api->instance);
   if (result != VK_SUCCESS) {
+    /* INCOMPATIBLE_DRIVER: the loader found no driver it could load; that
+     * is a variable naming the wrong manifests when one is set. */
+    const char *driver_files = getenv("VK_DRIVER_FILES");
+    if (!driver_files || !*driver_files) driver_files = getenv("VK_ICD_FILENAMES");
+    char why[200] = "";
+    if (result == VK_ERROR_INCOMPATIBLE_DRIVER && driver_files && *driver_files)
+      snprintf(why, sizeof why, ": no driver named by %s=%.120s could be loaded",
+               getenv("VK_DRIVER_FILES") && *getenv("VK_DRIVER_FILES") ? "VK_DRIVER_FILES"
+                                                                       : "VK_ICD_FILENAMES",
+               driver_files);
+    else if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
+      snprintf(why, sizeof why, ": no Vulkan driver is installed");
     snprintf(backend->reason, sizeof backend->reason, "vkCreateInstance failed: %s (%d)%s",
-             agpu_vk_result_name(result), (int)result,
-             result == VK_ERROR_INCOMPATIBLE_DRIVER ? ": no Vulkan driver is installed" : "");
+             agpu_vk_result_name(result), (int)result, why);
     return agpu_vk_status(result);
   }
   const agpu_dl_symbol symbols[] = {
