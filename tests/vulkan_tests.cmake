@@ -36,7 +36,7 @@ endforeach()
 # fail because of a GLSL emitter bug (docs/vulkan.md, "Known failures"):
 # their tests pass while the runner reports that failure, so that the fix
 # shows up here as a failing test whose name is to be taken off the list.
-set(AGPU_VULKAN_CORPUS_EMITTER_BUGS 013_integer_conversions 015_denormals)
+set(AGPU_VULKAN_CORPUS_EMITTER_BUGS)
 file(GLOB AGPU_VULKAN_CORPUS_KERNELS CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/kernels/valid/*.cl)
 foreach(path ${AGPU_VULKAN_CORPUS_KERNELS})
   get_filename_component(stem ${path} NAME_WE)
