@@ -408,13 +408,26 @@ void glsl_convert(glsl_emitter *e, const kl_node *n) {
                                          : "uint m = uint(x); ");
       const char *fix_away = rm == KL_ROUND_RTZ ? "true" : rm == KL_ROUND_RTP ? "neg" : "!neg";
       const char *fix_toward = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
-      const char *tmpl =
-          kl_format(e->ctx,
-                    "float %s($T x) { float f = float(x); if (isinf(f) || isnan(f) || f == 0.0) "
-                    "return f; %sbool neg = x < $T(0); "
-                    "if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) - 1u); "
-                    "else if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) + 1u); return f; }",
-                    name, mag, fix_away, away, fix_toward, toward);
+      const char *tmpl = kl_format(
+          e->ctx,
+          "float %s($T x) { precise float f = float(x); if (isinf(f) || isnan(f) || f == 0.0) "
+          "return f; %sbool neg = x < $T(0); "
+          "if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) - 1u); "
+          "else if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) + 1u); return f; }",
+          name, mag, fix_away, away, fix_toward, toward);
+      if (from->kind != KL_TYPE_DOUBLE && from->size == 4) {
+        /* From the bits, so that no compiler fold of uint(float(m)) to m
+         * can hide the rounding: the magnitude truncated to 24 significant
+         * bits converts exactly, then one ulp up where the mode rounds the
+         * magnitude up and bits were lost. */
+        const char *up = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
+        tmpl = kl_format(e->ctx,
+                         "float %s($T x) { %sbool neg = x < $T(0); int s = findMSB(m) - 23; "
+                         "if (s <= 0) return float(x); uint t = (m >> uint(s)) << uint(s); "
+                         "float f = float(t); if (t != m && %s) f = "
+                         "uintBitsToFloat(floatBitsToUint(f) + 1u); return neg ? -f : f; }",
+                         name, mag, up);
+      }
       glsl_helper(e, name, x->type, from, to, 1, NULL, tmpl, NULL);
       glsl_call(e, name, x);
       return;
@@ -602,6 +615,66 @@ void glsl_as(glsl_emitter *e, const kl_node *n) {
 
 /* fmod is exact in OpenCL (x - y * trunc(x / y) is not): long division
  * of the significands, one bit per exponent step, as C libraries do. */
+/* fma on float, correctly rounded without a fused operation (lavapipe does
+ * not fuse): the product split exactly (Veltkamp/Dekker), two exact sums,
+ * the low parts added with rounding to odd, then one rounding to nearest
+ * (Boldo and Melquiond's emulation). Every step is exact within
+ * |a|, |b| < 2^100, 2^-100 < |a*b| < 2^120, |c| < 2^120; outside, the
+ * unfused a * b + c. */
+static const char fma_float[] =
+    "float _cl_fma(float a, float b, float c) {\n"
+    "  precise float p = a * b;\n"
+    "  if (isinf(p) || isnan(p) || isinf(c) || isnan(c) || abs(a) >= 1.0e30 || abs(b) >= 1.0e30 "
+    "||\n"
+    "      abs(p) <= 7.9e-31 || abs(p) >= 1.3e36 || abs(c) >= 1.3e36) {\n"
+    "    precise float r = p + c;\n"
+    "    return r;\n"
+    "  }\n"
+    "  precise float sa = 4097.0 * a, ah = sa - (sa - a), al = a - ah;\n"
+    "  precise float sb = 4097.0 * b, bh = sb - (sb - b), bl = b - bh;\n"
+    "  precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;\n"
+    "  precise float th = c + e, tv = th - c, tl = (c - (th - tv)) + (e - tv);\n"
+    "  precise float vh = p + th, vv = vh - p, vl = (p - (vh - vv)) + (th - vv);\n"
+    "  precise float z = vl + tl, zv = z - vl, ze = (vl - (z - zv)) + (tl - zv);\n"
+    "  uint zb = floatBitsToUint(z);\n"
+    "  if (ze != 0.0 && (zb & 1u) == 0u) z = uintBitsToFloat((ze > 0.0) == (z > 0.0) ? zb + 1u : "
+    "zb - 1u);\n"
+    "  precise float r = vh + z;\n"
+    "  return r;\n"
+    "}";
+
+/* log, log2 and log10 on float within about 2 ulp (GLSL's log is log2 * ln 2
+ * with an absolute error bound: hundreds of ulp near 1 on lavapipe). x =
+ * 2^k m with m in [sqrt(1/2), sqrt(2)]; ln m = 2 atanh(s), s = f / (2 + f),
+ * f = m - 1, written as f - (f^2/2 - s (f^2/2 + R)) so that the rounding
+ * errors scale with f^2 (R: the series to s^9, truncated below 2^-28).
+ * _cl_logr gives (k, ln m) for finite x > 0. */
+static const char log_reduce[] =
+    "vec2 _cl_logr(float x) {\n"
+    "  precise float y = x;\n"
+    "  int k = 0;\n"
+    "  if (y < 1.17549435e-38) { y = y * 33554432.0; k = -25; }\n"
+    "  uint u = floatBitsToUint(y);\n"
+    "  k += int(u >> 23) - 127;\n"
+    "  precise float m = uintBitsToFloat((u & 0x7fffffu) | 0x3f800000u);\n"
+    "  if (m > 1.41421354) { m = m * 0.5; k += 1; }\n"
+    "  precise float f = m - 1.0, hf = 0.5 * f * f, s = f / (2.0 + f), z = s * s;\n"
+    "  precise float r = z * (0.666666687 + z * (0.400000006 + z * (0.285714298 + z * "
+    "0.222222224)));\n"
+    "  precise float l = f - (hf - s * (hf + r));\n"
+    "  return vec2(float(k), l);\n"
+    "}";
+/* the special cases, then %s: the result from k and l */
+static const char log_float[] =
+    "float %s(float x) {\n"
+    "  if (isnan(x) || (isinf(x) && x > 0.0)) return x;\n"
+    "  if (x == 0.0) return uintBitsToFloat(0xff800000u);\n"
+    "  if (x < 0.0) return uintBitsToFloat(0x7fc00000u);\n"
+    "  vec2 kl = _cl_logr(x);\n"
+    "  precise float k = kl.x, l = kl.y, r = %s;\n"
+    "  return r;\n"
+    "}";
+
 static const char fmod_float[] =
     "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
     "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
@@ -849,8 +922,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     case KL_BUILTIN_COSH:
     case KL_BUILTIN_EXP:
     case KL_BUILTIN_EXP2:
-    case KL_BUILTIN_LOG:
-    case KL_BUILTIN_LOG2:
     case KL_BUILTIN_SIN:
     case KL_BUILTIN_SINH:
     case KL_BUILTIN_TAN:
@@ -862,7 +933,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       return;
     case KL_BUILTIN_CEIL:
     case KL_BUILTIN_FLOOR:
-    case KL_BUILTIN_FMA: /* correctly rounded only where the driver fuses it */
     case KL_BUILTIN_SQRT:
     case KL_BUILTIN_TRUNC:
     case KL_BUILTIN_SIGN:
@@ -941,8 +1011,29 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       glsl_expr(e, a0);
       klg_puts(o, ")");
       return;
-    case KL_BUILTIN_EXP10:
+    case KL_BUILTIN_LOG:
+    case KL_BUILTIN_LOG2:
     case KL_BUILTIN_LOG10:
+      if (as->kind == KL_TYPE_FLOAT) {
+        glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
+        name = b->id == KL_BUILTIN_LOG    ? "_cl_log"
+               : b->id == KL_BUILTIN_LOG2 ? "_cl_log2"
+                                          : "_cl_log10";
+        /* k times a constant split so that its high part times k is exact */
+        const char *combine = b->id == KL_BUILTIN_LOG ? "k * 0.693145752 + (l + k * 1.42860677e-06)"
+                              : b->id == KL_BUILTIN_LOG2
+                                  ? "k + l * 1.44269502"
+                                  : "k * 0.30102539 + (l * 0.434294492 + k * 4.60503907e-06)";
+        tmpl = kl_format(e->ctx, log_float, name, combine);
+        break;
+      }
+      if (b->id != KL_BUILTIN_LOG10) {
+        if (!glsl_float_only(e, n)) return;
+        glsl_call(e, b->canonical, a0);
+        return;
+      }
+      /* fall through */
+    case KL_BUILTIN_EXP10:
     case KL_BUILTIN_EXPM1:
     case KL_BUILTIN_LOG1P:
     case KL_BUILTIN_SINPI:
@@ -1012,6 +1103,14 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       name = "_cl_fmod";
       tmpl = as->kind == KL_TYPE_DOUBLE ? fmod_double : fmod_float;
       if (as->kind == KL_TYPE_DOUBLE) e->caps |= KL_GLSL_NEEDS_INT64;
+      break;
+    case KL_BUILTIN_FMA:
+      if (as->kind != KL_TYPE_FLOAT) { /* double: correctly rounded where the driver fuses it */
+        glsl_call(e, b->canonical, a0);
+        return;
+      }
+      name = "_cl_fma";
+      tmpl = fma_float;
       break;
     case KL_BUILTIN_REMAINDER:
       if (as->kind != KL_TYPE_FLOAT) {
