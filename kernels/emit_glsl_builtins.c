@@ -675,6 +675,49 @@ static const char log_float[] =
     "  return r;\n"
     "}";
 
+/* atan and atan2 on float within about 2 ulp (lavapipe's atan has an
+ * absolute error near 1e-6: hundreds of ulp). _cl_atanr: atan(t) for
+ * t >= 0 (inf included): 1/t above 1 (pi/2 minus), t' = (t sqrt3 - 1) /
+ * (sqrt3 + t) above tan(pi/12) (pi/6 plus), then the odd series to t^15
+ * (truncated below 2^-30 for |t| <= tan(pi/12)); constants with low parts. */
+static const char atan_reduce[] =
+    "float _cl_atanr(float t) {\n"
+    "  precise float a = t;\n"
+    "  bool inv = a > 1.0;\n"
+    "  if (inv) a = 1.0 / a;\n"
+    "  bool mid = a > 0.267949194;\n"
+    "  if (mid) a = (a * 1.73205078 - 1.0) / (1.73205078 + a);\n"
+    "  precise float z = a * a;\n"
+    "  precise float p = a + a * z * (-0.333333343 + z * (0.200000003 + z * (-0.142857149 + z * "
+    "(0.111111112 + z * (-0.0909090936 + z * (0.0769230798 + z * -0.0666666701))))));\n"
+    "  if (mid) p = 0.52359879 + (p + -1.45704631e-08);\n"
+    "  if (inv) p = 1.57079637 + (-4.37113883e-08 - p);\n"
+    "  return p;\n"
+    "}";
+static const char atan_float[] =
+    "float _cl_atan(float x) {\n"
+    "  return uintBitsToFloat(floatBitsToUint(_cl_atanr(abs(x))) | (floatBitsToUint(x) & "
+    "0x80000000u));\n"
+    "}";
+static const char atan2_float[] =
+    "float _cl_atan2(float y, float x) {\n"
+    "  if (isnan(x) || isnan(y)) return x + y;\n"
+    "  float ax = abs(x), ay = abs(y);\n"
+    "  precise float r;\n"
+    "  if (isinf(ax) && isinf(ay)) r = 0.785398185;\n"
+    "  else if (ay <= ax) r = ax == 0.0 ? 0.0 : _cl_atanr(ay / ax);\n"
+    "  else r = 1.57079637 + (-4.37113883e-08 - _cl_atanr(ax / ay));\n"
+    "  if (floatBitsToUint(x) >= 0x80000000u) r = 3.14159274 + (-8.74227766e-08 - r);\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(y) & 0x80000000u));\n"
+    "}";
+
+/* Defines _cl_atanr and, when two, _cl_atan2 (scalars) for the helpers
+ * that call them. */
+static void atan_helpers(glsl_emitter *e, const kl_type *f, bool two) {
+  glsl_helper(e, "_cl_atanr", f, f, f, 1, NULL, atan_reduce, NULL);
+  if (two) glsl_helper(e, "_cl_atan2", f, f, f, 2, NULL, atan2_float, NULL);
+}
+
 static const char fmod_float[] =
     "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
     "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
@@ -909,14 +952,26 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       /* from atan, whose precision Vulkan bounds (some drivers' asin and
        * acos are far less precise than OpenCL's 4 ulp) */
       if (!glsl_float_only(e, n)) return;
+      atan_helpers(e, as, true);
       name = b->id == KL_BUILTIN_ASIN ? "_cl_asin" : "_cl_acos";
       tmpl = b->id == KL_BUILTIN_ASIN
-                 ? "$T _cl_asin($T x) { return atan(x, sqrt(($T(1) - x) * ($T(1) + x))); }"
-                 : "$T _cl_acos($T x) { return atan(sqrt(($T(1) - x) * ($T(1) + x)), x); }";
+                 ? "$T _cl_asin($T x) { return _cl_atan2(x, sqrt(($T(1) - x) * ($T(1) + x))); }"
+                 : "$T _cl_acos($T x) { return _cl_atan2(sqrt(($T(1) - x) * ($T(1) + x)), x); }";
+      break;
+    case KL_BUILTIN_ATAN:
+      if (!glsl_float_only(e, n)) return;
+      atan_helpers(e, as, false);
+      name = "_cl_atan";
+      tmpl = atan_float;
+      break;
+    case KL_BUILTIN_ATAN2:
+      if (!glsl_float_only(e, n)) return;
+      atan_helpers(e, as, false);
+      name = "_cl_atan2";
+      tmpl = atan2_float;
       break;
     case KL_BUILTIN_ACOSH:
     case KL_BUILTIN_ASINH:
-    case KL_BUILTIN_ATAN:
     case KL_BUILTIN_ATANH:
     case KL_BUILTIN_COS:
     case KL_BUILTIN_COSH:
@@ -960,10 +1015,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       return;
     case KL_BUILTIN_FAST_NORMALIZE:
       glsl_call(e, "normalize", a0);
-      return;
-    case KL_BUILTIN_ATAN2:
-      if (!glsl_float_only(e, n)) return;
-      glsl_call(e, "atan", a0);
       return;
     case KL_BUILTIN_FABS:
       glsl_call(e, "abs", a0);
