@@ -711,11 +711,35 @@ static const char atan2_float[] =
     "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(y) & 0x80000000u));\n"
     "}";
 
+static const char asin_float[] =
+    "float _cl_asin(float x) { return _cl_atan2(x, sqrt((1.0 - x) * (1.0 + x))); }";
+static const char acos_float[] =
+    "float _cl_acos(float x) { return _cl_atan2(sqrt((1.0 - x) * (1.0 + x)), x); }";
+
 /* Defines _cl_atanr and, when two, _cl_atan2 (scalars) for the helpers
  * that call them. */
 static void atan_helpers(glsl_emitter *e, const kl_type *f, bool two) {
   glsl_helper(e, "_cl_atanr", f, f, f, 1, NULL, atan_reduce, NULL);
   if (two) glsl_helper(e, "_cl_atan2", f, f, f, 2, NULL, atan2_float, NULL);
+}
+
+/* Defines the float atan, atan2, asin or acos helper for type t (a float
+ * scalar or vector) with what it calls; gives its name. */
+static const char *inverse_trig(glsl_emitter *e, kl_builtin_id id, const kl_type *t) {
+  const kl_type *f = kl_type_scalar_of(t);
+  atan_helpers(e, f, id != KL_BUILTIN_ATAN);
+  if (id == KL_BUILTIN_ATAN) {
+    glsl_helper(e, "_cl_atan", t, f, f, 1, NULL, atan_float, NULL);
+    return "_cl_atan";
+  }
+  if (id == KL_BUILTIN_ATAN2) {
+    glsl_helper(e, "_cl_atan2", t, f, f, 2, NULL, atan2_float, NULL);
+    return "_cl_atan2";
+  }
+  bool is_asin = id == KL_BUILTIN_ASIN;
+  const char *name = is_asin ? "_cl_asin" : "_cl_acos";
+  glsl_helper(e, name, t, f, f, 1, NULL, is_asin ? asin_float : acos_float, NULL);
+  return name;
 }
 
 static const char fmod_float[] =
@@ -952,24 +976,13 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       /* from atan, whose precision Vulkan bounds (some drivers' asin and
        * acos are far less precise than OpenCL's 4 ulp) */
       if (!glsl_float_only(e, n)) return;
-      atan_helpers(e, as, true);
-      name = b->id == KL_BUILTIN_ASIN ? "_cl_asin" : "_cl_acos";
-      tmpl = b->id == KL_BUILTIN_ASIN
-                 ? "$T _cl_asin($T x) { return _cl_atan2(x, sqrt(($T(1) - x) * ($T(1) + x))); }"
-                 : "$T _cl_acos($T x) { return _cl_atan2(sqrt(($T(1) - x) * ($T(1) + x)), x); }";
-      break;
+      glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
+      return;
     case KL_BUILTIN_ATAN:
-      if (!glsl_float_only(e, n)) return;
-      atan_helpers(e, as, false);
-      name = "_cl_atan";
-      tmpl = atan_float;
-      break;
     case KL_BUILTIN_ATAN2:
       if (!glsl_float_only(e, n)) return;
-      atan_helpers(e, as, false);
-      name = "_cl_atan2";
-      tmpl = atan2_float;
-      break;
+      glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
+      return;
     case KL_BUILTIN_ACOSH:
     case KL_BUILTIN_ASINH:
     case KL_BUILTIN_ATANH:
@@ -1122,13 +1135,13 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
           klg_printf(o, "tan((%s) * 3.14159265)", x);
           return;
         case KL_BUILTIN_ACOSPI:
-          klg_printf(o, "(acos(%s) * 0.318309886)", x);
+          klg_printf(o, "(%s(%s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ACOS, rt), x);
           return;
         case KL_BUILTIN_ASINPI:
-          klg_printf(o, "(asin(%s) * 0.318309886)", x);
+          klg_printf(o, "(%s(%s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ASIN, rt), x);
           return;
         case KL_BUILTIN_ATANPI:
-          klg_printf(o, "(atan(%s) * 0.318309886)", x);
+          klg_printf(o, "(%s(%s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ATAN, rt), x);
           return;
         case KL_BUILTIN_CBRT:
           klg_printf(o, "(sign(%s) * pow(abs(%s), %s(1.0 / 3.0)))", x, x, t);
@@ -1144,7 +1157,8 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
           break;
         }
         default: { /* ATAN2PI */
-          klg_printf(o, "(atan(%s, %s) * 0.318309886)", x, glsl_text_of(e, a1));
+          klg_printf(o, "(%s(%s, %s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ATAN2, rt), x,
+                     glsl_text_of(e, a1));
           return;
         }
       }
