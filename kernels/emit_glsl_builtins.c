@@ -742,6 +742,62 @@ static const char *inverse_trig(glsl_emitter *e, kl_builtin_id id, const kl_type
   return name;
 }
 
+/* exp on float within about 1 ulp (lavapipe's is exp2(x * log2 e): 9 ulp):
+ * x = k ln 2 + r, |r| <= ln(2)/2, with ln 2 split so that k ln2_hi is exact
+ * and x - k ln2_hi too; e^r by its series to r^7 (truncated below 2^-27);
+ * 2^k in two exact factors so that a subnormal result rounds once. */
+static const char exp_float[] =
+    "float _cl_exp(float x) {\n"
+    "  if (isnan(x)) return x;\n"
+    "  if (x > 89.0) return uintBitsToFloat(0x7f800000u);\n"
+    "  if (x < -104.0) return 0.0;\n"
+    "  precise float k = floor(x * 1.44269502 + 0.5);\n"
+    "  precise float r = (x - k * 0.693145752) - k * 1.42860677e-06;\n"
+    "  precise float p = 1.0 + r * (1.0 + r * (0.5 + r * (0.166666672 + r * (0.0416666679 + r * "
+    "(0.00833333377 + r * (0.00138888892 + r * 0.000198412701))))));\n"
+    "  int k1 = int(k) / 2, k2 = int(k) - k1;\n"
+    "  precise float y = p * uintBitsToFloat(uint(k1 + 127) << 23) * uintBitsToFloat(uint(k2 + "
+    "127) << 23);\n"
+    "  return y;\n"
+    "}";
+
+/* log1p and expm1 from the accurate log and exp: the rounding of u = 1 + x
+ * (u = e^x) is undone by the factor x / (u - 1) (log u / (u - 1)), exact in
+ * the subtraction (Kahan's way). */
+static const char log1p_float[] =
+    "float _cl_log1p(float x) {\n"
+    "  precise float u = 1.0 + x;\n"
+    "  if (u == 1.0 || isnan(x) || (isinf(x) && x > 0.0)) return x;\n"
+    "  if (x <= -1.0) return _cl_log(u + 0.0 * x);\n"
+    "  precise float r = _cl_log(u) * (x / (u - 1.0));\n"
+    "  return r;\n"
+    "}";
+static const char expm1_float[] =
+    "float _cl_expm1(float x) {\n"
+    "  if (isnan(x) || abs(x) < 5.96046448e-08) return x;\n"
+    "  if (x > 88.0) return _cl_exp(x);\n"
+    "  if (x < -18.0) return -1.0;\n"
+    "  precise float u = _cl_exp(x);\n"
+    "  if (u == 1.0) return x;\n"
+    "  precise float um = u - 1.0;\n"
+    "  if (um == -1.0) return -1.0;\n"
+    "  precise float r = um * (x / _cl_log(u));\n"
+    "  return r;\n"
+    "}";
+
+/* The text of _cl_log, _cl_log2 or _cl_log10 (float). */
+static const char *log_function(glsl_emitter *e, kl_builtin_id id) {
+  const char *name = id == KL_BUILTIN_LOG    ? "_cl_log"
+                     : id == KL_BUILTIN_LOG2 ? "_cl_log2"
+                                             : "_cl_log10";
+  /* k times a constant split so that its high part times k is exact */
+  const char *combine = id == KL_BUILTIN_LOG ? "k * 0.693145752 + (l + k * 1.42860677e-06)"
+                        : id == KL_BUILTIN_LOG2
+                            ? "k + l * 1.44269502"
+                            : "k * 0.30102539 + (l * 0.434294492 + k * 4.60503907e-06)";
+  return kl_format(e->ctx, log_float, name, combine);
+}
+
 static const char fmod_float[] =
     "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
     "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
@@ -978,6 +1034,11 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       if (!glsl_float_only(e, n)) return;
       glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
       return;
+    case KL_BUILTIN_EXP:
+      if (!glsl_float_only(e, n)) return;
+      name = "_cl_exp";
+      tmpl = exp_float;
+      break;
     case KL_BUILTIN_ATAN:
     case KL_BUILTIN_ATAN2:
       if (!glsl_float_only(e, n)) return;
@@ -988,7 +1049,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     case KL_BUILTIN_ATANH:
     case KL_BUILTIN_COS:
     case KL_BUILTIN_COSH:
-    case KL_BUILTIN_EXP:
     case KL_BUILTIN_EXP2:
     case KL_BUILTIN_SIN:
     case KL_BUILTIN_SINH:
@@ -1083,12 +1143,7 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
         name = b->id == KL_BUILTIN_LOG    ? "_cl_log"
                : b->id == KL_BUILTIN_LOG2 ? "_cl_log2"
                                           : "_cl_log10";
-        /* k times a constant split so that its high part times k is exact */
-        const char *combine = b->id == KL_BUILTIN_LOG ? "k * 0.693145752 + (l + k * 1.42860677e-06)"
-                              : b->id == KL_BUILTIN_LOG2
-                                  ? "k + l * 1.44269502"
-                                  : "k * 0.30102539 + (l * 0.434294492 + k * 4.60503907e-06)";
-        tmpl = kl_format(e->ctx, log_float, name, combine);
+        tmpl = log_function(e, b->id);
         break;
       }
       if (b->id != KL_BUILTIN_LOG10) {
@@ -1120,11 +1175,17 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
           klg_printf(o, "(log2(%s) * 0.301029996)", x);
           return;
         case KL_BUILTIN_EXPM1:
-          klg_printf(o, "(exp(%s) - %s(1))", x, t);
+        case KL_BUILTIN_LOG1P: {
+          const kl_type *f = kl_type_scalar_of(rt);
+          glsl_helper(e, "_cl_logr", f, f, f, 1, NULL, log_reduce, NULL);
+          glsl_helper(e, "_cl_log", f, f, f, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
+          bool m1 = b->id == KL_BUILTIN_EXPM1;
+          if (m1) glsl_helper(e, "_cl_exp", f, f, f, 1, NULL, exp_float, NULL);
+          name = m1 ? "_cl_expm1" : "_cl_log1p";
+          glsl_helper(e, name, rt, f, f, 1, NULL, m1 ? expm1_float : log1p_float, NULL);
+          klg_printf(o, "%s(%s)", name, x);
           return;
-        case KL_BUILTIN_LOG1P:
-          klg_printf(o, "log(%s(1) + (%s))", t, x);
-          return;
+        }
         case KL_BUILTIN_SINPI:
           klg_printf(o, "sin((%s) * 3.14159265)", x);
           return;
