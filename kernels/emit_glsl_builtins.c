@@ -785,6 +785,35 @@ static const char expm1_float[] =
     "  return r;\n"
     "}";
 
+/* sinh, cosh and tanh on float within about 3 ulp (lavapipe's are hundreds
+ * to thousands of ulp off near 0): from expm1 below 9 (no cancellation),
+ * from exp(|x| / 2) squared above (so that e^|x| / 2 does not overflow
+ * first). */
+static const char sinh_float[] =
+    "float _cl_sinh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a < 9.0) { precise float m = _cl_expm1(a); r = 0.5 * (m + m / (m + 1.0)); }\n"
+    "  else { precise float h = _cl_exp(0.5 * a); r = (0.5 * h) * h; }\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+static const char cosh_float[] =
+    "float _cl_cosh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x)) return x;\n"
+    "  if (a < 9.0) { precise float u = _cl_exp(a); r = 0.5 * (u + 1.0 / u); }\n"
+    "  else { precise float h = _cl_exp(0.5 * a); r = (0.5 * h) * h; }\n"
+    "  return r;\n"
+    "}";
+static const char tanh_float[] =
+    "float _cl_tanh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a > 9.1) r = 1.0;\n"
+    "  else { precise float m = _cl_expm1(2.0 * a); r = m / (m + 2.0); }\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+
 /* The text of _cl_log, _cl_log2 or _cl_log10 (float). */
 static const char *log_function(glsl_emitter *e, kl_builtin_id id) {
   const char *name = id == KL_BUILTIN_LOG    ? "_cl_log"
@@ -1039,6 +1068,24 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       name = "_cl_exp";
       tmpl = exp_float;
       break;
+    case KL_BUILTIN_SINH:
+    case KL_BUILTIN_COSH:
+    case KL_BUILTIN_TANH: {
+      if (!glsl_float_only(e, n)) return;
+      glsl_helper(e, "_cl_exp", as, as, as, 1, NULL, exp_float, NULL);
+      if (b->id != KL_BUILTIN_COSH) {
+        glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
+        glsl_helper(e, "_cl_log", as, as, as, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
+        glsl_helper(e, "_cl_expm1", as, as, as, 1, NULL, expm1_float, NULL);
+      }
+      name = b->id == KL_BUILTIN_SINH   ? "_cl_sinh"
+             : b->id == KL_BUILTIN_COSH ? "_cl_cosh"
+                                        : "_cl_tanh";
+      tmpl = b->id == KL_BUILTIN_SINH   ? sinh_float
+             : b->id == KL_BUILTIN_COSH ? cosh_float
+                                        : tanh_float;
+      break;
+    }
     case KL_BUILTIN_ATAN:
     case KL_BUILTIN_ATAN2:
       if (!glsl_float_only(e, n)) return;
@@ -1048,12 +1095,9 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     case KL_BUILTIN_ASINH:
     case KL_BUILTIN_ATANH:
     case KL_BUILTIN_COS:
-    case KL_BUILTIN_COSH:
     case KL_BUILTIN_EXP2:
     case KL_BUILTIN_SIN:
-    case KL_BUILTIN_SINH:
     case KL_BUILTIN_TAN:
-    case KL_BUILTIN_TANH:
     case KL_BUILTIN_DEGREES:
     case KL_BUILTIN_RADIANS:
       if (!glsl_float_only(e, n)) return;
