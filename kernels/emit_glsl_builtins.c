@@ -814,6 +814,34 @@ static const char tanh_float[] =
     "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
     "}";
 
+/* asinh, acosh and atanh on float from the accurate log1p (lavapipe's are
+ * up to 31944 ulp off near 0): no cancellation below 4096, log x + ln 2
+ * above (where x^2 would overflow first). */
+static const char asinh_float[] =
+    "float _cl_asinh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x) || isinf(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a > 4096.0) r = _cl_log(a) + 0.693147182;\n"
+    "  else r = _cl_log1p(a + a * a / (1.0 + sqrt(1.0 + a * a)));\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+static const char acosh_float[] =
+    "float _cl_acosh(float x) {\n"
+    "  if (isnan(x) || x < 1.0) return isnan(x) ? x : uintBitsToFloat(0x7fc00000u);\n"
+    "  if (isinf(x)) return x;\n"
+    "  if (x > 4096.0) { precise float r = _cl_log(x) + 0.693147182; return r; }\n"
+    "  precise float t = x - 1.0, r = _cl_log1p(t + sqrt(2.0 * t + t * t));\n"
+    "  return r;\n"
+    "}";
+static const char atanh_float[] =
+    "float _cl_atanh(float x) {\n"
+    "  precise float a = abs(x);\n"
+    "  if (isnan(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a > 1.0) return uintBitsToFloat(0x7fc00000u);\n"
+    "  precise float r = 0.5 * _cl_log1p(2.0 * a / (1.0 - a));\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+
 /* The text of _cl_log, _cl_log2 or _cl_log10 (float). */
 static const char *log_function(glsl_emitter *e, kl_builtin_id id) {
   const char *name = id == KL_BUILTIN_LOG    ? "_cl_log"
@@ -1068,6 +1096,20 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       name = "_cl_exp";
       tmpl = exp_float;
       break;
+    case KL_BUILTIN_ASINH:
+    case KL_BUILTIN_ACOSH:
+    case KL_BUILTIN_ATANH:
+      if (!glsl_float_only(e, n)) return;
+      glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
+      glsl_helper(e, "_cl_log", as, as, as, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
+      glsl_helper(e, "_cl_log1p", as, as, as, 1, NULL, log1p_float, NULL);
+      name = b->id == KL_BUILTIN_ASINH   ? "_cl_asinh"
+             : b->id == KL_BUILTIN_ACOSH ? "_cl_acosh"
+                                         : "_cl_atanh";
+      tmpl = b->id == KL_BUILTIN_ASINH   ? asinh_float
+             : b->id == KL_BUILTIN_ACOSH ? acosh_float
+                                         : atanh_float;
+      break;
     case KL_BUILTIN_SINH:
     case KL_BUILTIN_COSH:
     case KL_BUILTIN_TANH: {
@@ -1091,9 +1133,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       if (!glsl_float_only(e, n)) return;
       glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
       return;
-    case KL_BUILTIN_ACOSH:
-    case KL_BUILTIN_ASINH:
-    case KL_BUILTIN_ATANH:
     case KL_BUILTIN_COS:
     case KL_BUILTIN_EXP2:
     case KL_BUILTIN_SIN:
