@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "emit_glsl_internal.h"
+#include "kl_front.h"
 /* --------------------------------------------------------- statements */
 
 void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init) {
@@ -126,6 +127,17 @@ static bool compact_initializer(glsl_emitter *e, const kl_variable *v, const cha
   return true;
 }
 
+/* "precise " for a float or double variable (or an array of them): SPIR-V
+ * NoContraction on the arithmetic feeding it, so that drivers neither fuse
+ * nor reassociate (lavapipe folds (x * 0.0625f) * 16.0f to x and
+ * uint(float(u)) to u). OpenCL C allows that only under
+ * -cl-fast-relaxed-math. */
+const char *glsl_precise(glsl_emitter *e, const kl_type *t) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  if (e->ctx->fast_relaxed_math || klg_is_pointer(t) || !kl_type_is_arithmetic(t)) return "";
+  return kl_type_is_floating(kl_type_scalar_of(t)) ? "precise " : "";
+}
+
 void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
   klg_buf *o = e->out;
   if (v->space == KL_SPACE_LOCAL) {
@@ -149,7 +161,7 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
     return;
   }
   glsl_bind(e, v, name, NULL);
-  klg_printf(o, "%s", glsl_decl(e, v->type, name, v->location));
+  klg_printf(o, "%s%s", glsl_precise(e, v->type), glsl_decl(e, v->type, name, v->location));
   if (!in_for && compact_initializer(e, v, name)) return;
   if (v->initializer) {
     klg_puts(o, " = ");

@@ -408,13 +408,26 @@ void glsl_convert(glsl_emitter *e, const kl_node *n) {
                                          : "uint m = uint(x); ");
       const char *fix_away = rm == KL_ROUND_RTZ ? "true" : rm == KL_ROUND_RTP ? "neg" : "!neg";
       const char *fix_toward = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
-      const char *tmpl =
-          kl_format(e->ctx,
-                    "float %s($T x) { float f = float(x); if (isinf(f) || isnan(f) || f == 0.0) "
-                    "return f; %sbool neg = x < $T(0); "
-                    "if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) - 1u); "
-                    "else if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) + 1u); return f; }",
-                    name, mag, fix_away, away, fix_toward, toward);
+      const char *tmpl = kl_format(
+          e->ctx,
+          "float %s($T x) { precise float f = float(x); if (isinf(f) || isnan(f) || f == 0.0) "
+          "return f; %sbool neg = x < $T(0); "
+          "if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) - 1u); "
+          "else if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) + 1u); return f; }",
+          name, mag, fix_away, away, fix_toward, toward);
+      if (from->kind != KL_TYPE_DOUBLE && from->size == 4) {
+        /* From the bits, so that no compiler fold of uint(float(m)) to m
+         * can hide the rounding: the magnitude truncated to 24 significant
+         * bits converts exactly, then one ulp up where the mode rounds the
+         * magnitude up and bits were lost. */
+        const char *up = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
+        tmpl = kl_format(e->ctx,
+                         "float %s($T x) { %sbool neg = x < $T(0); int s = findMSB(m) - 23; "
+                         "if (s <= 0) return float(x); uint t = (m >> uint(s)) << uint(s); "
+                         "float f = float(t); if (t != m && %s) f = "
+                         "uintBitsToFloat(floatBitsToUint(f) + 1u); return neg ? -f : f; }",
+                         name, mag, up);
+      }
       glsl_helper(e, name, x->type, from, to, 1, NULL, tmpl, NULL);
       glsl_call(e, name, x);
       return;
@@ -602,6 +615,246 @@ void glsl_as(glsl_emitter *e, const kl_node *n) {
 
 /* fmod is exact in OpenCL (x - y * trunc(x / y) is not): long division
  * of the significands, one bit per exponent step, as C libraries do. */
+/* fma on float, correctly rounded without a fused operation (lavapipe does
+ * not fuse): the product split exactly (Veltkamp/Dekker), two exact sums,
+ * the low parts added with rounding to odd, then one rounding to nearest
+ * (Boldo and Melquiond's emulation). Every step is exact within
+ * |a|, |b| < 2^100, 2^-100 < |a*b| < 2^120, |c| < 2^120; outside, the
+ * unfused a * b + c. */
+static const char fma_float[] =
+    "float _cl_fma(float a, float b, float c) {\n"
+    "  precise float p = a * b;\n"
+    "  if (isinf(p) || isnan(p) || isinf(c) || isnan(c) || abs(a) >= 1.0e30 || abs(b) >= 1.0e30 "
+    "||\n"
+    "      abs(p) <= 7.9e-31 || abs(p) >= 1.3e36 || abs(c) >= 1.3e36) {\n"
+    "    precise float r = p + c;\n"
+    "    return r;\n"
+    "  }\n"
+    "  precise float sa = 4097.0 * a, ah = sa - (sa - a), al = a - ah;\n"
+    "  precise float sb = 4097.0 * b, bh = sb - (sb - b), bl = b - bh;\n"
+    "  precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;\n"
+    "  precise float th = c + e, tv = th - c, tl = (c - (th - tv)) + (e - tv);\n"
+    "  precise float vh = p + th, vv = vh - p, vl = (p - (vh - vv)) + (th - vv);\n"
+    "  precise float z = vl + tl, zv = z - vl, ze = (vl - (z - zv)) + (tl - zv);\n"
+    "  uint zb = floatBitsToUint(z);\n"
+    "  if (ze != 0.0 && (zb & 1u) == 0u) z = uintBitsToFloat((ze > 0.0) == (z > 0.0) ? zb + 1u : "
+    "zb - 1u);\n"
+    "  precise float r = vh + z;\n"
+    "  return r;\n"
+    "}";
+
+/* log, log2 and log10 on float within about 2 ulp (GLSL's log is log2 * ln 2
+ * with an absolute error bound: hundreds of ulp near 1 on lavapipe). x =
+ * 2^k m with m in [sqrt(1/2), sqrt(2)]; ln m = 2 atanh(s), s = f / (2 + f),
+ * f = m - 1, written as f - (f^2/2 - s (f^2/2 + R)) so that the rounding
+ * errors scale with f^2 (R: the series to s^9, truncated below 2^-28).
+ * _cl_logr gives (k, ln m) for finite x > 0. */
+static const char log_reduce[] =
+    "vec2 _cl_logr(float x) {\n"
+    "  precise float y = x;\n"
+    "  int k = 0;\n"
+    "  if (y < 1.17549435e-38) { y = y * 33554432.0; k = -25; }\n"
+    "  uint u = floatBitsToUint(y);\n"
+    "  k += int(u >> 23) - 127;\n"
+    "  precise float m = uintBitsToFloat((u & 0x7fffffu) | 0x3f800000u);\n"
+    "  if (m > 1.41421354) { m = m * 0.5; k += 1; }\n"
+    "  precise float f = m - 1.0, hf = 0.5 * f * f, s = f / (2.0 + f), z = s * s;\n"
+    "  precise float r = z * (0.666666687 + z * (0.400000006 + z * (0.285714298 + z * "
+    "0.222222224)));\n"
+    "  precise float l = f - (hf - s * (hf + r));\n"
+    "  return vec2(float(k), l);\n"
+    "}";
+/* the special cases, then %s: the result from k and l */
+static const char log_float[] =
+    "float %s(float x) {\n"
+    "  if (isnan(x) || (isinf(x) && x > 0.0)) return x;\n"
+    "  if (x == 0.0) return uintBitsToFloat(0xff800000u);\n"
+    "  if (x < 0.0) return uintBitsToFloat(0x7fc00000u);\n"
+    "  vec2 kl = _cl_logr(x);\n"
+    "  precise float k = kl.x, l = kl.y, r = %s;\n"
+    "  return r;\n"
+    "}";
+
+/* atan and atan2 on float within about 2 ulp (lavapipe's atan has an
+ * absolute error near 1e-6: hundreds of ulp). _cl_atanr: atan(t) for
+ * t >= 0 (inf included): 1/t above 1 (pi/2 minus), t' = (t sqrt3 - 1) /
+ * (sqrt3 + t) above tan(pi/12) (pi/6 plus), then the odd series to t^15
+ * (truncated below 2^-30 for |t| <= tan(pi/12)); constants with low parts. */
+static const char atan_reduce[] =
+    "float _cl_atanr(float t) {\n"
+    "  precise float a = t;\n"
+    "  bool inv = a > 1.0;\n"
+    "  if (inv) a = 1.0 / a;\n"
+    "  bool mid = a > 0.267949194;\n"
+    "  if (mid) a = (a * 1.73205078 - 1.0) / (1.73205078 + a);\n"
+    "  precise float z = a * a;\n"
+    "  precise float p = a + a * z * (-0.333333343 + z * (0.200000003 + z * (-0.142857149 + z * "
+    "(0.111111112 + z * (-0.0909090936 + z * (0.0769230798 + z * -0.0666666701))))));\n"
+    "  if (mid) p = 0.52359879 + (p + -1.45704631e-08);\n"
+    "  if (inv) p = 1.57079637 + (-4.37113883e-08 - p);\n"
+    "  return p;\n"
+    "}";
+static const char atan_float[] =
+    "float _cl_atan(float x) {\n"
+    "  return uintBitsToFloat(floatBitsToUint(_cl_atanr(abs(x))) | (floatBitsToUint(x) & "
+    "0x80000000u));\n"
+    "}";
+static const char atan2_float[] =
+    "float _cl_atan2(float y, float x) {\n"
+    "  if (isnan(x) || isnan(y)) return x + y;\n"
+    "  float ax = abs(x), ay = abs(y);\n"
+    "  precise float r;\n"
+    "  if (isinf(ax) && isinf(ay)) r = 0.785398185;\n"
+    "  else if (ay <= ax) r = ax == 0.0 ? 0.0 : _cl_atanr(ay / ax);\n"
+    "  else r = 1.57079637 + (-4.37113883e-08 - _cl_atanr(ax / ay));\n"
+    "  if (floatBitsToUint(x) >= 0x80000000u) r = 3.14159274 + (-8.74227766e-08 - r);\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(y) & 0x80000000u));\n"
+    "}";
+
+static const char asin_float[] =
+    "float _cl_asin(float x) { return _cl_atan2(x, sqrt((1.0 - x) * (1.0 + x))); }";
+static const char acos_float[] =
+    "float _cl_acos(float x) { return _cl_atan2(sqrt((1.0 - x) * (1.0 + x)), x); }";
+
+/* Defines _cl_atanr and, when two, _cl_atan2 (scalars) for the helpers
+ * that call them. */
+static void atan_helpers(glsl_emitter *e, const kl_type *f, bool two) {
+  glsl_helper(e, "_cl_atanr", f, f, f, 1, NULL, atan_reduce, NULL);
+  if (two) glsl_helper(e, "_cl_atan2", f, f, f, 2, NULL, atan2_float, NULL);
+}
+
+/* Defines the float atan, atan2, asin or acos helper for type t (a float
+ * scalar or vector) with what it calls; gives its name. */
+static const char *inverse_trig(glsl_emitter *e, kl_builtin_id id, const kl_type *t) {
+  const kl_type *f = kl_type_scalar_of(t);
+  atan_helpers(e, f, id != KL_BUILTIN_ATAN);
+  if (id == KL_BUILTIN_ATAN) {
+    glsl_helper(e, "_cl_atan", t, f, f, 1, NULL, atan_float, NULL);
+    return "_cl_atan";
+  }
+  if (id == KL_BUILTIN_ATAN2) {
+    glsl_helper(e, "_cl_atan2", t, f, f, 2, NULL, atan2_float, NULL);
+    return "_cl_atan2";
+  }
+  bool is_asin = id == KL_BUILTIN_ASIN;
+  const char *name = is_asin ? "_cl_asin" : "_cl_acos";
+  glsl_helper(e, name, t, f, f, 1, NULL, is_asin ? asin_float : acos_float, NULL);
+  return name;
+}
+
+/* exp on float within about 1 ulp (lavapipe's is exp2(x * log2 e): 9 ulp):
+ * x = k ln 2 + r, |r| <= ln(2)/2, with ln 2 split so that k ln2_hi is exact
+ * and x - k ln2_hi too; e^r by its series to r^7 (truncated below 2^-27);
+ * 2^k in two exact factors so that a subnormal result rounds once. */
+static const char exp_float[] =
+    "float _cl_exp(float x) {\n"
+    "  if (isnan(x)) return x;\n"
+    "  if (x > 89.0) return uintBitsToFloat(0x7f800000u);\n"
+    "  if (x < -104.0) return 0.0;\n"
+    "  precise float k = floor(x * 1.44269502 + 0.5);\n"
+    "  precise float r = (x - k * 0.693145752) - k * 1.42860677e-06;\n"
+    "  precise float p = 1.0 + r * (1.0 + r * (0.5 + r * (0.166666672 + r * (0.0416666679 + r * "
+    "(0.00833333377 + r * (0.00138888892 + r * 0.000198412701))))));\n"
+    "  int k1 = int(k) / 2, k2 = int(k) - k1;\n"
+    "  precise float y = p * uintBitsToFloat(uint(k1 + 127) << 23) * uintBitsToFloat(uint(k2 + "
+    "127) << 23);\n"
+    "  return y;\n"
+    "}";
+
+/* log1p and expm1 from the accurate log and exp: the rounding of u = 1 + x
+ * (u = e^x) is undone by the factor x / (u - 1) (log u / (u - 1)), exact in
+ * the subtraction (Kahan's way). */
+static const char log1p_float[] =
+    "float _cl_log1p(float x) {\n"
+    "  precise float u = 1.0 + x;\n"
+    "  if (u == 1.0 || isnan(x) || (isinf(x) && x > 0.0)) return x;\n"
+    "  if (x <= -1.0) return _cl_log(u + 0.0 * x);\n"
+    "  precise float r = _cl_log(u) * (x / (u - 1.0));\n"
+    "  return r;\n"
+    "}";
+static const char expm1_float[] =
+    "float _cl_expm1(float x) {\n"
+    "  if (isnan(x) || abs(x) < 5.96046448e-08) return x;\n"
+    "  if (x > 88.0) return _cl_exp(x);\n"
+    "  if (x < -18.0) return -1.0;\n"
+    "  precise float u = _cl_exp(x);\n"
+    "  if (u == 1.0) return x;\n"
+    "  precise float um = u - 1.0;\n"
+    "  if (um == -1.0) return -1.0;\n"
+    "  precise float r = um * (x / _cl_log(u));\n"
+    "  return r;\n"
+    "}";
+
+/* sinh, cosh and tanh on float within about 3 ulp (lavapipe's are hundreds
+ * to thousands of ulp off near 0): from expm1 below 9 (no cancellation),
+ * from exp(|x| / 2) squared above (so that e^|x| / 2 does not overflow
+ * first). */
+static const char sinh_float[] =
+    "float _cl_sinh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a < 9.0) { precise float m = _cl_expm1(a); r = 0.5 * (m + m / (m + 1.0)); }\n"
+    "  else { precise float h = _cl_exp(0.5 * a); r = (0.5 * h) * h; }\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+static const char cosh_float[] =
+    "float _cl_cosh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x)) return x;\n"
+    "  if (a < 9.0) { precise float u = _cl_exp(a); r = 0.5 * (u + 1.0 / u); }\n"
+    "  else { precise float h = _cl_exp(0.5 * a); r = (0.5 * h) * h; }\n"
+    "  return r;\n"
+    "}";
+static const char tanh_float[] =
+    "float _cl_tanh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a > 9.1) r = 1.0;\n"
+    "  else { precise float m = _cl_expm1(2.0 * a); r = m / (m + 2.0); }\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+
+/* asinh, acosh and atanh on float from the accurate log1p (lavapipe's are
+ * up to 31944 ulp off near 0): no cancellation below 4096, log x + ln 2
+ * above (where x^2 would overflow first). */
+static const char asinh_float[] =
+    "float _cl_asinh(float x) {\n"
+    "  precise float a = abs(x), r;\n"
+    "  if (isnan(x) || isinf(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a > 4096.0) r = _cl_log(a) + 0.693147182;\n"
+    "  else r = _cl_log1p(a + a * a / (1.0 + sqrt(1.0 + a * a)));\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+static const char acosh_float[] =
+    "float _cl_acosh(float x) {\n"
+    "  if (isnan(x) || x < 1.0) return isnan(x) ? x : uintBitsToFloat(0x7fc00000u);\n"
+    "  if (isinf(x)) return x;\n"
+    "  if (x > 4096.0) { precise float r = _cl_log(x) + 0.693147182; return r; }\n"
+    "  precise float t = x - 1.0, r = _cl_log1p(t + sqrt(2.0 * t + t * t));\n"
+    "  return r;\n"
+    "}";
+static const char atanh_float[] =
+    "float _cl_atanh(float x) {\n"
+    "  precise float a = abs(x);\n"
+    "  if (isnan(x) || a < 2.44140625e-04) return x;\n"
+    "  if (a > 1.0) return uintBitsToFloat(0x7fc00000u);\n"
+    "  precise float r = 0.5 * _cl_log1p(2.0 * a / (1.0 - a));\n"
+    "  return uintBitsToFloat(floatBitsToUint(r) | (floatBitsToUint(x) & 0x80000000u));\n"
+    "}";
+
+/* The text of _cl_log, _cl_log2 or _cl_log10 (float). */
+static const char *log_function(glsl_emitter *e, kl_builtin_id id) {
+  const char *name = id == KL_BUILTIN_LOG    ? "_cl_log"
+                     : id == KL_BUILTIN_LOG2 ? "_cl_log2"
+                                             : "_cl_log10";
+  /* k times a constant split so that its high part times k is exact */
+  const char *combine = id == KL_BUILTIN_LOG ? "k * 0.693145752 + (l + k * 1.42860677e-06)"
+                        : id == KL_BUILTIN_LOG2
+                            ? "k + l * 1.44269502"
+                            : "k * 0.30102539 + (l * 0.434294492 + k * 4.60503907e-06)";
+  return kl_format(e->ctx, log_float, name, combine);
+}
+
 static const char fmod_float[] =
     "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
     "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
@@ -836,25 +1089,54 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       /* from atan, whose precision Vulkan bounds (some drivers' asin and
        * acos are far less precise than OpenCL's 4 ulp) */
       if (!glsl_float_only(e, n)) return;
-      name = b->id == KL_BUILTIN_ASIN ? "_cl_asin" : "_cl_acos";
-      tmpl = b->id == KL_BUILTIN_ASIN
-                 ? "$T _cl_asin($T x) { return atan(x, sqrt(($T(1) - x) * ($T(1) + x))); }"
-                 : "$T _cl_acos($T x) { return atan(sqrt(($T(1) - x) * ($T(1) + x)), x); }";
-      break;
-    case KL_BUILTIN_ACOSH:
-    case KL_BUILTIN_ASINH:
-    case KL_BUILTIN_ATAN:
-    case KL_BUILTIN_ATANH:
-    case KL_BUILTIN_COS:
-    case KL_BUILTIN_COSH:
+      glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
+      return;
     case KL_BUILTIN_EXP:
-    case KL_BUILTIN_EXP2:
-    case KL_BUILTIN_LOG:
-    case KL_BUILTIN_LOG2:
-    case KL_BUILTIN_SIN:
+      if (!glsl_float_only(e, n)) return;
+      name = "_cl_exp";
+      tmpl = exp_float;
+      break;
+    case KL_BUILTIN_ASINH:
+    case KL_BUILTIN_ACOSH:
+    case KL_BUILTIN_ATANH:
+      if (!glsl_float_only(e, n)) return;
+      glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
+      glsl_helper(e, "_cl_log", as, as, as, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
+      glsl_helper(e, "_cl_log1p", as, as, as, 1, NULL, log1p_float, NULL);
+      name = b->id == KL_BUILTIN_ASINH   ? "_cl_asinh"
+             : b->id == KL_BUILTIN_ACOSH ? "_cl_acosh"
+                                         : "_cl_atanh";
+      tmpl = b->id == KL_BUILTIN_ASINH   ? asinh_float
+             : b->id == KL_BUILTIN_ACOSH ? acosh_float
+                                         : atanh_float;
+      break;
     case KL_BUILTIN_SINH:
+    case KL_BUILTIN_COSH:
+    case KL_BUILTIN_TANH: {
+      if (!glsl_float_only(e, n)) return;
+      glsl_helper(e, "_cl_exp", as, as, as, 1, NULL, exp_float, NULL);
+      if (b->id != KL_BUILTIN_COSH) {
+        glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
+        glsl_helper(e, "_cl_log", as, as, as, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
+        glsl_helper(e, "_cl_expm1", as, as, as, 1, NULL, expm1_float, NULL);
+      }
+      name = b->id == KL_BUILTIN_SINH   ? "_cl_sinh"
+             : b->id == KL_BUILTIN_COSH ? "_cl_cosh"
+                                        : "_cl_tanh";
+      tmpl = b->id == KL_BUILTIN_SINH   ? sinh_float
+             : b->id == KL_BUILTIN_COSH ? cosh_float
+                                        : tanh_float;
+      break;
+    }
+    case KL_BUILTIN_ATAN:
+    case KL_BUILTIN_ATAN2:
+      if (!glsl_float_only(e, n)) return;
+      glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
+      return;
+    case KL_BUILTIN_COS:
+    case KL_BUILTIN_EXP2:
+    case KL_BUILTIN_SIN:
     case KL_BUILTIN_TAN:
-    case KL_BUILTIN_TANH:
     case KL_BUILTIN_DEGREES:
     case KL_BUILTIN_RADIANS:
       if (!glsl_float_only(e, n)) return;
@@ -862,7 +1144,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       return;
     case KL_BUILTIN_CEIL:
     case KL_BUILTIN_FLOOR:
-    case KL_BUILTIN_FMA: /* correctly rounded only where the driver fuses it */
     case KL_BUILTIN_SQRT:
     case KL_BUILTIN_TRUNC:
     case KL_BUILTIN_SIGN:
@@ -890,10 +1171,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       return;
     case KL_BUILTIN_FAST_NORMALIZE:
       glsl_call(e, "normalize", a0);
-      return;
-    case KL_BUILTIN_ATAN2:
-      if (!glsl_float_only(e, n)) return;
-      glsl_call(e, "atan", a0);
       return;
     case KL_BUILTIN_FABS:
       glsl_call(e, "abs", a0);
@@ -941,8 +1218,24 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       glsl_expr(e, a0);
       klg_puts(o, ")");
       return;
-    case KL_BUILTIN_EXP10:
+    case KL_BUILTIN_LOG:
+    case KL_BUILTIN_LOG2:
     case KL_BUILTIN_LOG10:
+      if (as->kind == KL_TYPE_FLOAT) {
+        glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
+        name = b->id == KL_BUILTIN_LOG    ? "_cl_log"
+               : b->id == KL_BUILTIN_LOG2 ? "_cl_log2"
+                                          : "_cl_log10";
+        tmpl = log_function(e, b->id);
+        break;
+      }
+      if (b->id != KL_BUILTIN_LOG10) {
+        if (!glsl_float_only(e, n)) return;
+        glsl_call(e, b->canonical, a0);
+        return;
+      }
+      /* fall through */
+    case KL_BUILTIN_EXP10:
     case KL_BUILTIN_EXPM1:
     case KL_BUILTIN_LOG1P:
     case KL_BUILTIN_SINPI:
@@ -965,11 +1258,17 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
           klg_printf(o, "(log2(%s) * 0.301029996)", x);
           return;
         case KL_BUILTIN_EXPM1:
-          klg_printf(o, "(exp(%s) - %s(1))", x, t);
+        case KL_BUILTIN_LOG1P: {
+          const kl_type *f = kl_type_scalar_of(rt);
+          glsl_helper(e, "_cl_logr", f, f, f, 1, NULL, log_reduce, NULL);
+          glsl_helper(e, "_cl_log", f, f, f, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
+          bool m1 = b->id == KL_BUILTIN_EXPM1;
+          if (m1) glsl_helper(e, "_cl_exp", f, f, f, 1, NULL, exp_float, NULL);
+          name = m1 ? "_cl_expm1" : "_cl_log1p";
+          glsl_helper(e, name, rt, f, f, 1, NULL, m1 ? expm1_float : log1p_float, NULL);
+          klg_printf(o, "%s(%s)", name, x);
           return;
-        case KL_BUILTIN_LOG1P:
-          klg_printf(o, "log(%s(1) + (%s))", t, x);
-          return;
+        }
         case KL_BUILTIN_SINPI:
           klg_printf(o, "sin((%s) * 3.14159265)", x);
           return;
@@ -980,13 +1279,13 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
           klg_printf(o, "tan((%s) * 3.14159265)", x);
           return;
         case KL_BUILTIN_ACOSPI:
-          klg_printf(o, "(acos(%s) * 0.318309886)", x);
+          klg_printf(o, "(%s(%s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ACOS, rt), x);
           return;
         case KL_BUILTIN_ASINPI:
-          klg_printf(o, "(asin(%s) * 0.318309886)", x);
+          klg_printf(o, "(%s(%s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ASIN, rt), x);
           return;
         case KL_BUILTIN_ATANPI:
-          klg_printf(o, "(atan(%s) * 0.318309886)", x);
+          klg_printf(o, "(%s(%s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ATAN, rt), x);
           return;
         case KL_BUILTIN_CBRT:
           klg_printf(o, "(sign(%s) * pow(abs(%s), %s(1.0 / 3.0)))", x, x, t);
@@ -1002,7 +1301,8 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
           break;
         }
         default: { /* ATAN2PI */
-          klg_printf(o, "(atan(%s, %s) * 0.318309886)", x, glsl_text_of(e, a1));
+          klg_printf(o, "(%s(%s, %s) * 0.318309886)", inverse_trig(e, KL_BUILTIN_ATAN2, rt), x,
+                     glsl_text_of(e, a1));
           return;
         }
       }
@@ -1012,6 +1312,14 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       name = "_cl_fmod";
       tmpl = as->kind == KL_TYPE_DOUBLE ? fmod_double : fmod_float;
       if (as->kind == KL_TYPE_DOUBLE) e->caps |= KL_GLSL_NEEDS_INT64;
+      break;
+    case KL_BUILTIN_FMA:
+      if (as->kind != KL_TYPE_FLOAT) { /* double: correctly rounded where the driver fuses it */
+        glsl_call(e, b->canonical, a0);
+        return;
+      }
+      name = "_cl_fma";
+      tmpl = fma_float;
       break;
     case KL_BUILTIN_REMAINDER:
       if (as->kind != KL_TYPE_FLOAT) {

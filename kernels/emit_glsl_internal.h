@@ -132,6 +132,7 @@ void glsl_assign(glsl_emitter *e, const kl_node *n);
 void glsl_expr(glsl_emitter *e, const kl_node *n);
 void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode);
 void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init);
+const char *glsl_precise(glsl_emitter *e, const kl_type *t);
 void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for);
 void glsl_block(glsl_emitter *e, const kl_node *n, int depth);
 void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth);

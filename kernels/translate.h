@@ -5,7 +5,7 @@
 
 #include "kl.h"
 
-#define KL_TRANSLATOR_VERSION "3" /* part of every cache key: bump on any output change */
+#define KL_TRANSLATOR_VERSION "10" /* part of every cache key: bump on any output change */
 
 typedef enum kl_target {
   KL_TARGET_OPENCL, /* normalised OpenCL C 1.2 */
