@@ -141,6 +141,15 @@ typedef struct agpu_device_info {
   char pci[16]; /* "dddd:bb:dd.f" when has_pci */
   bool has_uuid;
   uint8_t uuid[16];
+  /* What the native API tells about the hardware (CUDA and HIP fill these;
+   * 0 or "" where unknown). The peaks are theoretical figures computed from
+   * the device's properties, for benchmarks to compare against. */
+  char arch[32];                  /* compile target: "sm_90", "gfx90a" */
+  uint32_t memory_clock_mhz;      /* as the native API reports it */
+  uint32_t memory_bus_width_bits; /* e.g. 6144 for HBM3 with six stacks */
+  uint64_t last_level_cache_bytes;
+  double peak_bandwidth_gb_s; /* theoretical device-memory bandwidth, 1e9 B/s */
+  double peak_fp32_gflop_s;   /* theoretical FP32 rate, FMA counted as 2 */
 } agpu_device_info;
 
 /* All devices of all available backends, in backend order. Enumeration runs
@@ -456,7 +465,7 @@ typedef struct agpu_translate_desc {
   const char *source_name; /* for diagnostics; NULL: "<source>" */
   const char *options;     /* "-DN=4"; may be NULL */
   agpu_target target;
-  const char *kernel;      /* GLSL, SPIR-V: the kernel (NULL: the only one) */
+  const char *kernel; /* GLSL, SPIR-V: the kernel (NULL: the only one) */
   /* What the device is assumed to have: decides cl_khr_fp64 and friends. */
   bool no_fp64;
   bool fp16;
