@@ -18,7 +18,10 @@ endif()
 set(AGPU_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
                     -fno-omit-frame-pointer -g)
 file(GLOB AGPU_FUZZ_TRANSLATOR_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.c)
-add_library(agpu_fuzz_translator OBJECT ${AGPU_FUZZ_TRANSLATOR_SOURCES})
+include(${CMAKE_CURRENT_LIST_DIR}/translator_version.cmake)
+agpu_translator_version_source(AGPU_FUZZ_TRANSLATOR_VERSION_SOURCE)
+add_library(agpu_fuzz_translator OBJECT ${AGPU_FUZZ_TRANSLATOR_SOURCES}
+                                        ${AGPU_FUZZ_TRANSLATOR_VERSION_SOURCE})
 target_include_directories(agpu_fuzz_translator PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/kernels
                                                        ${CMAKE_CURRENT_SOURCE_DIR}/api)
 target_compile_definitions(agpu_fuzz_translator PRIVATE AGPU_BUILDING_LIBRARY _GNU_SOURCE)

@@ -5,7 +5,10 @@
 
 #include "kl.h"
 
-#define KL_TRANSLATOR_VERSION "10" /* part of every cache key: bump on any output change */
+/* Part of every kernel-cache key: a release number and a hash of the
+ * translator's sources, generated at build time (cmake/translator_version.cmake). */
+extern const char kl_translator_version[];
+#define KL_TRANSLATOR_VERSION kl_translator_version
 
 typedef enum kl_target {
   KL_TARGET_OPENCL, /* normalised OpenCL C 1.2 */
@@ -24,8 +27,8 @@ typedef struct kl_device_traits {
 } kl_device_traits;
 
 typedef struct kl_translate_options {
-  const char *source_name;  /* shown in diagnostics; NULL: "<source>" */
-  const char *build_options;/* "-DN=4 -DTILE=16"; -cl-* options are accepted and kept */
+  const char *source_name;   /* shown in diagnostics; NULL: "<source>" */
+  const char *build_options; /* "-DN=4 -DTILE=16"; -cl-* options are accepted and kept */
   kl_device_traits traits;
 } kl_translate_options;
 
