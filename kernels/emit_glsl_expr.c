@@ -5,34 +5,44 @@
 #include <string.h>
 
 #include "emit_glsl_internal.h"
+
+/* Expressions printed into a string rather than the output: the emitter's
+ * output is redirected into a fresh buffer, then restored. */
+typedef struct glsl_capture {
+  klg_buf *saved;
+  klg_buf text;
+} glsl_capture;
+
+static void glsl_capture_begin(glsl_emitter *e, glsl_capture *capture) {
+  capture->saved = e->out;
+  klg_init(&capture->text, e->ctx);
+  e->out = &capture->text;
+}
+
+static const char *glsl_capture_end(glsl_emitter *e, glsl_capture *capture) {
+  e->out = capture->saved;
+  return klg_text(&capture->text);
+}
+
 const char *glsl_text_of(glsl_emitter *e, const kl_node *n) {
-  klg_buf *saved = e->out;
-  klg_buf tmp;
-  klg_init(&tmp, e->ctx);
-  e->out = &tmp;
+  glsl_capture capture;
+  glsl_capture_begin(e, &capture);
   glsl_expr(e, n);
-  e->out = saved;
-  return klg_text(&tmp);
+  return glsl_capture_end(e, &capture);
 }
 
 const char *glsl_cond_text(glsl_emitter *e, const kl_node *n) {
-  klg_buf *saved = e->out;
-  klg_buf tmp;
-  klg_init(&tmp, e->ctx);
-  e->out = &tmp;
+  glsl_capture capture;
+  glsl_capture_begin(e, &capture);
   glsl_cond(e, n);
-  e->out = saved;
-  return klg_text(&tmp);
+  return glsl_capture_end(e, &capture);
 }
 
 const char *glsl_pointer_text(glsl_emitter *e, const kl_node *n, glsl_root **root) {
-  klg_buf *saved = e->out;
-  klg_buf tmp;
-  klg_init(&tmp, e->ctx);
-  e->out = &tmp;
+  glsl_capture capture;
+  glsl_capture_begin(e, &capture);
   *root = glsl_pointer(e, n);
-  e->out = saved;
-  return klg_text(&tmp);
+  return glsl_capture_end(e, &capture);
 }
 
 /* An expression converted to `to` with a constructor where the types differ. */
