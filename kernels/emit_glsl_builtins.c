@@ -855,6 +855,61 @@ static const char *log_function(glsl_emitter *e, kl_builtin_id id) {
   return kl_format(e->ctx, log_float, name, combine);
 }
 
+/* The float-math helpers above, with the helpers each calls: defining one
+ * defines its callees first (GLSL wants a function before its first call). */
+typedef struct float_math_helper {
+  kl_builtin_id builtin; /* KL_BUILTIN_COUNT: internal to the others */
+  const char *name;
+  const char *text; /* NULL: the log family, printed by log_function() */
+  const char *calls[2];
+} float_math_helper;
+
+static const float_math_helper float_math_helpers[] = {
+    {KL_BUILTIN_COUNT, "_cl_logr", log_reduce, {NULL, NULL}},
+    {KL_BUILTIN_LOG, "_cl_log", NULL, {"_cl_logr", NULL}},
+    {KL_BUILTIN_LOG2, "_cl_log2", NULL, {"_cl_logr", NULL}},
+    {KL_BUILTIN_LOG10, "_cl_log10", NULL, {"_cl_logr", NULL}},
+    {KL_BUILTIN_EXP, "_cl_exp", exp_float, {NULL, NULL}},
+    {KL_BUILTIN_LOG1P, "_cl_log1p", log1p_float, {"_cl_log", NULL}},
+    {KL_BUILTIN_EXPM1, "_cl_expm1", expm1_float, {"_cl_exp", "_cl_log"}},
+    {KL_BUILTIN_SINH, "_cl_sinh", sinh_float, {"_cl_exp", "_cl_expm1"}},
+    {KL_BUILTIN_COSH, "_cl_cosh", cosh_float, {"_cl_exp", NULL}},
+    {KL_BUILTIN_TANH, "_cl_tanh", tanh_float, {"_cl_expm1", NULL}},
+    {KL_BUILTIN_ASINH, "_cl_asinh", asinh_float, {"_cl_log", "_cl_log1p"}},
+    {KL_BUILTIN_ACOSH, "_cl_acosh", acosh_float, {"_cl_log", "_cl_log1p"}},
+    {KL_BUILTIN_ATANH, "_cl_atanh", atanh_float, {"_cl_log1p", NULL}},
+};
+
+static const float_math_helper *float_math_find(const char *name, kl_builtin_id builtin) {
+  for (size_t i = 0; i < sizeof float_math_helpers / sizeof float_math_helpers[0]; i++) {
+    const float_math_helper *h = &float_math_helpers[i];
+    if (name ? strcmp(h->name, name) == 0 : h->builtin == builtin) return h;
+  }
+  return NULL;
+}
+
+static const char *float_math_text(glsl_emitter *e, const float_math_helper *h) {
+  return h->text ? h->text : log_function(e, h->builtin);
+}
+
+/* Defines, as scalar float functions, everything `h` calls. */
+static void float_math_define_callees(glsl_emitter *e, const float_math_helper *h) {
+  const kl_type *f = kl_type_scalar(e->ctx, KL_TYPE_FLOAT);
+  for (int i = 0; i < 2 && h->calls[i]; i++) {
+    const float_math_helper *callee = float_math_find(h->calls[i], KL_BUILTIN_COUNT);
+    float_math_define_callees(e, callee);
+    glsl_helper(e, callee->name, f, f, f, 1, NULL, float_math_text(e, callee), NULL);
+  }
+}
+
+/* The helper behind a float builtin, its callees defined; the caller
+ * defines the helper itself for the argument's shape. */
+static const float_math_helper *float_math_prepare(glsl_emitter *e, kl_builtin_id builtin) {
+  const float_math_helper *h = float_math_find(NULL, builtin);
+  float_math_define_callees(e, h);
+  return h;
+}
+
 static const char fmod_float[] =
     "float _cl_fmod(float x, float y) { uint ux = floatBitsToUint(x), uy = floatBitsToUint(y); "
     "uint sign = ux & 0x80000000u; ux &= 0x7fffffffu; uy &= 0x7fffffffu; "
@@ -1048,6 +1103,7 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
   const kl_type *as = a0 ? kl_type_scalar_of(a0->type) : rs;
   kl_location at = n->location;
   const char *tmpl = NULL, *name = NULL;
+  const float_math_helper *helper = NULL;
   int nargs = n->arg_count;
   const kl_type *arg2 = NULL;
   switch (b->category) {
@@ -1091,43 +1147,19 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       if (!glsl_float_only(e, n)) return;
       glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
       return;
+    /* float helpers more accurate than the drivers' (see float_math_helpers) */
     case KL_BUILTIN_EXP:
-      if (!glsl_float_only(e, n)) return;
-      name = "_cl_exp";
-      tmpl = exp_float;
-      break;
     case KL_BUILTIN_ASINH:
     case KL_BUILTIN_ACOSH:
     case KL_BUILTIN_ATANH:
-      if (!glsl_float_only(e, n)) return;
-      glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
-      glsl_helper(e, "_cl_log", as, as, as, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
-      glsl_helper(e, "_cl_log1p", as, as, as, 1, NULL, log1p_float, NULL);
-      name = b->id == KL_BUILTIN_ASINH   ? "_cl_asinh"
-             : b->id == KL_BUILTIN_ACOSH ? "_cl_acosh"
-                                         : "_cl_atanh";
-      tmpl = b->id == KL_BUILTIN_ASINH   ? asinh_float
-             : b->id == KL_BUILTIN_ACOSH ? acosh_float
-                                         : atanh_float;
-      break;
     case KL_BUILTIN_SINH:
     case KL_BUILTIN_COSH:
-    case KL_BUILTIN_TANH: {
+    case KL_BUILTIN_TANH:
       if (!glsl_float_only(e, n)) return;
-      glsl_helper(e, "_cl_exp", as, as, as, 1, NULL, exp_float, NULL);
-      if (b->id != KL_BUILTIN_COSH) {
-        glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
-        glsl_helper(e, "_cl_log", as, as, as, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
-        glsl_helper(e, "_cl_expm1", as, as, as, 1, NULL, expm1_float, NULL);
-      }
-      name = b->id == KL_BUILTIN_SINH   ? "_cl_sinh"
-             : b->id == KL_BUILTIN_COSH ? "_cl_cosh"
-                                        : "_cl_tanh";
-      tmpl = b->id == KL_BUILTIN_SINH   ? sinh_float
-             : b->id == KL_BUILTIN_COSH ? cosh_float
-                                        : tanh_float;
+      helper = float_math_prepare(e, b->id);
+      name = helper->name;
+      tmpl = float_math_text(e, helper);
       break;
-    }
     case KL_BUILTIN_ATAN:
     case KL_BUILTIN_ATAN2:
       if (!glsl_float_only(e, n)) return;
@@ -1222,11 +1254,9 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     case KL_BUILTIN_LOG2:
     case KL_BUILTIN_LOG10:
       if (as->kind == KL_TYPE_FLOAT) {
-        glsl_helper(e, "_cl_logr", as, as, as, 1, NULL, log_reduce, NULL);
-        name = b->id == KL_BUILTIN_LOG    ? "_cl_log"
-               : b->id == KL_BUILTIN_LOG2 ? "_cl_log2"
-                                          : "_cl_log10";
-        tmpl = log_function(e, b->id);
+        helper = float_math_prepare(e, b->id);
+        name = helper->name;
+        tmpl = float_math_text(e, helper);
         break;
       }
       if (b->id != KL_BUILTIN_LOG10) {
@@ -1260,13 +1290,9 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
         case KL_BUILTIN_EXPM1:
         case KL_BUILTIN_LOG1P: {
           const kl_type *f = kl_type_scalar_of(rt);
-          glsl_helper(e, "_cl_logr", f, f, f, 1, NULL, log_reduce, NULL);
-          glsl_helper(e, "_cl_log", f, f, f, 1, NULL, log_function(e, KL_BUILTIN_LOG), NULL);
-          bool m1 = b->id == KL_BUILTIN_EXPM1;
-          if (m1) glsl_helper(e, "_cl_exp", f, f, f, 1, NULL, exp_float, NULL);
-          name = m1 ? "_cl_expm1" : "_cl_log1p";
-          glsl_helper(e, name, rt, f, f, 1, NULL, m1 ? expm1_float : log1p_float, NULL);
-          klg_printf(o, "%s(%s)", name, x);
+          helper = float_math_prepare(e, b->id);
+          glsl_helper(e, helper->name, rt, f, f, 1, NULL, float_math_text(e, helper), NULL);
+          klg_printf(o, "%s(%s)", helper->name, x);
           return;
         }
         case KL_BUILTIN_SINPI:
