@@ -31,6 +31,8 @@ void kl_context_destroy(kl_context *ctx) {
   free(ctx);
 }
 
+kl_device_traits kl_context_traits(const kl_context *ctx) { return ctx->options.traits; }
+
 _Noreturn void kl_bail(kl_context *ctx) {
   if (ctx->bail) longjmp(*ctx->bail, 1);
   abort(); /* unreachable: every entry point sets ctx->bail */

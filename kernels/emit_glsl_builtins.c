@@ -1340,7 +1340,8 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       if (as->kind == KL_TYPE_DOUBLE) e->caps |= KL_GLSL_NEEDS_INT64;
       break;
     case KL_BUILTIN_FMA:
-      if (as->kind != KL_TYPE_FLOAT) { /* double: correctly rounded where the driver fuses it */
+      /* double: correctly rounded where the driver fuses it */
+      if (as->kind != KL_TYPE_FLOAT || kl_context_traits(e->ctx).fused_fma_float) {
         glsl_call(e, b->canonical, a0);
         return;
       }

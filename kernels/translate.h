@@ -24,6 +24,10 @@ typedef struct kl_device_traits {
   bool fp64;
   bool fp16;
   bool int64;
+  /* The device's float fma() is fused (one rounding), so GLSL's fma() is
+   * correctly rounded there; false: the GLSL target emulates it in software
+   * (about 30 operations). Vulkan's GPUs fuse; lavapipe does not. */
+  bool fused_fma_float;
 } kl_device_traits;
 
 typedef struct kl_translate_options {
@@ -40,6 +44,10 @@ void kl_context_destroy(kl_context *ctx);
  * diagnostics are then in kl_diagnostics_text. */
 kl_program *kl_parse_program(kl_context *ctx, const char *source, size_t length,
                              const kl_translate_options *options);
+
+/* The traits of the device the last kl_parse_program was for: the emitters
+ * consult them (e.g. whether float fma is fused). */
+kl_device_traits kl_context_traits(const kl_context *ctx);
 
 /* "file:line:col: error: message\n  source line\n  ^\n" for every diagnostic,
  * "" when there were none. */

@@ -91,11 +91,17 @@ static inline void emit_free_corpus(emit_source *sources, int count) {
 }
 
 /* Parses a source as a device with fp64 and int64 (and fp16 when asked). */
+static inline kl_program *emit_parse_with(kl_context *ctx, const char *name, const char *text, size_t length,
+                                          const char *options, kl_device_traits traits) {
+  kl_translate_options opt = {
+      .source_name = name, .build_options = options && options[0] ? options : NULL, .traits = traits};
+  return kl_parse_program(ctx, text, length, &opt);
+}
+
 static inline kl_program *emit_parse(kl_context *ctx, const char *name, const char *text, size_t length,
                                      const char *options, bool fp16) {
-  kl_translate_options opt = {.source_name = name, .build_options = options && options[0] ? options : NULL,
-                              .traits = {.fp64 = true, .int64 = true, .fp16 = fp16}};
-  return kl_parse_program(ctx, text, length, &opt);
+  return emit_parse_with(ctx, name, text, length, options,
+                         (kl_device_traits){.fp64 = true, .int64 = true, .fp16 = fp16});
 }
 
 /* Writes text to a file; false on failure. */

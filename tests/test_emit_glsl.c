@@ -422,6 +422,25 @@ static void float_constants_fold_as_float(void) {
   kl_context_destroy(ctx);
 }
 
+/* Float fma: emulated in software unless the device fuses it. */
+static void fma_follows_the_device(void) {
+  static const char source[] =
+      "__kernel void k(__global float *f) { f[0] = fma(f[1], f[2], f[3]); }\n";
+  for (int fused = 0; fused <= 1; fused++) {
+    kl_context *ctx = kl_context_create();
+    kl_device_traits traits = {.fp64 = true, .int64 = true, .fused_fma_float = fused};
+    kl_program *program = emit_parse_with(ctx, "fma.cl", source, strlen(source), NULL, traits);
+    const char *glsl = program ? kl_emit_glsl(ctx, program, kl_find_kernel(program, "k")) : NULL;
+    CHECK(glsl != NULL);
+    if (glsl) {
+      CHECK((strstr(glsl, "float _cl_fma(") != NULL) == !fused);
+      CHECK((strstr(glsl, "= fma(") != NULL) == fused);
+      CHECK(glsl_compiles(fused ? "fma_fused" : "fma_software", glsl));
+    }
+    kl_context_destroy(ctx);
+  }
+}
+
 /* What GLSL cannot express is rejected at its line and column. */
 static void inexpressible_is_rejected(void) {
   static const struct {
@@ -466,6 +485,7 @@ int main(void) {
   RUN(half_compiles);
   RUN(doubles_compile);
   RUN(float_constants_fold_as_float);
+  RUN(fma_follows_the_device);
   RUN(inexpressible_is_rejected);
   if (tool_dir[0]) {
     char *command = NULL;

@@ -195,7 +195,12 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
   kl_translate_options options = {
       .source_name = desc->source_name,
       .build_options = desc->options ? desc->options : "",
-      .traits = {.fp64 = info->fp64, .fp16 = info->fp16, .int64 = info->int64},
+      .traits = {.fp64 = info->fp64,
+                 .fp16 = info->fp16,
+                 .int64 = info->int64,
+                 /* GPUs compile GLSL fma to their fused instruction; lavapipe
+                  * (a CPU device) splits it into a multiply and an add */
+                 .fused_fma_float = info->type != AGPU_DEVICE_TYPE_CPU},
   };
   agpu_status status = AGPU_SUCCESS;
   kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
