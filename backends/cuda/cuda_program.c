@@ -195,7 +195,9 @@ agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_de
   agpu_status status = AGPU_SUCCESS;
   char *warnings = NULL;
   kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
-  const char *cuda_source = parsed ? kl_emit(ctx, parsed, KL_TARGET_CUDA, NULL) : NULL;
+  /* Called directly, not through kl_emit: a strong reference pulls the emitter
+   * into static links. */
+  const char *cuda_source = parsed ? kl_emit_cuda(ctx, parsed, false) : NULL;
   if (!cuda_source) {
     const char *text = kl_diagnostics_text(ctx);
     program->build_log = agpu_cuda_strdup(text ? text : "");
