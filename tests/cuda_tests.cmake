@@ -39,6 +39,15 @@ target_compile_definitions(test_cuda_compile PRIVATE _GNU_SOURCE
 add_test(NAME test_cuda_compile COMMAND test_cuda_compile)
 set_tests_properties(test_cuda_compile PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 
+# On a CUDA device (skipped without one; tests/gpu/run.sh runs it on an H200).
+add_executable(test_cuda_device test_cuda_device.c)
+target_link_libraries(test_cuda_device PRIVATE anygpu_static ${CMAKE_DL_LIBS} Threads::Threads m)
+target_include_directories(test_cuda_device PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/kernels
+                                                    ${CMAKE_SOURCE_DIR}/api ${CMAKE_SOURCE_DIR}/backends/cuda)
+target_compile_definitions(test_cuda_device PRIVATE _GNU_SOURCE)
+add_test(NAME test_cuda_device COMMAND test_cuda_device)
+set_tests_properties(test_cuda_device PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   # The backend here: no driver, or the toolkit's stub through LD_LIBRARY_PATH.
