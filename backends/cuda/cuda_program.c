@@ -362,7 +362,11 @@ agpu_status agpu_cuda_kernel_create(agpu_kernel *kernel, const char *name) {
     memcpy(kernel->info.required_work_group_size, entry->required_work_group_size,
            sizeof entry->required_work_group_size);
   } else {
+    /* The function's queries run in its context. */
+    status = agpu_cuda_enter(device);
+    if (status != AGPU_SUCCESS) return status;
     status = agpu_cuda_native_params(api, kernel, function);
+    agpu_cuda_leave(device);
     if (status != AGPU_SUCCESS) return status; /* the core frees kernel->params */
   }
   kernel->info.max_work_group_size = max_threads > 0 ? (uint32_t)max_threads : 0;
