@@ -58,23 +58,53 @@ static bool agpu_nvrtc_try(const char *name) {
   return true;
 }
 
+/* The CUDA major version of the driver this process has loaded (12 for
+ * 12.4), 0 when libcuda is not loaded. */
+static int agpu_nvrtc_driver_major(void) {
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (!library) library = dlopen("libcuda.so", RTLD_NOW | RTLD_NOLOAD);
+  if (!library) return 0;
+  int version = 0;
+  agpu_cu_pfn_cuDriverGetVersion get =
+      (agpu_cu_pfn_cuDriverGetVersion)dlsym(library, "cuDriverGetVersion");
+  if (!get || get(&version) != AGPU_CUDA_SUCCESS) version = 0;
+  dlclose(library); /* only drops the reference NOLOAD took */
+  return version / 1000;
+}
+
 /* Sonames first (the dynamic linker's search, LD_LIBRARY_PATH included),
- * then the toolkit's usual places. */
+ * then the toolkit's usual places. The NVRTC of the driver's own major
+ * version goes first and newer ones last: an older driver cannot load what
+ * a newer NVRTC makes. */
 static void agpu_nvrtc_load_once(void) {
-  static const char *const sonames[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
-                                        "libnvrtc.so.11", "libnvrtc.so"};
-  for (size_t i = 0; i < sizeof sonames / sizeof sonames[0]; i++)
-    if (agpu_nvrtc_try(sonames[i])) {
+  static const int majors[] = {13, 12, 11};
+  int driver = agpu_nvrtc_driver_major();
+  int order[3], count = 0;
+  for (int pass = 0; pass < 3; pass++)
+    for (size_t i = 0; i < sizeof majors / sizeof majors[0]; i++) {
+      bool own = majors[i] == driver, older = driver == 0 || majors[i] < driver;
+      if ((pass == 0 && own) || (pass == 1 && !own && older) || (pass == 2 && !own && !older))
+        order[count++] = majors[i];
+    }
+  char names[8][32];
+  int name_count = 0;
+  for (int i = 0; i < count; i++) {
+    snprintf(names[name_count++], sizeof names[0], "libnvrtc.so.%d", order[i]);
+    if (order[i] == 11) snprintf(names[name_count++], sizeof names[0], "libnvrtc.so.11.2");
+  }
+  snprintf(names[name_count++], sizeof names[0], "libnvrtc.so");
+  for (int i = 0; i < name_count; i++)
+    if (agpu_nvrtc_try(names[i])) {
       agpu_nvrtc_loaded = true;
       return;
     }
   const char *roots[] = {getenv("CUDA_PATH"), getenv("CUDA_HOME"), "/usr/local/cuda"};
-  static const char *const files[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
   for (size_t r = 0; r < sizeof roots / sizeof roots[0]; r++) {
     if (!roots[r] || !roots[r][0]) continue;
-    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+    for (int i = 0; i < name_count; i++) {
+      if (strcmp(names[i], "libnvrtc.so.11.2") == 0) continue;
       char path[1024];
-      snprintf(path, sizeof path, "%s/lib64/%s", roots[r], files[f]);
+      snprintf(path, sizeof path, "%s/lib64/%s", roots[r], names[i]);
       if (agpu_nvrtc_try(path)) {
         agpu_nvrtc_loaded = true;
         return;
