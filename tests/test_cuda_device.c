@@ -144,6 +144,25 @@ static void fills_of_every_pattern_size(void) {
     }
   }
   agpu_buffer_release(buffer);
+  /* A large one: 8 MiB + 48 bytes of a 16-byte pattern, every byte checked. */
+  const size_t big = (8u << 20) + 64, offset = 16, length = big - 32;
+  unsigned char *host = malloc(big);
+  CHECK_OK(agpu_buffer_create(device, big, 0, &buffer));
+  if (host && buffer) {
+    memset(host, 0xab, big);
+    CHECK_OK(agpu_buffer_write(NULL, buffer, 0, big, host));
+    CHECK_OK(agpu_buffer_fill(NULL, buffer, offset, length, pattern, 16));
+    CHECK_OK(agpu_buffer_read(NULL, buffer, 0, big, host));
+    size_t wrong = 0;
+    for (size_t i = 0; i < big; i++) {
+      unsigned char expected =
+          i >= offset && i < offset + length ? pattern[(i - offset) % 16] : 0xab;
+      wrong += host[i] != expected;
+    }
+    CHECK(wrong == 0);
+  }
+  if (buffer) agpu_buffer_release(buffer);
+  free(host);
 }
 
 static void out_of_memory_says_how_much(void) {

@@ -144,9 +144,6 @@ enum { AGPU_CUDA_OTHER_ENUMS(AGPU_CUDA_ENUM) };
     (agpu_cu_deviceptr dst, unsigned short value, size_t count, agpu_cu_stream stream))           \
   X(cuMemsetD32Async, cuMemsetD32Async, false,                                                    \
     (agpu_cu_deviceptr dst, unsigned int value, size_t count, agpu_cu_stream stream))             \
-  X(cuMemsetD2D32Async, cuMemsetD2D32Async, false,                                                \
-    (agpu_cu_deviceptr dst, size_t pitch, unsigned int value, size_t width, size_t height,        \
-     agpu_cu_stream stream))                                                                      \
   X(cuStreamCreate, cuStreamCreate, false, (agpu_cu_stream * stream, unsigned int flags))         \
   X(cuStreamDestroy, cuStreamDestroy_v2, false, (agpu_cu_stream stream))                          \
   X(cuStreamSynchronize, cuStreamSynchronize, false, (agpu_cu_stream stream))                     \

@@ -199,9 +199,10 @@ static bool agpu_cuda_repeats(const unsigned char *pattern, size_t size, size_t 
   return true;
 }
 
-/* Fills with the narrowest memset the pattern allows; 8- and 16-byte
- * patterns that are no repeated word become one strided 32-bit memset per
- * word (cuMemsetD2D32: width 1, pitch the pattern's size). */
+/* Fills with the narrowest memset the pattern allows; an 8- or 16-byte
+ * pattern that is no repeated 32-bit word is written once, then doubled by
+ * device-to-device copies of what is already filled (log2 of the size
+ * copies, every one on the queue). */
 static agpu_cu_result agpu_cuda_fill_queued(const agpu_cuda_api *api, agpu_cu_stream stream,
                                             agpu_cu_deviceptr at, size_t size,
                                             const unsigned char *pattern, size_t pattern_size,
@@ -222,13 +223,18 @@ static agpu_cu_result agpu_cuda_fill_queued(const agpu_cuda_api *api, agpu_cu_st
     *call = "cuMemsetD32Async";
     return api->cuMemsetD32Async(at, value, size / 4, stream);
   }
-  *call = "cuMemsetD2D32Async";
-  agpu_cu_result result = AGPU_CUDA_SUCCESS;
-  for (size_t word = 0; word < pattern_size / 4 && result == AGPU_CUDA_SUCCESS; word++) {
-    uint32_t value;
-    memcpy(&value, pattern + 4 * word, sizeof value);
-    result =
-        api->cuMemsetD2D32Async(at + 4 * word, pattern_size, value, 1, size / pattern_size, stream);
+  /* The pattern's bytes live on this stack frame: the upload is waited for. */
+  *call = "cuMemcpyHtoDAsync";
+  agpu_cu_result result = api->cuMemcpyHtoDAsync(at, pattern, pattern_size, stream);
+  if (result == AGPU_CUDA_SUCCESS) {
+    *call = "cuStreamSynchronize";
+    result = api->cuStreamSynchronize(stream);
+  }
+  *call = "cuMemcpyDtoDAsync";
+  for (size_t done = pattern_size; done < size && result == AGPU_CUDA_SUCCESS;) {
+    size_t count = done < size - done ? done : size - done; /* a multiple of the pattern */
+    result = api->cuMemcpyDtoDAsync(at + done, at, count, stream);
+    done += count;
   }
   return result;
 }
@@ -238,10 +244,6 @@ agpu_status agpu_cuda_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t
   agpu_device *device = buffer->device;
   const agpu_cuda_api *api = agpu_cuda_api_of(device);
   agpu_cu_deviceptr at = agpu_cuda_pointer(buffer) + offset;
-  if (pattern_size > 4 && at % 4 != 0)
-    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                          "cuda: a %zu-byte fill pattern needs a 4-byte aligned offset, got %zu",
-                          pattern_size, offset);
   agpu_status status = agpu_cuda_enter(device);
   if (status != AGPU_SUCCESS) return status;
   const char *call = "cuMemsetD8Async";
