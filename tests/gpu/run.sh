@@ -176,12 +176,12 @@ row gpu found "nvidia-smi: $smi_gpus GPU(s); libcuda: ${libcuda:-via the linker}
 if [ "$do_ctest" = 1 ]; then
   t=$(now)
   # The CUDA tests first, so that a cut-off run still has them.
-  capped 200 ctest --test-dir "$build_dir" -j "$jobs" --timeout 150 --output-on-failure \
+  capped 180 ctest --test-dir "$build_dir" -j "$jobs" --timeout 150 --output-on-failure \
     > "$out/ctest.log" 2>&1
   ctest_status=$?
   cp "$build_dir/Testing/Temporary/LastTest.log" "$logs/ctest-LastTest.log" 2>/dev/null
   tally=$(grep -E 'tests passed|tests failed' "$out/ctest.log" | tail -n 1)
-  [ $ctest_status = 124 ] && tally="cut off after 200 s; $tally"
+  [ $ctest_status = 124 ] && tally="cut off after 180 s; $tally"
   row ctest "$([ $ctest_status = 0 ] && echo ok || echo FAILED)" "${tally:-no tally}" \
       $(( $(now) - t ))
   [ $ctest_status = 0 ] || failures=$((failures + 1))
@@ -191,9 +191,9 @@ fi
 
 # ------------------------------------------------------------ anygpu test
 t=$(now)
-capped 150 "$anygpu" test --json > "$out/test.json" 2> "$logs/test.stderr"
+capped 120 "$anygpu" test --json > "$out/test.json" 2> "$logs/test.stderr"
 test_status=$?
-capped 60 "$anygpu" test --device cuda:0 > "$logs/test-cuda0.txt" 2>&1
+capped 45 "$anygpu" test --device cuda:0 > "$logs/test-cuda0.txt" 2>&1
 row "anygpu test" "$([ $test_status = 0 ] && echo ok || echo FAILED)" \
     "every device; exit $test_status; $(tail -n 1 "$logs/test-cuda0.txt" 2>/dev/null)" \
     $(( $(now) - t ))
@@ -202,7 +202,7 @@ row "anygpu test" "$([ $test_status = 0 ] && echo ok || echo FAILED)" \
 # ------------------------------------------------------------- benchmarks
 t=$(now)
 if "$anygpu" bench --help > /dev/null 2>&1; then
-  capped 120 "$anygpu" bench --json > "$out/bench.json" 2> "$logs/bench.stderr"
+  capped 90 "$anygpu" bench --json > "$out/bench.json" 2> "$logs/bench.stderr"
   bench_status=$?
   row "anygpu bench" "$([ $bench_status = 0 ] && echo ok || echo FAILED)" "exit $bench_status" \
       $(( $(now) - t ))
@@ -213,15 +213,17 @@ fi
 native_count=0
 if [ -d "$build_dir/bench/native" ]; then
   mkdir -p "$logs/bench-native"
+  native_start=$(now)
   for program in "$build_dir"/bench/native/*; do
     [ -f "$program" ] && [ -x "$program" ] || continue
+    [ $(( $(now) - native_start )) -lt 60 ] || break # 60 s for all of them
     name=$(basename "$program")
-    capped 60 "$program" > "$logs/bench-native/$name.txt" 2>&1
+    capped 30 "$program" > "$logs/bench-native/$name.txt" 2>&1
     echo "exit $?" >> "$logs/bench-native/$name.txt"
     native_count=$((native_count + 1))
   done
 fi
-row "native bench" "$native_count run" "build/bench/native/* (in logs.tar.gz)" 0
+row "native bench" "$native_count run" "build/bench/native/* (in logs.tar.gz)" $(( $(now) - t ))
 
 if [ $failures = 0 ]; then
   finish 0 "ok: $cuda_devices CUDA device(s) checked"
