@@ -71,9 +71,24 @@ static void check_unimplemented_backend(agpu_backend_kind kind, const char *cons
   }
 }
 
+/* CUDA is implemented (tests/test_cuda_backend.c has the rest): without a
+ * libcuda the reason says the driver is missing, with dlerror()'s words. */
 static void cuda_says_why(void) {
-  static const char *const sonames[] = {"libcuda.so.1", "libcuda.so", NULL};
-  check_unimplemented_backend(AGPU_BACKEND_CUDA, sonames);
+  agpu_backend_info info;
+  CHECK_OK(agpu_backend_get_info(AGPU_BACKEND_CUDA, &info));
+  char first_error[512];
+  loader_error("libcuda.so.1", first_error, sizeof first_error);
+  char also[512];
+  loader_error("libcuda.so", also, sizeof also);
+  if (first_error[0] && also[0]) {
+    CHECK(!info.available);
+    CHECK(info.device_count == 0);
+    CHECK(strstr(info.reason, "the NVIDIA driver is not installed: libcuda.so.1 not found") ==
+          info.reason);
+    CHECK(strstr(info.reason, first_error) != NULL);
+  } else {
+    CHECK(info.available || info.reason[0] != '\0');
+  }
 }
 static void hip_says_why(void) {
   static const char *const sonames[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so",

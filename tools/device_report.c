@@ -1,5 +1,8 @@
 #include "device_report.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "format.h"
 
 #define TERMINATE(field) ((field)[sizeof(field) - 1] = '\0')
@@ -66,5 +69,52 @@ void device_report_write_json_members(json_writer *writer, const agpu_device_inf
     json_key_string(writer, "uuid", uuid);
   } else {
     json_key_null(writer, "uuid");
+  }
+  device_report_write_hardware_json(writer, info);
+}
+
+/* The hardware fields CUDA and HIP fill; each only when known (non-zero). */
+void device_report_write_hardware_json(json_writer *writer, const agpu_device_info *info) {
+  if (info->arch[0]) json_key_string(writer, "arch", info->arch);
+  if (info->memory_clock_mhz) json_key_uint(writer, "memory_clock_mhz", info->memory_clock_mhz);
+  if (info->memory_bus_width_bits)
+    json_key_uint(writer, "memory_bus_width_bits", info->memory_bus_width_bits);
+  if (info->last_level_cache_bytes)
+    json_key_uint(writer, "last_level_cache_bytes", info->last_level_cache_bytes);
+  if (info->peak_bandwidth_gb_s > 0) {
+    json_key(writer, "peak_bandwidth_gb_s");
+    json_double(writer, info->peak_bandwidth_gb_s);
+  }
+  if (info->peak_fp32_gflop_s > 0) {
+    json_key(writer, "peak_fp32_gflop_s");
+    json_double(writer, info->peak_fp32_gflop_s);
+  }
+}
+
+void device_report_print_hardware(const agpu_device_info *info,
+                                  void (*print)(const char *key, const char *value)) {
+  char text[64];
+  if (info->arch[0]) print("arch", info->arch);
+  if (info->memory_clock_mhz) {
+    snprintf(text, sizeof text, "%u MHz", info->memory_clock_mhz);
+    print("memory_clock_mhz", text);
+  }
+  if (info->memory_bus_width_bits) {
+    snprintf(text, sizeof text, "%u bits", info->memory_bus_width_bits);
+    print("memory_bus_width_bits", text);
+  }
+  if (info->last_level_cache_bytes) {
+    char human[FORMAT_BYTES_CAPACITY];
+    format_bytes(info->last_level_cache_bytes, human, sizeof human);
+    snprintf(text, sizeof text, "%s (%" PRIu64 " bytes)", human, info->last_level_cache_bytes);
+    print("last_level_cache_bytes", text);
+  }
+  if (info->peak_bandwidth_gb_s > 0) {
+    snprintf(text, sizeof text, "%.1f GB/s (theoretical)", info->peak_bandwidth_gb_s);
+    print("peak_bandwidth_gb_s", text);
+  }
+  if (info->peak_fp32_gflop_s > 0) {
+    snprintf(text, sizeof text, "%.1f GFLOP/s (theoretical)", info->peak_fp32_gflop_s);
+    print("peak_fp32_gflop_s", text);
   }
 }

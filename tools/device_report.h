@@ -12,4 +12,11 @@ agpu_status device_report_get_info(const agpu_device *device, agpu_device_info *
 /* The members of a device object, without its braces. */
 void device_report_write_json_members(json_writer *writer, const agpu_device_info *info);
 
+/* arch, memory clock and bus width, last-level cache and the theoretical
+ * peaks, each only when the backend filled it (also part of the above). */
+void device_report_write_hardware_json(json_writer *writer, const agpu_device_info *info);
+/* The same fields as text, one print(key, value) each, for `anygpu info`. */
+void device_report_print_hardware(const agpu_device_info *info,
+                                  void (*print)(const char *key, const char *value));
+
 #endif /* ANYGPU_TOOLS_DEVICE_REPORT_H */

@@ -1,0 +1,81 @@
+/* CUresult codes: their names for messages, and the anygpu status each maps
+ * to. The names come from the backend's own table first, because the
+ * toolkit's stub library answers cuGetErrorName with an error. */
+#include <stdio.h>
+
+#include "cuda_internal.h"
+
+const char *agpu_cuda_result_name(const agpu_cuda_api *api, agpu_cu_result result) {
+  switch (result) {
+#define AGPU_CUDA_NAME_CASE(name, value) \
+  case value:                            \
+    return #name;
+    AGPU_CUDA_RESULTS(AGPU_CUDA_NAME_CASE)
+#undef AGPU_CUDA_NAME_CASE
+    default:
+      break;
+  }
+  const char *name = NULL;
+  if (api && api->cuGetErrorName && api->cuGetErrorName(result, &name) == AGPU_CUDA_SUCCESS && name)
+    return name;
+  return "CUDA_ERROR_UNRECOGNIZED";
+}
+
+const char *agpu_cuda_result_text(const agpu_cuda_api *api, agpu_cu_result result) {
+  const char *text = NULL;
+  if (api && api->cuGetErrorString && api->cuGetErrorString(result, &text) == AGPU_CUDA_SUCCESS &&
+      text)
+    return text;
+  return "";
+}
+
+agpu_status agpu_cuda_status(agpu_cu_result result) {
+  switch (result) {
+    case AGPU_CUDA_SUCCESS:
+      return AGPU_SUCCESS;
+    case AGPU_CUDA_ERROR_INVALID_VALUE:
+      return AGPU_ERROR_INVALID_ARGUMENT;
+    case AGPU_CUDA_ERROR_OUT_OF_MEMORY:
+      return AGPU_ERROR_OUT_OF_DEVICE_MEMORY;
+    case AGPU_CUDA_ERROR_NOT_FOUND:
+      return AGPU_ERROR_NOT_FOUND;
+    case AGPU_CUDA_ERROR_NOT_SUPPORTED:
+    case AGPU_CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case AGPU_CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+    case AGPU_CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+    case AGPU_CUDA_ERROR_JIT_COMPILATION_DISABLED:
+      return AGPU_ERROR_UNSUPPORTED;
+    case AGPU_CUDA_ERROR_INVALID_IMAGE:
+    case AGPU_CUDA_ERROR_INVALID_PTX:
+      return AGPU_ERROR_BUILD_FAILED;
+    case AGPU_CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+      return AGPU_ERROR_INVALID_LAUNCH;
+    /* A kernel fault leaves the context unusable: every later call fails. */
+    case AGPU_CUDA_ERROR_ILLEGAL_ADDRESS:
+    case AGPU_CUDA_ERROR_LAUNCH_FAILED:
+    case AGPU_CUDA_ERROR_LAUNCH_TIMEOUT:
+    case AGPU_CUDA_ERROR_ASSERT:
+    case AGPU_CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case AGPU_CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case AGPU_CUDA_ERROR_MISALIGNED_ADDRESS:
+    case AGPU_CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case AGPU_CUDA_ERROR_INVALID_PC:
+    case AGPU_CUDA_ERROR_ECC_UNCORRECTABLE:
+    case AGPU_CUDA_ERROR_DEVICE_UNAVAILABLE:
+      return AGPU_ERROR_DEVICE_LOST;
+    case AGPU_CUDA_ERROR_NO_DEVICE:
+    case AGPU_CUDA_ERROR_STUB_LIBRARY:
+    case AGPU_CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
+    case AGPU_CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case AGPU_CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+      return AGPU_ERROR_BACKEND_UNAVAILABLE;
+    default:
+      return AGPU_ERROR_BACKEND;
+  }
+}
+
+agpu_status agpu_cuda_fail(const agpu_cuda_api *api, const char *call, agpu_cu_result result) {
+  const char *text = agpu_cuda_result_text(api, result);
+  return agpu_error_set(agpu_cuda_status(result), "cuda: %s failed: %s (%d)%s%s", call,
+                        agpu_cuda_result_name(api, result), (int)result, text[0] ? ": " : "", text);
+}

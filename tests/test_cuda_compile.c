@@ -1,0 +1,236 @@
+/* The CUDA backend's NVRTC step (agpu_cuda_compile, backends/cuda), for real:
+ * translated corpus kernels to a cubin for sm_90, an architecture NVRTC does
+ * not know to PTX, a compile error to a status and NVRTC's log.
+ *
+ * With --files F.cu...: compiles each file (the output of `anygpu compile
+ * --target cuda`) for sm_90 as a cubin, two at a time, for
+ * tests/test_cuda_cli_compile.py. */
+#include <pthread.h>
+
+#include "agpu_test.h"
+#include "cuda_internal.h"
+#include "emit_common.h"
+
+enum { EM_CUDA = 190 };
+
+/* NVRTC, or skip the case. */
+#define REQUIRE_NVRTC(nvrtc)                                 \
+  const char *why_ = NULL;                                   \
+  const agpu_cuda_nvrtc *nvrtc = agpu_cuda_nvrtc_get(&why_); \
+  if (!nvrtc) SKIP("NVRTC not found: %s", why_)
+
+static uint16_t read_u16(const unsigned char *p) {
+  return (uint16_t)(p[0] | p[1] << 8);
+}
+static uint32_t read_u32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A 64-bit little-endian CUDA ELF whose flags name sm_<cc>: the SM number
+ * sits in the low byte (older cubins) or the next one (CUDA 12.8+). */
+static bool is_cubin_for(const agpu_cuda_binary *binary, int cc, char *why, size_t cap) {
+  const unsigned char *b = (const unsigned char *)binary->data;
+  if (!binary->cubin || binary->size < 64 || memcmp(b, "\177ELF", 4) != 0) {
+    snprintf(why, cap, "no ELF header (%zu bytes)", binary->size);
+    return false;
+  }
+  uint16_t machine = read_u16(b + 18);
+  uint32_t flags = read_u32(b + 48);
+  if (b[4] != 2 || b[5] != 1 || machine != EM_CUDA) {
+    snprintf(why, cap, "ELF class %u, data %u, machine %u (not EM_CUDA)", b[4], b[5], machine);
+    return false;
+  }
+  if ((int)(flags & 0xff) != cc && (int)((flags >> 8) & 0xff) != cc) {
+    snprintf(why, cap, "e_flags 0x%08x names no sm_%d", flags, cc);
+    return false;
+  }
+  return true;
+}
+
+static const char *translate(kl_context *ctx, const emit_source *source) {
+  kl_program *program = emit_parse(ctx, source->name, source->text, source->length, source->options,
+                                   source->needs_fp16);
+  const char *cuda = program ? kl_emit_cuda(ctx, program, false) : NULL;
+  if (!cuda) printf("  %s:\n%s\n", source->name, kl_diagnostics_text(ctx));
+  return cuda;
+}
+
+static void nvrtc_is_found(void) {
+  REQUIRE_NVRTC(nvrtc);
+  printf("  NVRTC %d.%d at %s; architectures:", nvrtc->major, nvrtc->minor, nvrtc->path);
+  for (int i = 0; i < nvrtc->arch_count; i++) printf(" %d", nvrtc->arches[i]);
+  printf("\n");
+  CHECK(nvrtc->major >= 11);
+  CHECK(nvrtc->path[0] != '\0');
+}
+
+/* The choice on made-up lists: exact cubin, else the newest PTX below. */
+static void target_choice(void) {
+  agpu_cuda_nvrtc fake;
+  memset(&fake, 0, sizeof fake);
+  fake.major = 12;
+  fake.arch_count = 3;
+  fake.arches[0] = 75;
+  fake.arches[1] = 80;
+  fake.arches[2] = 90;
+  fake.nvrtcGetCUBIN = (agpu_nvrtc_pfn_nvrtcGetCUBIN)1; /* present; never called */
+  char target[32];
+  bool cubin = false;
+  CHECK(agpu_cuda_choose_target(&fake, 90, false, target, sizeof target, &cubin));
+  CHECK(cubin && strcmp(target, "sm_90") == 0);
+  CHECK(agpu_cuda_choose_target(&fake, 86, false, target, sizeof target, &cubin));
+  CHECK(!cubin && strcmp(target, "compute_80") == 0);
+  CHECK(agpu_cuda_choose_target(&fake, 120, false, target, sizeof target, &cubin));
+  CHECK(!cubin && strcmp(target, "compute_90") == 0);
+  CHECK(agpu_cuda_choose_target(&fake, 90, true, target, sizeof target, &cubin));
+  CHECK(!cubin && strcmp(target, "compute_90") == 0);
+  CHECK(!agpu_cuda_choose_target(&fake, 70, false, target, sizeof target, &cubin));
+  CHECK(strstr(target, "sm_70") != NULL);
+}
+
+/* A few corpus kernels (local memory, fp64, atomics, structs among them). */
+static void corpus_kernels_give_sm90_cubins(void) {
+  REQUIRE_NVRTC(nvrtc);
+  int count = 0;
+  emit_source *sources = emit_corpus(&count);
+  CHECK(count > 0);
+  int compiled = 0;
+  for (int i = 0; i < count && compiled < 4; i += count / 4 ? count / 4 : 1) {
+    kl_context *ctx = kl_context_create();
+    const char *cuda = translate(ctx, &sources[i]);
+    CHECK(cuda != NULL);
+    agpu_cuda_binary binary;
+    agpu_status status =
+        cuda ? agpu_cuda_compile(cuda, sources[i].name, 90, false, &binary) : AGPU_ERROR_INTERNAL;
+    CHECK_OK(status);
+    char why[128] = "";
+    if (status == AGPU_SUCCESS) {
+      bool ok = is_cubin_for(&binary, 90, why, sizeof why);
+      CHECK(ok);
+      CHECK(strcmp(binary.target, "sm_90") == 0);
+      if (!ok) printf("  %s: %s\n", sources[i].name, why);
+      agpu_cuda_binary_free(&binary);
+    }
+    kl_context_destroy(ctx);
+    compiled++;
+  }
+  emit_free_corpus(sources, count);
+}
+
+/* An architecture past every one NVRTC lists: PTX for its newest. */
+static void unknown_architecture_gives_ptx(void) {
+  REQUIRE_NVRTC(nvrtc);
+  if (nvrtc->arch_count == 0)
+    SKIP("NVRTC %d.%d lists no architectures", nvrtc->major, nvrtc->minor);
+  int newest = nvrtc->arches[nvrtc->arch_count - 1];
+  const char *source = "extern \"C\" __global__ void twice(float *x) { x[threadIdx.x] *= 2.0f; }\n";
+  agpu_cuda_binary binary;
+  CHECK_OK(agpu_cuda_compile(source, "twice.cu", 999, false, &binary));
+  char expected_target[32], expected_ptx[32];
+  snprintf(expected_target, sizeof expected_target, "compute_%d", newest);
+  snprintf(expected_ptx, sizeof expected_ptx, ".target sm_%d", newest);
+  CHECK(!binary.cubin);
+  CHECK(strcmp(binary.target, expected_target) == 0);
+  CHECK(binary.data && binary.size > 1 && binary.data[binary.size - 1] == '\0');
+  CHECK(binary.data && strstr(binary.data, ".entry twice") != NULL);
+  CHECK(binary.data && strstr(binary.data, expected_ptx) != NULL);
+  agpu_cuda_binary_free(&binary);
+  /* And one older than every one it lists is refused, naming the range. */
+  CHECK_STATUS(agpu_cuda_compile(source, "twice.cu", 10, false, &binary), AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("cannot compile for sm_10");
+  CHECK(binary.data == NULL);
+  agpu_cuda_binary_free(&binary);
+}
+
+static void forced_ptx_for_sm90(void) {
+  REQUIRE_NVRTC(nvrtc);
+  const char *source = "extern \"C\" __global__ void one(int *x) { x[0] = 1; }\n";
+  agpu_cuda_binary binary;
+  CHECK_OK(agpu_cuda_compile(source, "one.cu", 90, true, &binary));
+  CHECK(!binary.cubin && strcmp(binary.target, "compute_90") == 0);
+  CHECK(binary.data && strstr(binary.data, ".target sm_90") != NULL);
+  agpu_cuda_binary_free(&binary);
+}
+
+static void compile_error_gives_status_and_log(void) {
+  REQUIRE_NVRTC(nvrtc);
+  const char *source =
+      "extern \"C\" __global__ void broken(int *x) {\n  x[0] = no_such_name_42;\n}\n";
+  agpu_cuda_binary binary;
+  CHECK_STATUS(agpu_cuda_compile(source, "broken.cu", 90, false, &binary), AGPU_ERROR_BUILD_FAILED);
+  CHECK_MESSAGE("broken.cu");
+  CHECK_MESSAGE("no_such_name_42");
+  CHECK_MESSAGE("NVRTC_ERROR_COMPILATION");
+  CHECK(binary.data == NULL && binary.size == 0);
+  CHECK(binary.log && strstr(binary.log, "no_such_name_42") && strstr(binary.log, "error"));
+  agpu_cuda_binary_free(&binary);
+}
+
+/* ------------------------------------------------------------- --files */
+
+typedef struct file_job {
+  char **paths;
+  int count;
+  int next, passed, failed;
+  pthread_mutex_t lock;
+} file_job;
+
+static void *compile_files(void *arg) {
+  file_job *job = arg;
+  for (;;) {
+    pthread_mutex_lock(&job->lock);
+    int i = job->next++;
+    pthread_mutex_unlock(&job->lock);
+    if (i >= job->count) return NULL;
+    size_t length = 0;
+    char *text = emit_read_file(job->paths[i], &length);
+    agpu_cuda_binary binary;
+    memset(&binary, 0, sizeof binary);
+    char why[1024] = "unreadable";
+    bool ok = false;
+    if (text) {
+      agpu_status status = agpu_cuda_compile(text, job->paths[i], 90, false, &binary);
+      if (status != AGPU_SUCCESS)
+        snprintf(why, sizeof why, "%.1000s", agpu_last_error());
+      else
+        ok = is_cubin_for(&binary, 90, why, sizeof why);
+    }
+    pthread_mutex_lock(&job->lock);
+    if (ok) {
+      job->passed++;
+    } else {
+      job->failed++;
+      printf("FAIL %s: %s\n", job->paths[i], why);
+    }
+    pthread_mutex_unlock(&job->lock);
+    agpu_cuda_binary_free(&binary);
+    free(text);
+  }
+}
+
+static int files_main(int count, char **paths) {
+  const char *why = NULL;
+  if (!agpu_cuda_nvrtc_get(&why)) {
+    printf("skipped: NVRTC not found: %s\n0 passed, 0 failed, %d skipped\n", why, count);
+    return 77;
+  }
+  file_job job = {.paths = paths, .count = count};
+  pthread_mutex_init(&job.lock, NULL);
+  pthread_t threads[2];
+  for (int t = 0; t < 2; t++) pthread_create(&threads[t], NULL, compile_files, &job);
+  for (int t = 0; t < 2; t++) pthread_join(threads[t], NULL);
+  pthread_mutex_destroy(&job.lock);
+  printf("%d passed, %d failed, 0 skipped\n", job.passed, job.failed);
+  return job.failed ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--files") == 0) return files_main(argc - 2, argv + 2);
+  RUN(target_choice);
+  RUN(nvrtc_is_found);
+  RUN(corpus_kernels_give_sm90_cubins);
+  RUN(unknown_architecture_gives_ptx);
+  RUN(forced_ptx_for_sm90);
+  RUN(compile_error_gives_status_and_log);
+  return agpu_test_finish();
+}
