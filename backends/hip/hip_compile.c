@@ -204,7 +204,9 @@ static const char *agpu_hip_rtc_error(const agpu_hiprtc_api *rtc, int result) {
 }
 
 static void agpu_hip_append_output(const agpu_hip_bytes *output) {
-  if (output->size) agpu_error_append("\nhiprtc's output:\n%s", output->data);
+  size_t size = output->size;
+  while (size > 0 && (output->data[size - 1] == '\n' || output->data[size - 1] == ' ')) size--;
+  if (size) agpu_error_append("\nhiprtc's output:\n%.*s", (int)size, output->data);
 }
 
 static char *agpu_hip_copy(const char *data, size_t size) {
@@ -327,7 +329,7 @@ agpu_status agpu_hip_compile(const agpu_hiprtc_api *rtc, const char *source, con
         "hip: hiprtc crashed (%s) compiling %s for %s: this ROCm's hiprtc (%s%s%s) does not "
         "support that target",
         agpu_hip_signal_name(WTERMSIG(wait_status), signal_text, sizeof signal_text), name, arch,
-        rtc->library_name, rtc->version[0] ? ", hiprtc " : "", rtc->version);
+        rtc->library_name, rtc->version[0] ? ", hiprtcVersion " : "", rtc->version);
     agpu_hip_append_output(&output);
   } else if (reaped && WIFEXITED(wait_status) && WEXITSTATUS(wait_status) != 0 &&
              result.size < sizeof(agpu_hip_child_result)) {
