@@ -4,7 +4,9 @@
  * a compile error comes back with hiprtc's log; a target that crashes this
  * hiprtc (gfx942 on ROCm 5.2) gives an error naming the signal while this
  * process lives on; a compile past its deadline is killed; compiles from two
- * threads at once both work. No GPU is needed. */
+ * threads at once both work; agpu_program_build's device-free part
+ * (agpu_hip_build_code) translates, describes the kernels, compiles and
+ * keeps the code object in the kernel cache. No GPU is needed. */
 #include <pthread.h>
 #include <time.h>
 
@@ -152,6 +154,91 @@ static void compiles_from_two_threads(void) {
   }
 }
 
+static const char program_source[] =
+    "__kernel __attribute__((reqd_work_group_size(64, 1, 1)))\n"
+    "void scaled(__global float *out, __global const float *in, float4 p, __local float *tile) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  tile[get_local_id(0)] = in[i] * p.x * SCALE;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[i] = tile[63 - get_local_id(0)] + p.w;\n"
+    "}\n"
+    "__kernel void plain(__global int *x, uint n) { if (get_global_id(0) < n) x[0] = (int)n; }\n";
+
+static agpu_status build(const agpu_hip_build_target *target, const char *source, const char *name,
+                         const char *options, agpu_hip_built *built) {
+  agpu_program_desc desc = {.source = source, .source_name = name, .options = options};
+  return agpu_hip_build_code(rtc, target, &desc, built);
+}
+
+/* agpu_program_build's device-free part: translation, signatures, hiprtc and
+ * the kernel cache (in a directory of its own). */
+static void program_build_translates_compiles_and_caches(void) {
+  REQUIRE_HIPRTC();
+  char directory[] = "/tmp/anygpu-hip-cache-XXXXXX";
+  if (!mkdtemp(directory)) SKIP("mkdtemp failed");
+  setenv("ANYGPU_CACHE_DIR", directory, 1);
+  agpu_hip_build_target target = {.arch = "gfx90a",
+                                  .selector = "hip:test",
+                                  .device_name = "test GPU",
+                                  .driver_version = "5.2.0",
+                                  .runtime_version = 50200000,
+                                  .fp64 = true,
+                                  .fp16 = true,
+                                  .int64 = true,
+                                  .local_mem_bytes = 65536};
+  agpu_hip_built first, again, other;
+  CHECK_OK(build(&target, program_source, "scaled.cl", "-DSCALE=3", &first));
+  CHECK(!first.from_cache && agpu_hip_is_code_object(first.code, first.code_size));
+  CHECK(first.program && first.program->kernel_count == 2);
+  if (first.program && first.program->kernel_count == 2) {
+    const agpu_hip_kernel_entry *k = &first.program->kernels[0];
+    CHECK(strcmp(k->name, "scaled") == 0 && k->param_count == 4);
+    CHECK(k->has_required_work_group_size && k->required_work_group_size[0] == 64);
+    CHECK(k->params[0].kind == AGPU_PARAM_GLOBAL_BUFFER && !k->params[0].is_const);
+    CHECK(k->params[1].kind == AGPU_PARAM_GLOBAL_BUFFER && k->params[1].is_const);
+    CHECK(k->params[2].kind == AGPU_PARAM_SCALAR && k->params[2].size == 16);
+    CHECK(k->params[3].kind == AGPU_PARAM_LOCAL && strcmp(k->params[3].name, "tile") == 0);
+    const agpu_hip_kernel_entry *plain = &first.program->kernels[1];
+    CHECK(strcmp(plain->name, "plain") == 0 && plain->param_count == 2);
+    CHECK(plain->params[1].kind == AGPU_PARAM_SCALAR && plain->params[1].size == 4);
+  }
+  /* the same build again comes from the cache, byte for byte */
+  CHECK_OK(build(&target, program_source, "scaled.cl", "-DSCALE=3", &again));
+  CHECK(again.from_cache && again.code_size == first.code_size);
+  CHECK(again.code && first.code && memcmp(again.code, first.code, first.code_size) == 0);
+  /* other options, or another target, are another entry */
+  CHECK_OK(build(&target, program_source, "scaled.cl", "-DSCALE=4", &other));
+  CHECK(!other.from_cache);
+  agpu_hip_built_free(&other);
+  target.arch = "gfx1030";
+  CHECK_OK(build(&target, program_source, "scaled.cl", "-DSCALE=3", &other));
+  CHECK(!other.from_cache && other.code_size > 0);
+  agpu_hip_built_free(&other);
+  agpu_hip_built_free(&first);
+  agpu_hip_built_free(&again);
+
+  /* errors: the source's, and a kernel that needs more shared memory */
+  CHECK_STATUS(build(&target, "__kernel void bad(__global int *p) {\n  p[0] = nope;\n}\n", "bad.cl",
+                     NULL, &other),
+               AGPU_ERROR_BUILD_FAILED);
+  CHECK_MESSAGE("bad.cl:2:");
+  CHECK(other.log && strstr(other.log, "nope"));
+  agpu_hip_built_free(&other);
+  target.local_mem_bytes = 1024;
+  CHECK_STATUS(build(&target,
+                     "__kernel void big(__global float *p) {\n  __local float t[1024];\n"
+                     "  t[get_local_id(0)] = 1.0f;\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                     "  p[0] = t[1];\n}\n",
+                     "big.cl", NULL, &other),
+               AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("kernel 'big' needs 4096 bytes of shared memory");
+  agpu_hip_built_free(&other);
+  unsetenv("ANYGPU_CACHE_DIR");
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf '%s'", directory);
+  CHECK(system(command) == 0);
+}
+
 static void peak_table_and_arch_names(void) {
   char arch[32];
   agpu_hip_base_arch("gfx90a:sramecc+:xnack-", arch, sizeof arch);
@@ -177,6 +264,7 @@ int main(void) {
   RUN(crashing_target_is_a_clean_error);
   RUN(compile_past_its_deadline_is_killed);
   RUN(compiles_from_two_threads);
+  RUN(program_build_translates_compiles_and_caches);
   RUN(peak_table_and_arch_names);
   return agpu_test_finish();
 }

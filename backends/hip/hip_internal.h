@@ -141,6 +141,30 @@ agpu_status agpu_hip_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t 
                                  const void *pattern, size_t pattern_size);
 
 /* hip_program.c */
+/* What a build depends on besides the source (the cache key, the checks). */
+typedef struct agpu_hip_build_target {
+  const char *arch;     /* "gfx90a" */
+  const char *selector; /* for messages: "hip:0" */
+  const char *device_name;
+  const char *driver_version;
+  int runtime_version;
+  bool fp64, fp16, int64;
+  uint64_t local_mem_bytes; /* 0: unchecked */
+} agpu_hip_build_target;
+
+typedef struct agpu_hip_built {
+  agpu_hip_program *program; /* the kernels' signatures; no module yet */
+  void *code;                /* the code object */
+  size_t code_size;
+  char *log; /* the translator's warnings or hiprtc's log, NULL when none */
+  bool from_cache;
+} agpu_hip_built;
+
+/* Everything of agpu_program_build that needs no device: translation,
+ * signatures, the kernel cache and hiprtc. Free `out` either way. */
+agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build_target *target,
+                                const agpu_program_desc *desc, agpu_hip_built *out);
+void agpu_hip_built_free(agpu_hip_built *built);
 agpu_status agpu_hip_program_build(agpu_program *program, const agpu_program_desc *desc);
 agpu_status agpu_hip_program_create_native(agpu_program *program, agpu_native_format format,
                                            const void *data, size_t size, const char *options);

@@ -69,66 +69,136 @@ static agpu_status agpu_hip_describe_kernel(kl_context *ctx, const kl_function *
   return AGPU_SUCCESS;
 }
 
-static agpu_status agpu_hip_build_failed(agpu_program *program, kl_context *ctx, agpu_status status,
-                                         const char *what) {
+/* The translator's diagnostics as the log and the message. */
+static agpu_status agpu_hip_build_failed(agpu_hip_built *out, kl_context *ctx, agpu_status status,
+                                         const char *what, const char *selector) {
   const char *text = kl_diagnostics_text(ctx);
-  free(program->build_log);
-  program->build_log = agpu_hip_strdup(text ? text : "");
-  return agpu_error_set(status, "agpu_program_build: %s for %s:\n%s", what,
-                        program->device->info.selector, text ? text : "");
+  free(out->log);
+  out->log = agpu_hip_strdup(text ? text : "");
+  return agpu_error_set(status, "agpu_program_build: %s for %s:\n%s", what, selector,
+                        text ? text : "");
 }
 
 /* The code object for `source`: from the cache, else from hiprtc (then
- * stored). *code is malloc'd. */
-static agpu_status agpu_hip_code_for(agpu_program *program, const agpu_hiprtc_api *rtc,
-                                     const char *source, const char *options,
-                                     const char *source_name, void **code, size_t *size) {
-  const agpu_device_info *info = &program->device->info;
-  const agpu_hip_device *device = agpu_hip_device_of(program->device);
+ * stored). */
+static agpu_status agpu_hip_code_for(const agpu_hiprtc_api *rtc,
+                                     const agpu_hip_build_target *target, const char *source,
+                                     const char *options, const char *source_name,
+                                     agpu_hip_built *out) {
   agpu_cache_key key;
   agpu_cache_key_fields fields = {
       .source = source,
       .options = options,
       .translator_version = KL_TRANSLATOR_VERSION,
       .backend = "hip",
-      .target = info->arch,
-      .device_name = info->name,
-      .driver_version = info->driver_version,
+      .target = target->arch,
+      .device_name = target->device_name,
+      .driver_version = target->driver_version,
   };
   char hex[AGPU_CACHE_KEY_HEX_SIZE];
   agpu_cache_key_begin(&key, &fields);
   agpu_cache_key_add_string(&key, "hiprtc", rtc->library_name);
   agpu_cache_key_add_string(&key, "hiprtc_version", rtc->version);
-  agpu_cache_key_add_u64(&key, "hip_runtime_version",
-                         (uint64_t)(int64_t)device->api->runtime_version);
+  agpu_cache_key_add_u64(&key, "hip_runtime_version", (uint64_t)(int64_t)target->runtime_version);
   bool have_key = agpu_cache_key_final(&key, hex) == AGPU_SUCCESS;
-  if (have_key && agpu_cache_lookup(hex, code, size) == AGPU_SUCCESS) {
-    if (agpu_hip_is_code_object(*code, *size)) return AGPU_SUCCESS;
-    free(*code); /* not a code object: compile again */
-    *code = NULL;
+  if (have_key && agpu_cache_lookup(hex, &out->code, &out->code_size) == AGPU_SUCCESS) {
+    if (agpu_hip_is_code_object(out->code, out->code_size)) {
+      out->from_cache = true;
+      return AGPU_SUCCESS;
+    }
+    free(out->code); /* not a code object: compile again */
+    out->code = NULL;
+    out->code_size = 0;
   }
   agpu_hip_code compiled;
-  agpu_status status = agpu_hip_compile(rtc, source, source_name, info->arch, 0, &compiled);
+  agpu_status status = agpu_hip_compile(rtc, source, source_name, target->arch, 0, &compiled);
   if (status == AGPU_SUCCESS && !agpu_hip_is_code_object(compiled.code, compiled.code_size))
     status = agpu_error_set(AGPU_ERROR_INTERNAL,
                             "hip: hiprtc gave %zu bytes for %s that are neither an ELF code "
                             "object nor an offload bundle",
-                            compiled.code_size, info->arch);
+                            compiled.code_size, target->arch);
+  if (compiled.log) { /* hiprtc's warnings or errors */
+    free(out->log);
+    out->log = compiled.log;
+    compiled.log = NULL;
+  }
   if (status != AGPU_SUCCESS) {
-    if (compiled.log) {
-      free(program->build_log);
-      program->build_log = compiled.log;
-      compiled.log = NULL;
-    }
     agpu_hip_code_free(&compiled);
     return status;
   }
   if (have_key) agpu_cache_store(hex, compiled.code, compiled.code_size); /* never fails a build */
-  *code = compiled.code;
-  *size = compiled.code_size;
+  out->code = compiled.code;
+  out->code_size = compiled.code_size;
   compiled.code = NULL;
   agpu_hip_code_free(&compiled);
   return AGPU_SUCCESS;
+}
+
+void agpu_hip_built_free(agpu_hip_built *built) {
+  agpu_hip_program_free(built->program);
+  free(built->code);
+  free(built->log);
+  memset(built, 0, sizeof *built);
+}
+
+agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build_target *target,
+                                const agpu_program_desc *desc, agpu_hip_built *out) {
+  memset(out, 0, sizeof *out);
+  kl_context *ctx = kl_context_create();
+  out->program = calloc(1, sizeof *out->program);
+  if (!ctx || !out->program) {
+    kl_context_destroy(ctx);
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  }
+  agpu_hip_program *hp = out->program;
+  kl_translate_options options = {
+      .source_name = desc->source_name,
+      .build_options = desc->options ? desc->options : "",
+      .traits = {.fp64 = target->fp64, .fp16 = target->fp16, .int64 = target->int64},
+  };
+  size_t length = desc->source_size ? desc->source_size : strlen(desc->source);
+  agpu_status status = AGPU_SUCCESS;
+  kl_program *parsed = kl_parse_program(ctx, desc->source, length, &options);
+  if (!parsed) {
+    status = agpu_hip_build_failed(out, ctx, AGPU_ERROR_BUILD_FAILED,
+                                   "the kernel source did not compile", target->selector);
+    goto done;
+  }
+  const char *warnings = kl_diagnostics_text(ctx);
+  if (warnings && *warnings) out->log = agpu_hip_strdup(warnings);
+  uint32_t count = 0;
+  for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
+    count += fn->is_kernel && fn->body;
+  hp->kernels = calloc(count ? count : 1, sizeof *hp->kernels);
+  if (!hp->kernels) {
+    status = agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+    goto done;
+  }
+  for (const kl_function *fn = parsed->functions; fn && status == AGPU_SUCCESS; fn = fn->next) {
+    if (!fn->is_kernel || !fn->body) continue;
+    if (target->local_mem_bytes && fn->local_memory_bytes > target->local_mem_bytes) {
+      status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                              "agpu_program_build: kernel '%s' needs %u bytes of shared memory "
+                              "for its __local arrays; %s (%s) has %llu",
+                              fn->name, fn->local_memory_bytes, target->selector,
+                              target->device_name, (unsigned long long)target->local_mem_bytes);
+      break;
+    }
+    status = agpu_hip_describe_kernel(ctx, fn, &hp->kernels[hp->kernel_count++]);
+  }
+  if (status != AGPU_SUCCESS) goto done;
+  const char *source = kl_emit_cuda(ctx, parsed, true);
+  if (!source) {
+    status =
+        agpu_hip_build_failed(out, ctx, AGPU_ERROR_UNSUPPORTED,
+                              "the HIP emitter cannot translate this kernel", target->selector);
+    goto done;
+  }
+  status = agpu_hip_code_for(rtc, target, source, options.build_options,
+                             desc->source_name ? desc->source_name : "<source>", out);
+done:
+  kl_context_destroy(ctx);
+  return status;
 }
 
 static agpu_status agpu_hip_load_module(agpu_program *program, const void *code,
@@ -146,7 +216,7 @@ static agpu_status agpu_hip_load_module(agpu_program *program, const void *code,
 }
 
 agpu_status agpu_hip_program_build(agpu_program *program, const agpu_program_desc *desc) {
-  agpu_hip_device *device = agpu_hip_device_of(program->device);
+  const agpu_hip_device *device = agpu_hip_device_of(program->device);
   const agpu_device_info *info = &program->device->info;
   char why[512];
   const agpu_hiprtc_api *rtc = agpu_hiprtc_get(device->api, why, sizeof why);
@@ -160,67 +230,29 @@ agpu_status agpu_hip_program_build(agpu_program *program, const agpu_program_des
                           "agpu_program_build: %s's gfx target is unknown (the HIP runtime gave "
                           "no gcnArchName), so hiprtc has nothing to compile for",
                           info->selector);
-  kl_context *ctx = kl_context_create();
-  agpu_hip_program *hp = calloc(1, sizeof *hp);
-  if (!ctx || !hp) {
-    kl_context_destroy(ctx);
-    free(hp);
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
-  }
-  kl_translate_options options = {
-      .source_name = desc->source_name,
-      .build_options = desc->options ? desc->options : "",
-      .traits = {.fp64 = info->fp64, .fp16 = info->fp16, .int64 = info->int64},
+  agpu_hip_build_target target = {
+      .arch = info->arch,
+      .selector = info->selector,
+      .device_name = info->name,
+      .driver_version = info->driver_version,
+      .runtime_version = device->api->runtime_version,
+      .fp64 = info->fp64,
+      .fp16 = info->fp16,
+      .int64 = info->int64,
+      .local_mem_bytes = info->local_mem_bytes,
   };
-  agpu_status status = AGPU_SUCCESS;
-  void *code = NULL;
-  size_t code_size = 0;
-  kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
-  if (!parsed) {
-    status = agpu_hip_build_failed(program, ctx, AGPU_ERROR_BUILD_FAILED,
-                                   "the kernel source did not compile");
-    goto done;
-  }
-  const char *warnings = kl_diagnostics_text(ctx);
-  if (warnings && *warnings) program->build_log = agpu_hip_strdup(warnings);
-  uint32_t count = 0;
-  for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
-    count += fn->is_kernel && fn->body;
-  hp->kernels = calloc(count ? count : 1, sizeof *hp->kernels);
-  if (!hp->kernels) {
-    status = agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
-    goto done;
-  }
-  for (const kl_function *fn = parsed->functions; fn && status == AGPU_SUCCESS; fn = fn->next) {
-    if (!fn->is_kernel || !fn->body) continue;
-    if (fn->local_memory_bytes > info->local_mem_bytes) {
-      status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,
-                              "agpu_program_build: kernel '%s' needs %u bytes of shared memory "
-                              "for its __local arrays; %s (%s) has %llu",
-                              fn->name, fn->local_memory_bytes, info->selector, info->name,
-                              (unsigned long long)info->local_mem_bytes);
-      break;
-    }
-    status = agpu_hip_describe_kernel(ctx, fn, &hp->kernels[hp->kernel_count++]);
-  }
-  if (status != AGPU_SUCCESS) goto done;
-  const char *source = kl_emit_cuda(ctx, parsed, true);
-  if (!source) {
-    status = agpu_hip_build_failed(program, ctx, AGPU_ERROR_UNSUPPORTED,
-                                   "the HIP emitter cannot translate this kernel");
-    goto done;
-  }
-  status = agpu_hip_code_for(program, rtc, source, options.build_options,
-                             desc->source_name ? desc->source_name : "<source>", &code, &code_size);
-  if (status == AGPU_SUCCESS) status = agpu_hip_load_module(program, code, &hp->module);
-
-done:
-  free(code);
+  agpu_hip_built built;
+  agpu_status status = agpu_hip_build_code(rtc, &target, desc, &built);
   if (status == AGPU_SUCCESS)
-    program->native = hp;
-  else
-    agpu_hip_program_free(hp);
-  kl_context_destroy(ctx);
+    status = agpu_hip_load_module(program, built.code, &built.program->module);
+  free(program->build_log);
+  program->build_log = built.log;
+  built.log = NULL;
+  if (status == AGPU_SUCCESS) {
+    program->native = built.program;
+    built.program = NULL;
+  }
+  agpu_hip_built_free(&built);
   return status;
 }
 
