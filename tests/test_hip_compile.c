@@ -239,6 +239,119 @@ static void program_build_translates_compiles_and_caches(void) {
   CHECK(system(command) == 0);
 }
 
+static void free_kernels(agpu_hip_program *hp) {
+  for (uint32_t i = 0; i < hp->kernel_count; i++) free(hp->kernels[i].params);
+  free(hp->kernels);
+  memset(hp, 0, sizeof *hp);
+}
+
+static const agpu_hip_kernel_entry *find_kernel(const agpu_hip_program *hp, const char *name) {
+  for (uint32_t i = 0; i < hp->kernel_count; i++)
+    if (strcmp(hp->kernels[i].name, name) == 0) return &hp->kernels[i];
+  return NULL;
+}
+
+/* What the translated kernels' metadata must say (kernels/cuda_abi.h: the
+ * __local pointer is a 4-byte offset, the launch info 32 bytes at the end). */
+static void check_translated_kernels(const agpu_hip_program *hp) {
+  CHECK(hp->kernel_count == 2);
+  const agpu_hip_kernel_entry *k = find_kernel(hp, "scaled");
+  CHECK(k != NULL);
+  if (k) {
+    static const uint32_t sizes[] = {0, 0, 16, 4, 32};
+    CHECK(k->native_abi && k->param_count == 5);
+    for (uint32_t i = 0; i < k->param_count && i < 5; i++) {
+      CHECK(k->params[i].kind == (i < 2 ? AGPU_PARAM_GLOBAL_BUFFER : AGPU_PARAM_SCALAR));
+      CHECK(k->params[i].size == sizes[i]);
+    }
+    /* HIP's __launch_bounds__ sets the maximum, not a required size */
+    CHECK(!k->has_required_work_group_size);
+    CHECK(k->max_work_group_size == 64);
+  }
+  const agpu_hip_kernel_entry *plain = find_kernel(hp, "plain");
+  CHECK(plain && plain->param_count == 3 && !plain->has_required_work_group_size);
+  if (plain && plain->param_count == 3) CHECK(plain->params[1].size == 4);
+}
+
+static void put_le(uint8_t *at, uint64_t value) {
+  for (int i = 0; i < 8; i++) at[i] = (uint8_t)(value >> (8 * i));
+}
+
+/* A clang offload bundle of a host entry and one amdgcn entry. */
+static uint8_t *make_bundle(const void *elf, size_t elf_size, const char *triple, size_t *size) {
+  static const char host[] = "host-x86_64-unknown-linux";
+  size_t header = 24 + 8 + 2 * 24 + strlen(host) + strlen(triple);
+  uint8_t *bundle = calloc(1, header + elf_size);
+  if (!bundle) return NULL;
+  memcpy(bundle, "__CLANG_OFFLOAD_BUNDLE__", 24);
+  put_le(bundle + 24, 2);
+  size_t at = 32;
+  put_le(bundle + at, header), put_le(bundle + at + 8, 0), put_le(bundle + at + 16, strlen(host));
+  memcpy(bundle + at + 24, host, strlen(host));
+  at += 24 + strlen(host);
+  put_le(bundle + at, header), put_le(bundle + at + 8, elf_size);
+  put_le(bundle + at + 16, strlen(triple));
+  memcpy(bundle + at + 24, triple, strlen(triple));
+  memcpy(bundle + header, elf, elf_size);
+  *size = header + elf_size;
+  return bundle;
+}
+
+/* Native code objects: the kernels' signatures from their metadata note, in
+ * an ELF or in an offload bundle; damaged input is refused, never read past. */
+static void native_code_object_metadata_is_read(void) {
+  REQUIRE_HIPRTC();
+  agpu_hip_build_target target = {.arch = "gfx90a",
+                                  .selector = "hip:test",
+                                  .device_name = "test GPU",
+                                  .driver_version = "5.2.0",
+                                  .fp64 = true,
+                                  .int64 = true};
+  agpu_hip_built built;
+  CHECK_OK(build(&target, program_source, "scaled.cl", "-DSCALE=2", &built));
+  if (!built.code) return agpu_hip_built_free(&built);
+  agpu_hip_program hp = {0};
+  CHECK_OK(agpu_hip_read_metadata(built.code, built.code_size, "gfx90a", &hp));
+  check_translated_kernels(&hp);
+  free_kernels(&hp);
+
+  size_t bundle_size = 0;
+  uint8_t *bundle =
+      make_bundle(built.code, built.code_size, "hipv4-amdgcn-amd-amdhsa--gfx90a", &bundle_size);
+  CHECK(bundle && agpu_hip_is_code_object(bundle, bundle_size));
+  CHECK_OK(agpu_hip_read_metadata(bundle, bundle_size, "gfx90a", &hp));
+  check_translated_kernels(&hp);
+  free_kernels(&hp);
+  CHECK_OK(agpu_hip_read_metadata(bundle, bundle_size, "gfx1030", &hp)); /* the only amdgcn one */
+  check_translated_kernels(&hp);
+  free_kernels(&hp);
+
+  /* every prefix of the ELF and of the bundle is refused cleanly */
+  int refused = 0, tries = 0;
+  for (size_t cut = 0; cut < built.code_size; cut += 61, tries++) {
+    refused += agpu_hip_read_metadata(built.code, cut, "gfx90a", &hp) != AGPU_SUCCESS;
+    free_kernels(&hp);
+    refused += agpu_hip_read_metadata(bundle, cut, "gfx90a", &hp) != AGPU_SUCCESS;
+    free_kernels(&hp);
+  }
+  CHECK(refused == 2 * tries);
+  /* a damaged note: its MessagePack made of never-used bytes (0xc1) */
+  uint8_t *damaged = malloc(built.code_size);
+  if (damaged) {
+    memcpy(damaged, built.code, built.code_size);
+    uint8_t *note = memmem(damaged, built.code_size, "amdhsa.kernels", 14);
+    CHECK(note != NULL);
+    if (note) memset(note - 1, 0xc1, 32);
+    CHECK_STATUS(agpu_hip_read_metadata(damaged, built.code_size, "gfx90a", &hp),
+                 AGPU_ERROR_INVALID_ARGUMENT);
+    CHECK_MESSAGE("metadata");
+    free_kernels(&hp);
+  }
+  free(damaged);
+  free(bundle);
+  agpu_hip_built_free(&built);
+}
+
 static void peak_table_and_arch_names(void) {
   char arch[32];
   agpu_hip_base_arch("gfx90a:sramecc+:xnack-", arch, sizeof arch);
@@ -265,6 +378,7 @@ int main(void) {
   RUN(compile_past_its_deadline_is_killed);
   RUN(compiles_from_two_threads);
   RUN(program_build_translates_compiles_and_caches);
+  RUN(native_code_object_metadata_is_read);
   RUN(peak_table_and_arch_names);
   return agpu_test_finish();
 }

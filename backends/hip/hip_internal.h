@@ -54,6 +54,10 @@ typedef struct agpu_hip_kernel_entry {
   bool has_required_work_group_size;
   uint32_t required_work_group_size[3];
   uint32_t static_local_bytes;
+  uint32_t max_work_group_size; /* from a native code object's metadata, 0 if unknown */
+  /* From a native code object: the arguments are passed as given, with no
+   * hidden launch info (kernels/cuda_abi.h) and no grid splitting. */
+  bool native_abi;
 } agpu_hip_kernel_entry;
 
 typedef struct agpu_hip_program {
@@ -120,6 +124,11 @@ agpu_status agpu_hip_compile(const agpu_hiprtc_api *rtc, const char *source, con
 void agpu_hip_code_free(agpu_hip_code *code);
 /* True for an ELF file or a clang offload bundle. */
 bool agpu_hip_is_code_object(const void *data, size_t size);
+
+/* hip_metadata.c: fills hp->kernels from a code object's (or, in an offload
+ * bundle, the `arch` entry's) metadata note. */
+agpu_status agpu_hip_read_metadata(const void *data, size_t size, const char *arch,
+                                   agpu_hip_program *hp);
 
 /* hip_memory.c */
 agpu_status agpu_hip_queue_create(agpu_queue *queue);

@@ -3,7 +3,8 @@
  * byte offset into the dynamic shared memory, and the hidden launch info
  * last. A grid too large for one dispatch (HIP counts a dispatch's
  * work-items in 32 bits) is split into several launches whose launch info
- * carries the group offset. */
+ * carries the group offset. Kernels of native code objects get their
+ * arguments exactly as given (hip_metadata.c). */
 #include <stdlib.h>
 
 #include "cuda_abi.h"
@@ -56,15 +57,31 @@ agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
         break;
     }
   }
+  /* A native code object's kernel gets its arguments as given: no launch
+   * info, so no split grid either. */
+  bool native_abi = native->entry->native_abi;
   kl_cuda_launch_info launch_info = {.work_dim = dims};
-  params[nargs] = &launch_info;
+  if (!native_abi) params[nargs] = &launch_info;
 
   uint64_t groups[3], step[3];
   for (int d = 0; d < 3; d++) {
     groups[d] = global[d] / local[d];
     step[d] = agpu_hip_groups_per_launch(device->max_grid[d], local[d]);
     launch_info.num_groups[d] = (uint32_t)groups[d];
+    if (native_abi && groups[d] > step[d])
+      status = agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                              "agpu_launch: kernel '%s' (from a native code object) needs %llu "
+                              "work-groups of %zu in dimension %d, more than one dispatch holds "
+                              "(%llu); translated kernels are split, native ones cannot be",
+                              kernel->info.name, (unsigned long long)groups[d], local[d], d,
+                              (unsigned long long)step[d]);
   }
+  for (uint32_t i = 0; native_abi && i < nargs && status == AGPU_SUCCESS; i++)
+    if (args[i].kind == AGPU_ARG_LOCAL)
+      status = agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                              "agpu_launch: kernel '%s' (from a native code object) takes no "
+                              "__local arguments (argument %u)",
+                              kernel->info.name, i);
   agpu_hipStream_t stream = ((agpu_hip_queue *)queue->native)->stream;
   for (uint64_t z = 0; z < groups[2] && status == AGPU_SUCCESS; z += step[2]) {
     for (uint64_t y = 0; y < groups[1] && status == AGPU_SUCCESS; y += step[1]) {

@@ -271,9 +271,11 @@ agpu_status agpu_hip_program_create_native(agpu_program *program, agpu_native_fo
                           size);
   agpu_hip_program *hp = calloc(1, sizeof *hp);
   if (!hp) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
-  agpu_status status = agpu_hip_load_module(program, data, &hp->module);
+  /* The kernels' signatures come from the code object's own metadata. */
+  agpu_status status = agpu_hip_read_metadata(data, size, program->device->info.arch, hp);
+  if (status == AGPU_SUCCESS) status = agpu_hip_load_module(program, data, &hp->module);
   if (status != AGPU_SUCCESS) {
-    free(hp);
+    agpu_hip_program_free(hp);
     return status;
   }
   program->native = hp;
@@ -296,11 +298,6 @@ agpu_status agpu_hip_kernel_create(agpu_kernel *kernel, const char *name) {
   const agpu_hip_kernel_entry *entry = NULL;
   for (uint32_t i = 0; i < hp->kernel_count && !entry; i++)
     if (strcmp(hp->kernels[i].name, name) == 0) entry = &hp->kernels[i];
-  if (!entry && hp->kernel_count == 0)
-    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
-                          "agpu_kernel_create: '%s' is in a native HIP code object, whose kernel "
-                          "signatures anygpu cannot read; build the kernel from portable source",
-                          name);
   if (!entry) {
     agpu_error_set(AGPU_ERROR_NOT_FOUND, "agpu_kernel_create: the program on %s has no kernel '%s'",
                    info->selector, name);
@@ -337,6 +334,8 @@ agpu_status agpu_hip_kernel_create(agpu_kernel *kernel, const char *name) {
                                        native->function) == AGPU_hipSuccess &&
       max_threads > 0)
     kernel->info.max_work_group_size = (uint32_t)max_threads;
+  else if (entry->max_work_group_size)
+    kernel->info.max_work_group_size = entry->max_work_group_size;
   else
     kernel->info.max_work_group_size = info->max_work_group_size;
   kernel->native = native;
