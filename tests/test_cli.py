@@ -295,6 +295,14 @@ def test_list_text(cli, case, options):
         if entry["reason"] != "no devices":
             case.check(single_line(entry["reason"]) in matching[0],
                        f"list: {backend} line lacks its reason {entry['reason']!r}")
+    # The HIP backend is real: without an AMD GPU it says why, in its line.
+    hip = next(b for b in listing["backends"] if b["name"] == "hip")
+    case.check("backend yet" not in hip["reason"], f"list: hip says {hip['reason']!r}")
+    if hip["library"] and not hip["available"] and not os.path.exists("/dev/kfd"):
+        line = next((l for l in lines if re.match(r"  hip\s", l)), "")
+        for words in ("is installed but sees no AMD GPU", "hipGetDeviceCount returned "
+                      "hipErrorNoDevice (100)", "/dev/kfd is absent"):
+            case.check(words in line, f"list: the hip line lacks {words!r}: {line!r}")
 
 
 def parse_clinfo_raw(text):

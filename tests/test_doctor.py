@@ -204,8 +204,13 @@ def test_this_machine(doctor, case, options):
     hip = backend(report, "hip")
     if (not hip["available"] and hip["probe"]["loaded"] and 0x1002 not in vendors
             and not os.path.exists("/dev/kfd")):
-        require_finding(case, report, "hip.no_gpu", "info", "HIP runtime", "is installed",
-                        "no AMD GPU", "/dev/kfd is absent", "ENOENT", "Nothing to do")
+        finding = require_finding(case, report, "hip.no_gpu", "info", "HIP runtime",
+                                  "is installed", "no AMD GPU", "/dev/kfd is absent", "ENOENT",
+                                  "Nothing to do")
+        # The doctor and the backend agree on the cause, and the evidence says both.
+        for words in ("hipGetDeviceCount = 100 hipErrorNoDevice", "anygpu's HIP backend: ",
+                      hip["reason"]):
+            case.check(words in finding["evidence"], f"hip.no_gpu evidence lacks {words!r}")
         case.check(not findings(report, "hip.init_failed"),
                    "hip.init_failed reported although the cause is the missing GPU")
     require_finding(case, report, "selection.default", "info", "The default device is",

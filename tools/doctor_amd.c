@@ -41,9 +41,13 @@ static void probe_hip(doctor_backend *hip) {
   probe->init_called = true;
   probe->init_result = init(0);
   int count = 0;
-  if (probe->init_result == 0 && get_count) {
+  /* As the backend does: with no GPU, ROCm 5.2's hipInit returns
+   * hipErrorInvalidDevice and hipGetDeviceCount hipErrorNoDevice, which says
+   * what is wrong. */
+  int count_result = get_count ? get_count(&count) : -1;
+  if (get_count && (probe->init_result == 0 || count_result == 100)) {
     doctor_format(probe->init_call, sizeof probe->init_call, "hipGetDeviceCount");
-    probe->init_result = get_count(&count);
+    probe->init_result = count_result;
     if (probe->init_result == 0) {
       probe->count_known = true;
       probe->device_count = (uint32_t)count;
@@ -101,6 +105,8 @@ static void check_hip_library(doctor_context *context, const doctor_backend *hip
                     probe->init_result_name);
     doctor_evidence(context, finding, "stat(%s): %s", kfd,
                     doctor_errno_text(kfd_error, text, sizeof text));
+    if (hip->info.reason && hip->info.reason[0])
+      doctor_evidence(context, finding, "anygpu's HIP backend: %s", hip->info.reason);
     doctor_fix(context, finding,
                "Nothing to do without an AMD GPU (HIP needs one, driven by the amdgpu kernel "
                "module, which creates /dev/kfd).");

@@ -244,9 +244,11 @@ static void explain_amd(doctor_context *context, const doctor_pci_device *gpu) {
                        "exposes the card",
                        gpu->address, hip->probe.library);
   add_pci_evidence(context, finding, gpu);
+  if (hip->info.reason && hip->info.reason[0])
+    doctor_evidence(context, finding, "anygpu's HIP backend: %s", hip->info.reason);
   doctor_fix(context, finding,
-             "See the amd findings; the HIP backend arrives in a later release, and an OpenCL ICD "
-             "(rocm-opencl-icd) exposes the card today.");
+             "See the amd findings (/dev/kfd access, the amdgpu module, ROCR_VISIBLE_DEVICES); an "
+             "OpenCL ICD (rocm-opencl-icd) is another way to the card.");
 }
 
 static void explain_other(doctor_context *context, const doctor_pci_device *gpu) {

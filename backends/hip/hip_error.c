@@ -1,0 +1,95 @@
+/* hipError_t: its name and description for messages (from the runtime, with
+ * a table of our own for runtimes without hipGetErrorName), and the anygpu
+ * status each maps to. */
+#include <string.h>
+
+#include "hip_internal.h"
+
+typedef struct agpu_hip_error_entry {
+  agpu_hipError_t code;
+  const char *name;
+} agpu_hip_error_entry;
+
+static const agpu_hip_error_entry agpu_hip_errors[] = {
+    {AGPU_hipSuccess, "hipSuccess"},
+    {AGPU_hipErrorInvalidValue, "hipErrorInvalidValue"},
+    {AGPU_hipErrorOutOfMemory, "hipErrorOutOfMemory"},
+    {AGPU_hipErrorNotInitialized, "hipErrorNotInitialized"},
+    {AGPU_hipErrorDeinitialized, "hipErrorDeinitialized"},
+    {AGPU_hipErrorInvalidConfiguration, "hipErrorInvalidConfiguration"},
+    {AGPU_hipErrorInsufficientDriver, "hipErrorInsufficientDriver"},
+    {AGPU_hipErrorInvalidDeviceFunction, "hipErrorInvalidDeviceFunction"},
+    {AGPU_hipErrorNoDevice, "hipErrorNoDevice"},
+    {AGPU_hipErrorInvalidDevice, "hipErrorInvalidDevice"},
+    {AGPU_hipErrorInvalidImage, "hipErrorInvalidImage"},
+    {AGPU_hipErrorInvalidContext, "hipErrorInvalidContext"},
+    {AGPU_hipErrorNoBinaryForGpu, "hipErrorNoBinaryForGpu"},
+    {AGPU_hipErrorInvalidKernelFile, "hipErrorInvalidKernelFile"},
+    {AGPU_hipErrorSharedObjectInitFailed, "hipErrorSharedObjectInitFailed"},
+    {AGPU_hipErrorInvalidHandle, "hipErrorInvalidHandle"},
+    {AGPU_hipErrorNotFound, "hipErrorNotFound"},
+    {AGPU_hipErrorNotReady, "hipErrorNotReady"},
+    {AGPU_hipErrorIllegalAddress, "hipErrorIllegalAddress"},
+    {AGPU_hipErrorLaunchOutOfResources, "hipErrorLaunchOutOfResources"},
+    {AGPU_hipErrorLaunchTimeOut, "hipErrorLaunchTimeOut"},
+    {AGPU_hipErrorLaunchFailure, "hipErrorLaunchFailure"},
+    {AGPU_hipErrorNotSupported, "hipErrorNotSupported"},
+    {AGPU_hipErrorUnknown, "hipErrorUnknown"},
+};
+
+const char *agpu_hip_error_name(const agpu_hip_api *api, agpu_hipError_t error) {
+  const char *name = api && api->hipGetErrorName ? api->hipGetErrorName(error) : NULL;
+  if (name && name[0]) return name;
+  for (size_t i = 0; i < sizeof agpu_hip_errors / sizeof agpu_hip_errors[0]; i++)
+    if (agpu_hip_errors[i].code == error) return agpu_hip_errors[i].name;
+  return "hipError?";
+}
+
+const char *agpu_hip_error_string(const agpu_hip_api *api, agpu_hipError_t error) {
+  const char *text = api && api->hipGetErrorString ? api->hipGetErrorString(error) : NULL;
+  return text ? text : "";
+}
+
+agpu_status agpu_hip_status(agpu_hipError_t error) {
+  switch (error) {
+    case AGPU_hipSuccess:
+      return AGPU_SUCCESS;
+    case AGPU_hipErrorOutOfMemory:
+      return AGPU_ERROR_OUT_OF_DEVICE_MEMORY;
+    case AGPU_hipErrorNoDevice:
+    case AGPU_hipErrorInsufficientDriver:
+      return AGPU_ERROR_BACKEND_UNAVAILABLE;
+    case AGPU_hipErrorInvalidImage:
+    case AGPU_hipErrorNoBinaryForGpu:
+    case AGPU_hipErrorInvalidKernelFile:
+    case AGPU_hipErrorSharedObjectInitFailed:
+      return AGPU_ERROR_BUILD_FAILED;
+    case AGPU_hipErrorNotFound:
+      return AGPU_ERROR_NOT_FOUND;
+    case AGPU_hipErrorInvalidConfiguration:
+    case AGPU_hipErrorLaunchOutOfResources:
+      return AGPU_ERROR_INVALID_LAUNCH;
+    case AGPU_hipErrorIllegalAddress:
+    case AGPU_hipErrorLaunchFailure:
+    case AGPU_hipErrorLaunchTimeOut:
+      return AGPU_ERROR_DEVICE_LOST;
+    case AGPU_hipErrorNotSupported:
+      return AGPU_ERROR_UNSUPPORTED;
+    default:
+      return AGPU_ERROR_BACKEND;
+  }
+}
+
+agpu_status agpu_hip_fail(const agpu_hip_api *api, const char *call, agpu_hipError_t error) {
+  const char *name = agpu_hip_error_name(api, error);
+  const char *text = agpu_hip_error_string(api, error);
+  bool same = !text[0] || strcmp(text, name) == 0; /* some runtimes give the name twice */
+  return agpu_error_set(agpu_hip_status(error), "hip: %s failed: %s (%d)%s%s", call, name,
+                        (int)error, same ? "" : ": ", same ? "" : text);
+}
+
+agpu_status agpu_hip_use(const agpu_hip_device *device) {
+  agpu_hipError_t error = device->api->hipSetDevice(device->ordinal);
+  return error == AGPU_hipSuccess ? AGPU_SUCCESS
+                                  : agpu_hip_fail(device->api, "hipSetDevice", error);
+}

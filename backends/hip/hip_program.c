@@ -1,0 +1,348 @@
+/* agpu_program_build on HIP: the portable source goes through the
+ * translator to HIP C++ (kernels/emit_cuda.c, the launch ABI of
+ * kernels/cuda_abi.h), hiprtc compiles it for the device's gfx target in a
+ * child process (hip_compile.c), the kernel cache keeps the code object, and
+ * hipModuleLoadData loads it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agpu_cache.h"
+#include "hip_internal.h"
+#include "translate.h"
+
+static char *agpu_hip_strdup(const char *text) {
+  size_t length = strlen(text);
+  char *copy = malloc(length + 1);
+  if (copy) memcpy(copy, text, length + 1);
+  return copy;
+}
+
+static void agpu_hip_copy_text(char *out, size_t cap, const char *text) {
+  snprintf(out, cap, "%s", text ? text : "");
+}
+
+static void agpu_hip_program_free(agpu_hip_program *hp) {
+  if (!hp) return;
+  for (uint32_t i = 0; i < hp->kernel_count; i++) free(hp->kernels[i].params);
+  free(hp->kernels);
+  free(hp);
+}
+
+/* The public signature of one kernel, from the translator. */
+static agpu_status agpu_hip_describe_kernel(kl_context *ctx, const kl_function *fn,
+                                            agpu_hip_kernel_entry *entry) {
+  agpu_hip_copy_text(entry->name, sizeof entry->name, fn->name);
+  entry->has_required_work_group_size = fn->has_required_work_group_size;
+  memcpy(entry->required_work_group_size, fn->required_work_group_size,
+         sizeof entry->required_work_group_size);
+  entry->static_local_bytes = fn->local_memory_bytes;
+  uint32_t count = 0;
+  for (const kl_variable *p = fn->params; p; p = p->next) count++;
+  entry->param_count = count;
+  entry->params = calloc(count ? count : 1, sizeof *entry->params);
+  if (!entry->params)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  uint32_t i = 0;
+  for (const kl_variable *p = fn->params; p; p = p->next, i++) {
+    agpu_kernel_param *param = &entry->params[i];
+    agpu_hip_copy_text(param->name, sizeof param->name, p->name);
+    agpu_hip_copy_text(param->type_name, sizeof param->type_name, kl_type_name(ctx, p->type));
+    if (p->type->kind == KL_TYPE_POINTER) {
+      switch (p->type->pointee_space) {
+        case KL_SPACE_LOCAL:
+          param->kind = AGPU_PARAM_LOCAL;
+          break;
+        case KL_SPACE_CONSTANT:
+          param->kind = AGPU_PARAM_CONSTANT_BUFFER;
+          break;
+        default:
+          param->kind = AGPU_PARAM_GLOBAL_BUFFER;
+          break;
+      }
+      param->is_const = p->type->element && (p->type->element->qualifiers & KL_QUALIFIER_CONST);
+    } else {
+      param->kind = AGPU_PARAM_SCALAR;
+      param->size = (uint32_t)p->type->size;
+    }
+  }
+  return AGPU_SUCCESS;
+}
+
+/* The translator's diagnostics as the log and the message. */
+static agpu_status agpu_hip_build_failed(agpu_hip_built *out, kl_context *ctx, agpu_status status,
+                                         const char *what, const char *selector) {
+  const char *text = kl_diagnostics_text(ctx);
+  free(out->log);
+  out->log = agpu_hip_strdup(text ? text : "");
+  return agpu_error_set(status, "agpu_program_build: %s for %s:\n%s", what, selector,
+                        text ? text : "");
+}
+
+/* The code object for `source`: from the cache, else from hiprtc (then
+ * stored). */
+static agpu_status agpu_hip_code_for(const agpu_hiprtc_api *rtc,
+                                     const agpu_hip_build_target *target, const char *source,
+                                     const char *options, const char *source_name,
+                                     agpu_hip_built *out) {
+  agpu_cache_key key;
+  agpu_cache_key_fields fields = {
+      .source = source,
+      .options = options,
+      .translator_version = KL_TRANSLATOR_VERSION,
+      .backend = "hip",
+      .target = target->arch,
+      .device_name = target->device_name,
+      .driver_version = target->driver_version,
+  };
+  char hex[AGPU_CACHE_KEY_HEX_SIZE];
+  agpu_cache_key_begin(&key, &fields);
+  agpu_cache_key_add_string(&key, "hiprtc", rtc->library_name);
+  agpu_cache_key_add_string(&key, "hiprtc_version", rtc->version);
+  agpu_cache_key_add_u64(&key, "hip_runtime_version", (uint64_t)(int64_t)target->runtime_version);
+  bool have_key = agpu_cache_key_final(&key, hex) == AGPU_SUCCESS;
+  if (have_key && agpu_cache_lookup(hex, &out->code, &out->code_size) == AGPU_SUCCESS) {
+    if (agpu_hip_is_code_object(out->code, out->code_size)) {
+      out->from_cache = true;
+      return AGPU_SUCCESS;
+    }
+    free(out->code); /* not a code object: compile again */
+    out->code = NULL;
+    out->code_size = 0;
+  }
+  agpu_hip_code compiled;
+  agpu_status status = agpu_hip_compile(rtc, source, source_name, target->arch, 0, &compiled);
+  if (status == AGPU_SUCCESS && !agpu_hip_is_code_object(compiled.code, compiled.code_size))
+    status = agpu_error_set(AGPU_ERROR_INTERNAL,
+                            "hip: hiprtc gave %zu bytes for %s that are neither an ELF code "
+                            "object nor an offload bundle",
+                            compiled.code_size, target->arch);
+  if (compiled.log) { /* hiprtc's warnings or errors */
+    free(out->log);
+    out->log = compiled.log;
+    compiled.log = NULL;
+  }
+  if (status != AGPU_SUCCESS) {
+    agpu_hip_code_free(&compiled);
+    return status;
+  }
+  if (have_key) agpu_cache_store(hex, compiled.code, compiled.code_size); /* never fails a build */
+  out->code = compiled.code;
+  out->code_size = compiled.code_size;
+  compiled.code = NULL;
+  agpu_hip_code_free(&compiled);
+  return AGPU_SUCCESS;
+}
+
+void agpu_hip_built_free(agpu_hip_built *built) {
+  agpu_hip_program_free(built->program);
+  free(built->code);
+  free(built->log);
+  memset(built, 0, sizeof *built);
+}
+
+agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build_target *target,
+                                const agpu_program_desc *desc, agpu_hip_built *out) {
+  memset(out, 0, sizeof *out);
+  kl_context *ctx = kl_context_create();
+  out->program = calloc(1, sizeof *out->program);
+  if (!ctx || !out->program) {
+    kl_context_destroy(ctx);
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  }
+  agpu_hip_program *hp = out->program;
+  kl_translate_options options = {
+      .source_name = desc->source_name,
+      .build_options = desc->options ? desc->options : "",
+      .traits = {.fp64 = target->fp64, .fp16 = target->fp16, .int64 = target->int64},
+  };
+  size_t length = desc->source_size ? desc->source_size : strlen(desc->source);
+  agpu_status status = AGPU_SUCCESS;
+  kl_program *parsed = kl_parse_program(ctx, desc->source, length, &options);
+  if (!parsed) {
+    status = agpu_hip_build_failed(out, ctx, AGPU_ERROR_BUILD_FAILED,
+                                   "the kernel source did not compile", target->selector);
+    goto done;
+  }
+  const char *warnings = kl_diagnostics_text(ctx);
+  if (warnings && *warnings) out->log = agpu_hip_strdup(warnings);
+  uint32_t count = 0;
+  for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
+    count += fn->is_kernel && fn->body;
+  hp->kernels = calloc(count ? count : 1, sizeof *hp->kernels);
+  if (!hp->kernels) {
+    status = agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+    goto done;
+  }
+  for (const kl_function *fn = parsed->functions; fn && status == AGPU_SUCCESS; fn = fn->next) {
+    if (!fn->is_kernel || !fn->body) continue;
+    if (target->local_mem_bytes && fn->local_memory_bytes > target->local_mem_bytes) {
+      status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                              "agpu_program_build: kernel '%s' needs %u bytes of shared memory "
+                              "for its __local arrays; %s (%s) has %llu",
+                              fn->name, fn->local_memory_bytes, target->selector,
+                              target->device_name, (unsigned long long)target->local_mem_bytes);
+      break;
+    }
+    status = agpu_hip_describe_kernel(ctx, fn, &hp->kernels[hp->kernel_count++]);
+  }
+  if (status != AGPU_SUCCESS) goto done;
+  const char *source = kl_emit_cuda(ctx, parsed, true);
+  if (!source) {
+    status =
+        agpu_hip_build_failed(out, ctx, AGPU_ERROR_UNSUPPORTED,
+                              "the HIP emitter cannot translate this kernel", target->selector);
+    goto done;
+  }
+  status = agpu_hip_code_for(rtc, target, source, options.build_options,
+                             desc->source_name ? desc->source_name : "<source>", out);
+done:
+  kl_context_destroy(ctx);
+  return status;
+}
+
+static agpu_status agpu_hip_load_module(agpu_program *program, const void *code,
+                                        agpu_hipModule_t *module) {
+  const agpu_hip_device *device = agpu_hip_device_of(program->device);
+  agpu_status status = agpu_hip_use(device);
+  if (status != AGPU_SUCCESS) return status;
+  agpu_hipError_t error = device->api->hipModuleLoadData(module, code);
+  if (error == AGPU_hipSuccess) return AGPU_SUCCESS;
+  agpu_hip_fail(device->api, "hipModuleLoadData", error);
+  agpu_error_append(" (loading a code object on %s, %s)", program->device->info.selector,
+                    device->gcn_arch_name[0] ? device->gcn_arch_name : "gfx target unknown");
+  return agpu_hip_status(error) == AGPU_ERROR_BACKEND ? AGPU_ERROR_BUILD_FAILED
+                                                      : agpu_hip_status(error);
+}
+
+agpu_status agpu_hip_program_build(agpu_program *program, const agpu_program_desc *desc) {
+  const agpu_hip_device *device = agpu_hip_device_of(program->device);
+  const agpu_device_info *info = &program->device->info;
+  char why[512];
+  const agpu_hiprtc_api *rtc = agpu_hiprtc_get(device->api, why, sizeof why);
+  if (!rtc)
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                          "agpu_program_build: %s cannot compile kernels: %s (native HIP code "
+                          "objects still load with agpu_program_create_native)",
+                          info->selector, why);
+  if (!info->arch[0])
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                          "agpu_program_build: %s's gfx target is unknown (the HIP runtime gave "
+                          "no gcnArchName), so hiprtc has nothing to compile for",
+                          info->selector);
+  agpu_hip_build_target target = {
+      .arch = info->arch,
+      .selector = info->selector,
+      .device_name = info->name,
+      .driver_version = info->driver_version,
+      .runtime_version = device->api->runtime_version,
+      .fp64 = info->fp64,
+      .fp16 = info->fp16,
+      .int64 = info->int64,
+      .local_mem_bytes = info->local_mem_bytes,
+  };
+  agpu_hip_built built;
+  agpu_status status = agpu_hip_build_code(rtc, &target, desc, &built);
+  if (status == AGPU_SUCCESS)
+    status = agpu_hip_load_module(program, built.code, &built.program->module);
+  free(program->build_log);
+  program->build_log = built.log;
+  built.log = NULL;
+  if (status == AGPU_SUCCESS) {
+    program->native = built.program;
+    built.program = NULL;
+  }
+  agpu_hip_built_free(&built);
+  return status;
+}
+
+agpu_status agpu_hip_program_create_native(agpu_program *program, agpu_native_format format,
+                                           const void *data, size_t size, const char *options) {
+  (void)options;
+  if (format != AGPU_NATIVE_HIP_CODE_OBJECT)
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                          "hip loads HIP code objects only (an AMDGPU ELF or a clang offload "
+                          "bundle), not format %d",
+                          (int)format);
+  if (!agpu_hip_is_code_object(data, size))
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "hip: the %zu bytes given are neither an ELF code object nor a clang "
+                          "offload bundle",
+                          size);
+  agpu_hip_program *hp = calloc(1, sizeof *hp);
+  if (!hp) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  /* The kernels' signatures come from the code object's own metadata. */
+  agpu_status status = agpu_hip_read_metadata(data, size, program->device->info.arch, hp);
+  if (status == AGPU_SUCCESS) status = agpu_hip_load_module(program, data, &hp->module);
+  if (status != AGPU_SUCCESS) {
+    agpu_hip_program_free(hp);
+    return status;
+  }
+  program->native = hp;
+  return AGPU_SUCCESS;
+}
+
+void agpu_hip_program_release(agpu_program *program) {
+  agpu_hip_program *hp = program->native;
+  if (!hp) return;
+  const agpu_hip_device *device = agpu_hip_device_of(program->device);
+  if (hp->module && agpu_hip_use(device) == AGPU_SUCCESS) device->api->hipModuleUnload(hp->module);
+  agpu_hip_program_free(hp);
+  program->native = NULL;
+}
+
+agpu_status agpu_hip_kernel_create(agpu_kernel *kernel, const char *name) {
+  agpu_hip_program *hp = kernel->program->native;
+  const agpu_device_info *info = &kernel->program->device->info;
+  const agpu_hip_device *device = agpu_hip_device_of(kernel->program->device);
+  const agpu_hip_kernel_entry *entry = NULL;
+  for (uint32_t i = 0; i < hp->kernel_count && !entry; i++)
+    if (strcmp(hp->kernels[i].name, name) == 0) entry = &hp->kernels[i];
+  if (!entry) {
+    agpu_error_set(AGPU_ERROR_NOT_FOUND, "agpu_kernel_create: the program on %s has no kernel '%s'",
+                   info->selector, name);
+    agpu_error_append("; it has:");
+    for (uint32_t i = 0; i < hp->kernel_count; i++) agpu_error_append(" %s", hp->kernels[i].name);
+    return AGPU_ERROR_NOT_FOUND;
+  }
+  agpu_status status = agpu_hip_use(device);
+  if (status != AGPU_SUCCESS) return status;
+  agpu_hip_kernel *native = calloc(1, sizeof *native);
+  kernel->params = malloc((entry->param_count ? entry->param_count : 1) * sizeof *kernel->params);
+  if (!native || !kernel->params) {
+    free(native);
+    free(kernel->params);
+    kernel->params = NULL;
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  }
+  agpu_hipError_t error = device->api->hipModuleGetFunction(&native->function, hp->module, name);
+  if (error != AGPU_hipSuccess) {
+    free(native);
+    free(kernel->params);
+    kernel->params = NULL;
+    return agpu_hip_fail(device->api, "hipModuleGetFunction", error);
+  }
+  native->entry = entry;
+  memcpy(kernel->params, entry->params, entry->param_count * sizeof *kernel->params);
+  kernel->info.param_count = entry->param_count;
+  kernel->info.has_required_work_group_size = entry->has_required_work_group_size;
+  memcpy(kernel->info.required_work_group_size, entry->required_work_group_size,
+         sizeof entry->required_work_group_size);
+  int max_threads = 0;
+  if (device->api->hipFuncGetAttribute &&
+      device->api->hipFuncGetAttribute(&max_threads, AGPU_HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                       native->function) == AGPU_hipSuccess &&
+      max_threads > 0)
+    kernel->info.max_work_group_size = (uint32_t)max_threads;
+  else if (entry->max_work_group_size)
+    kernel->info.max_work_group_size = entry->max_work_group_size;
+  else
+    kernel->info.max_work_group_size = info->max_work_group_size;
+  kernel->native = native;
+  return AGPU_SUCCESS;
+}
+
+void agpu_hip_kernel_release(agpu_kernel *kernel) {
+  free(kernel->native);
+  kernel->native = NULL;
+}
