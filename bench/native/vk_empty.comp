@@ -1,0 +1,4 @@
+#version 450
+// native_vulkan's launch roundtrip: a kernel that does nothing.
+layout(local_size_x = 1) in;
+void main() {}
