@@ -6,13 +6,15 @@
 # SPIR-V, spirv-val), the Vulkan loader and headers with Mesa's lavapipe (a
 # real Vulkan device on the CPU), the Khronos validation layer and
 # vulkaninfo, and ROCm 5's HIP runtime (hiprtc lives in libamdhip64.so.5:
-# the HIP translation is compiled for real, with no AMD GPU present).
+# the HIP translation is compiled for real, with no AMD GPU present), and
+# Chromium (the bench test renders anygpu bench --html headless).
 set -euo pipefail
 packages=(
   gcc make cmake ninja-build pkg-config python3 clang libclang-rt-14-dev
   opencl-c-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo glslang-tools glslang-dev spirv-tools
   libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libamdhip64-5 libhiprtc-builtins5
+  chromium
 )
 missing=()
 for p in "${packages[@]}"; do
