@@ -26,6 +26,7 @@ static const sgemm_variant sgemm_variants[] = {
 #define SGEMM_VARIANTS (sizeof sgemm_variants / sizeof sgemm_variants[0])
 #define SGEMM_GRANULE 64 /* n is a multiple of every variant's block */
 #define SGEMM_SAMPLES 256
+#define SGEMM_TUNING_MAX 1024
 
 typedef struct sgemm_run {
   bench_device *device;
@@ -179,8 +180,10 @@ void bench_sgemm(bench_device *device) {
       variant = &sgemm_variants[v];
   if (!variant) {
     /* Tuning: each variant that fits, timed once after a warm-up and
-     * checked; the fastest correct one wins. */
+     * checked, at n = 1024 at most (the leading n x n part of the same
+     * data); the fastest correct one wins. */
     double best = INFINITY;
+    run.n = n < SGEMM_TUNING_MAX ? n : SGEMM_TUNING_MAX;
     for (size_t v = 0; v < SGEMM_VARIANTS && result->status == BENCH_OK; v++) {
       if (!sgemm_fits(device, &sgemm_variants[v])) continue;
       char why[256] = "";
@@ -196,6 +199,7 @@ void bench_sgemm(bench_device *device) {
         variant = &sgemm_variants[v];
       }
     }
+    run.n = n;
     if (result->status != BENCH_OK) goto done;
     if (!variant) {
       bench_fail(result, "no sgemm variant builds: %s", skipped);
