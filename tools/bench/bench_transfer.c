@@ -59,7 +59,7 @@ void bench_transfer(bench_device *device) {
   read->value = (double)bytes / bench_median(times + repeat, repeat) / 1e9;
   snprintf(write->note, sizeof write->note, "%.0f MiB from pageable memory, median of %u",
            (double)bytes / 1048576.0, repeat);
-  snprintf(read->note, sizeof read->note, "%s", write->note);
+  memcpy(read->note, write->note, sizeof read->note);
 done:
   free(host);
   free(times);
