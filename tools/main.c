@@ -11,7 +11,7 @@ typedef struct cli_command {
 static const cli_command cli_commands[] = {
     {"list", cmd_list}, /* one per line */
     {"info", cmd_info}, {"doctor", cmd_doctor}, {"compile", cmd_compile},
-    {"test", cmd_test}, {"run", cmd_run},
+    {"test", cmd_test}, {"run", cmd_run},       {"bench", cmd_bench},
 };
 
 void cli_print_help(FILE *out) {
@@ -45,6 +45,12 @@ void cli_print_help(FILE *out) {
       "                            local:TYPE:N or TYPE:VALUE; --compare runs it on\n"
       "                            every device and compares each buffer with the\n"
       "                            first device's (OpenCL where present)\n"
+      "  bench [-d SEL] [--bench NAME[,NAME...]] [--size N] [--quick] [--json]\n"
+      "        [--html FILE]         bandwidth (BabelStream), reduction, sgemm, launch\n"
+      "                            latency, transfers and build time per device, a\n"
+      "                            table per physical device with a column per\n"
+      "                            backend, against the theoretical peak and the\n"
+      "                            native API (anygpu bench --help)\n"
       "  help                      this help\n"
       "\n"
       "Options:\n"

@@ -57,6 +57,34 @@ static uint32_t agpu_cpu_max_mhz(void) {
   return 0;
 }
 
+/* The last-level cache of CPU 0 as the kernel describes it (the highest
+ * cache index under /sys: what this CPU shares, 32 MiB on one CCD rather
+ * than the whole package that sysconf may report), else sysconf's L3. */
+static uint64_t agpu_cpu_last_level_cache(void) {
+  uint64_t best = 0;
+  for (int index = 0; index < 8; index++) {
+    char path[96], text[64];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    FILE *file = fopen(path, "r");
+    if (!file) break;
+    if (fgets(text, sizeof text, file)) {
+      char *end = NULL;
+      unsigned long long size = strtoull(text, &end, 10);
+      if (end && (*end == 'K' || *end == 'k')) size *= 1024ull;
+      if (end && *end == 'M') size *= 1024ull * 1024ull;
+      if (size > best) best = size;
+    }
+    fclose(file);
+  }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  if (best == 0) {
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 > 0) best = (uint64_t)l3;
+  }
+#endif
+  return best;
+}
+
 static uint32_t agpu_cpu_vendor_id(const char *vendor) {
   if (strcmp(vendor, "GenuineIntel") == 0) return 0x8086;
   if (strcmp(vendor, "AuthenticAMD") == 0) return 0x1022; /* AMD's CPU PCI vendor id */
@@ -87,6 +115,7 @@ void agpu_cpu_describe_host(agpu_device_info *info) {
     info->max_work_groups[d] = UINT32_MAX;
   }
   info->max_clock_mhz = agpu_cpu_max_mhz();
+  info->last_level_cache_bytes = agpu_cpu_last_level_cache();
   info->fp64 = true;
   info->int64 = true;
   info->unified_memory = true;
