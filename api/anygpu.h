@@ -4,9 +4,14 @@
  * - Every function returns an agpu_status; AGPU_SUCCESS is 0. On failure,
  *   agpu_last_error() returns a thread-local message saying what failed, with
  *   the native call, its error name and the numbers involved.
- * - Handles are opaque. Objects created with *_create or *_build are freed
- *   with the matching *_release. Devices belong to the library and are never
- *   released.
+ * - Handles are opaque values, not addresses. Objects created with *_create
+ *   or *_build are freed with the matching *_release. Devices belong to the
+ *   library and are never released. A NULL, released, foreign or wrong-type
+ *   handle is refused with AGPU_ERROR_INVALID_HANDLE and a message naming
+ *   the function and the argument ("was already released", "is not an
+ *   anygpu handle", "a queue where a buffer was expected"); releasing twice
+ *   is refused the same way. Using a handle on one thread while releasing it
+ *   on another is a race the library cannot make safe.
  * - The library never prints, aborts or exits. Every function is thread-safe;
  *   one queue should be driven by one thread at a time.
  */
@@ -203,6 +208,14 @@ typedef enum agpu_buffer_flags {
   AGPU_BUFFER_READ_ONLY = 1u << 0,    /* kernels only read it (a hint) */
   AGPU_BUFFER_WRITE_ONLY = 1u << 1,   /* kernels only write it (a hint) */
   AGPU_BUFFER_HOST_VISIBLE = 1u << 2, /* prefer memory the host can map */
+  /* Data hygiene, for memory that held someone else's data. ZERO_INIT: the
+   * buffer reads as zeros when agpu_buffer_create returns. SCRUB_ON_RELEASE:
+   * agpu_buffer_release zeroes it before the memory goes back to the driver
+   * (finish the work that uses it first). Both zero through the backend's
+   * fill on an internal queue of the device and wait for it; a failed scrub
+   * is returned by agpu_buffer_release, which releases the buffer anyway. */
+  AGPU_BUFFER_ZERO_INIT = 1u << 3,
+  AGPU_BUFFER_SCRUB_ON_RELEASE = 1u << 4,
 } agpu_buffer_flags;
 
 AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32_t flags,
