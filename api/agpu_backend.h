@@ -45,6 +45,7 @@ struct agpu_buffer {
   size_t size;
   uint32_t flags;
   void *native;
+  struct agpu_mapping *mappings; /* the core's record of live maps */
 };
 
 struct agpu_program {

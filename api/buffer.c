@@ -2,6 +2,47 @@
 
 #include "agpu_core.h"
 
+/* Live maps of every buffer, so that unmapping a pointer that was never
+ * mapped (or twice) is refused by the core on every backend. */
+typedef struct agpu_mapping {
+  void *ptr;
+  struct agpu_mapping *next;
+} agpu_mapping;
+
+static pthread_mutex_t agpu_mapping_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static agpu_status agpu_mapping_add(agpu_buffer *buffer, void *ptr) {
+  agpu_mapping *mapping = malloc(sizeof *mapping);
+  if (!mapping)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_buffer_map: out of host memory");
+  mapping->ptr = ptr;
+  pthread_mutex_lock(&agpu_mapping_lock);
+  mapping->next = buffer->mappings;
+  buffer->mappings = mapping;
+  pthread_mutex_unlock(&agpu_mapping_lock);
+  return AGPU_SUCCESS;
+}
+
+/* Removes one record of `ptr`; false when there is none. */
+static bool agpu_mapping_remove(agpu_buffer *buffer, void *ptr) {
+  pthread_mutex_lock(&agpu_mapping_lock);
+  agpu_mapping **link = &buffer->mappings;
+  while (*link && (*link)->ptr != ptr) link = &(*link)->next;
+  agpu_mapping *found = *link;
+  if (found) *link = found->next;
+  pthread_mutex_unlock(&agpu_mapping_lock);
+  free(found);
+  return found != NULL;
+}
+
+static void agpu_mapping_clear(agpu_buffer *buffer) {
+  while (buffer->mappings) {
+    agpu_mapping *next = buffer->mappings->next;
+    free(buffer->mappings);
+    buffer->mappings = next;
+  }
+}
+
 /* Checks that [offset, offset + size) lies inside the buffer, without overflow. */
 static agpu_status agpu_check_range(const agpu_buffer *buffer, size_t offset, size_t size,
                                     const char *function, const char *what) {
@@ -67,14 +108,14 @@ AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32
   status = device->backend->ops->buffer_create(created);
   if (status != AGPU_SUCCESS) {
     free(created);
-    return status;
+    return agpu_error_prefix(status, function);
   }
   if (flags & AGPU_BUFFER_ZERO_INIT) status = agpu_buffer_zero(created);
   if (status == AGPU_SUCCESS) status = agpu_object_publish(&created->object, AGPU_OBJECT_BUFFER);
   if (status != AGPU_SUCCESS) {
     device->backend->ops->buffer_release(created);
     free(created);
-    return status;
+    return agpu_error_prefix(status, function);
   }
   agpu_device_account_alloc(device, size);
   *buffer = created->object.handle;
@@ -89,6 +130,7 @@ AGPU_API agpu_status agpu_buffer_release(agpu_buffer *handle) {
   if (buffer->flags & AGPU_BUFFER_SCRUB_ON_RELEASE) status = agpu_buffer_zero(buffer);
   buffer->device->backend->ops->buffer_release(buffer);
   agpu_device_account_free(buffer->device, buffer->size);
+  agpu_mapping_clear(buffer);
   free(buffer);
   return status;
 }
@@ -203,7 +245,13 @@ AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue_handle, agpu_buffer *hand
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                           "%s: %s cannot map buffers cheaply; use agpu_buffer_read/write", function,
                           buffer->device->info.selector);
-  return ops->buffer_map(queue, buffer, offset, size, ptr);
+  status = ops->buffer_map(queue, buffer, offset, size, ptr);
+  if (status == AGPU_SUCCESS) status = agpu_mapping_add(buffer, *ptr);
+  if (status != AGPU_SUCCESS && *ptr) {
+    ops->buffer_unmap(queue, buffer, *ptr);
+    *ptr = NULL;
+  }
+  return status;
 }
 
 AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue_handle, agpu_buffer *handle, void *ptr) {
@@ -215,8 +263,15 @@ AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue_handle, agpu_buffer *ha
   if (status != AGPU_SUCCESS) return status;
   if (!ptr) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: ptr is NULL", function);
   const agpu_backend_ops *ops = buffer->device->backend->ops;
-  if (!ops->buffer_unmap)
+  uint32_t caps = ops->device_caps ? ops->device_caps(buffer->device) : 0;
+  if (!(caps & AGPU_CAP_MAP) || !ops->buffer_unmap)
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED, "%s: %s cannot map buffers", function,
                           buffer->device->info.selector);
-  return ops->buffer_unmap(queue, buffer, ptr);
+  if (!agpu_mapping_remove(buffer, ptr))
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: %p was not mapped from this buffer (or is unmapped already)",
+                          function, ptr);
+  status = ops->buffer_unmap(queue, buffer, ptr);
+  if (status != AGPU_SUCCESS) agpu_mapping_add(buffer, ptr); /* still mapped */
+  return status;
 }

@@ -152,7 +152,7 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
   if (status != AGPU_SUCCESS) {
     free(created->params);
     free(created);
-    return status;
+    return agpu_error_prefix(status, function);
   }
   created->info.params = created->params;
   status = agpu_object_publish(&created->object, AGPU_OBJECT_KERNEL);

@@ -1,0 +1,3 @@
+# Reliability: the API misuse matrix, resources under create/release cycles,
+# many threads at once, and data hygiene (docs/reliability.md).
+agpu_add_c_test(test_misuse)
