@@ -3,3 +3,4 @@
 agpu_add_c_test(test_misuse)
 agpu_add_c_test(test_hygiene)
 agpu_add_c_test(test_load)
+agpu_add_c_test(test_resources)
