@@ -187,7 +187,9 @@ AGPU_API agpu_status agpu_device_memory(agpu_device *device, agpu_memory_info *i
 
 /* ---------------------------------------------------------------- queues */
 
-/* In-order queues. Each device has a default queue that is never released. */
+/* In-order queues. Each device has a default queue that is never released
+ * (releasing it is a no-op). Events keep their queue: a queue released before
+ * its events goes when the last of them does. */
 AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue);
 AGPU_API agpu_status agpu_queue_release(agpu_queue *queue);
 AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue);
@@ -239,7 +241,9 @@ AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, si
 
 /* Maps a range for host access after the queue's work completes; returns
  * AGPU_ERROR_UNSUPPORTED where the backend cannot map cheaply. Writes through
- * the pointer are visible to later work once unmapped. */
+ * the pointer are visible to later work once unmapped. Unmapping a pointer
+ * that map did not return, or unmapping it twice, is
+ * AGPU_ERROR_INVALID_ARGUMENT. */
 AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
                                      size_t size, void **ptr);
 AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
@@ -379,7 +383,8 @@ static inline agpu_arg agpu_arg_local(size_t bytes) {
  * work-groups of `local` (NULL: the kernel's required size, else chosen by
  * the backend). global[d] must be a multiple of local[d]. The arguments are
  * checked against the kernel's parameters and the device's limits; a wrong
- * launch returns AGPU_ERROR_INVALID_LAUNCH naming the argument. */
+ * launch returns AGPU_ERROR_INVALID_LAUNCH naming the argument (a NULL,
+ * released or foreign buffer among them: AGPU_ERROR_INVALID_HANDLE). */
 AGPU_API agpu_status agpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                                  const size_t global[], const size_t local[], uint32_t nargs,
                                  const agpu_arg args[]);
