@@ -5,6 +5,7 @@
  * checked. ANYGPU_LOAD_LAUNCHES scales the launches per thread (default
  * 1000), e.g. for ThreadSanitizer runs. */
 #include <pthread.h>
+#include <time.h>
 
 #include "agpu_test.h"
 
@@ -87,6 +88,12 @@ done:
   return NULL;
 }
 
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static int launches_per_thread(void) {
   const char *text = getenv("ANYGPU_LOAD_LAUNCHES");
   int n = text ? atoi(text) : 1000;
@@ -105,6 +112,7 @@ static void run_load(const char *selector, bool share_kernel) {
   worker workers[thread_count];
   pthread_t threads[thread_count];
   uint64_t seeds = 0x5eed0000u + (share_kernel ? 77 : 0);
+  double start = now_seconds();
   for (int t = 0; t < thread_count; t++) {
     workers[t] = (worker){.device = device,
                           .program = program,
@@ -121,9 +129,12 @@ static void run_load(const char *selector, bool share_kernel) {
              workers[t].first_error);
     failures += workers[t].failures;
   }
+  double seconds = now_seconds() - start;
   CHECK(failures == 0);
-  printf("  %s: %d threads x %d launches, %s, every result checked\n", selector, thread_count,
-         launches_per_thread(), share_kernel ? "one shared kernel" : "a kernel each, one program");
+  printf("  %s: %d threads x %d launches, %s, every result checked: %.2f s, %.0f launches/s\n",
+         selector, thread_count, launches_per_thread(),
+         share_kernel ? "one shared kernel" : "a kernel each, one program", seconds,
+         thread_count * launches_per_thread() / seconds);
   if (shared) CHECK_OK(agpu_kernel_release(shared));
   CHECK_OK(agpu_program_release(program));
 }
