@@ -79,8 +79,8 @@ static bool cycle(agpu_device *device, object_kind kind, int i) {
 
 /* Cycles for a backend: the 100,000 asked for, except program builds, which
  * cost what the backend's load of a cached build costs (measured here:
- * about 3.4 ms on cpu:0, which dlopens the cached object; 74 ms on PoCL,
- * which builds its program again from the binary; 0.16 ms on lavapipe). */
+ * about 3.4 ms on cpu:0, which dlopens the cached object; 74 ms on PoCL;
+ * 0.16 ms on lavapipe). */
 static int cycles_for(const char *selector, object_kind kind) {
   const char *text = getenv("ANYGPU_RESOURCE_CYCLES");
   if (text && atoi(text) > 0) return atoi(text);
