@@ -170,7 +170,9 @@ AGPU_API agpu_status agpu_buffer_write(agpu_queue *queue_handle, agpu_buffer *ha
   agpu_status status = agpu_check_transfer(queue_handle, handle, offset, size, src,
                                            "agpu_buffer_write", &queue, &buffer);
   if (status != AGPU_SUCCESS || size == 0) return status;
-  return buffer->device->backend->ops->buffer_write(queue, buffer, offset, size, src);
+  return agpu_error_prefix(
+      buffer->device->backend->ops->buffer_write(queue, buffer, offset, size, src),
+      "agpu_buffer_write");
 }
 
 AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue_handle, agpu_buffer *handle, size_t offset,
@@ -180,7 +182,9 @@ AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue_handle, agpu_buffer *han
   agpu_status status = agpu_check_transfer(queue_handle, handle, offset, size, dst,
                                            "agpu_buffer_read", &queue, &buffer);
   if (status != AGPU_SUCCESS || size == 0) return status;
-  return buffer->device->backend->ops->buffer_read(queue, buffer, offset, size, dst);
+  return agpu_error_prefix(
+      buffer->device->backend->ops->buffer_read(queue, buffer, offset, size, dst),
+      "agpu_buffer_read");
 }
 
 AGPU_API agpu_status agpu_buffer_copy(agpu_queue *queue_handle, agpu_buffer *src_handle,
@@ -203,7 +207,9 @@ AGPU_API agpu_status agpu_buffer_copy(agpu_queue *queue_handle, agpu_buffer *src
   if (src == dst && src_offset < dst_offset + size && dst_offset < src_offset + size)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
                           "%s: source and destination ranges overlap in one buffer", function);
-  return src->device->backend->ops->buffer_copy(queue, src, src_offset, dst, dst_offset, size);
+  return agpu_error_prefix(
+      src->device->backend->ops->buffer_copy(queue, src, src_offset, dst, dst_offset, size),
+      function);
 }
 
 AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue_handle, agpu_buffer *handle, size_t offset,
@@ -224,8 +230,9 @@ AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue_handle, agpu_buffer *han
                           "%s: offset %zu and size %zu must be multiples of the pattern size %zu",
                           function, offset, size, pattern_size);
   if (size == 0) return AGPU_SUCCESS;
-  return buffer->device->backend->ops->buffer_fill(queue, buffer, offset, size, pattern,
-                                                   pattern_size);
+  return agpu_error_prefix(
+      buffer->device->backend->ops->buffer_fill(queue, buffer, offset, size, pattern, pattern_size),
+      function);
 }
 
 AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue_handle, agpu_buffer *handle, size_t offset,
@@ -245,7 +252,7 @@ AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue_handle, agpu_buffer *hand
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                           "%s: %s cannot map buffers cheaply; use agpu_buffer_read/write", function,
                           buffer->device->info.selector);
-  status = ops->buffer_map(queue, buffer, offset, size, ptr);
+  status = agpu_error_prefix(ops->buffer_map(queue, buffer, offset, size, ptr), function);
   if (status == AGPU_SUCCESS) status = agpu_mapping_add(buffer, *ptr);
   if (status != AGPU_SUCCESS && *ptr) {
     ops->buffer_unmap(queue, buffer, *ptr);
@@ -271,7 +278,7 @@ AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue_handle, agpu_buffer *ha
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
                           "%s: %p was not mapped from this buffer (or is unmapped already)",
                           function, ptr);
-  status = ops->buffer_unmap(queue, buffer, ptr);
+  status = agpu_error_prefix(ops->buffer_unmap(queue, buffer, ptr), function);
   if (status != AGPU_SUCCESS) agpu_mapping_add(buffer, ptr); /* still mapped */
   return status;
 }

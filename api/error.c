@@ -63,6 +63,7 @@ void agpu_error_append(const char *format, ...) {
 }
 
 agpu_status agpu_error_prefix(agpu_status status, const char *function) {
+  if (status == AGPU_SUCCESS) return status;
   size_t n = strlen(function);
   if (strncmp(agpu_message, function, n) == 0 && agpu_message[n] == ':') return status;
   size_t used = strlen(agpu_message);

@@ -279,7 +279,9 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
   }
   status = agpu_check_args(kernel, nargs, args, resolved);
   if (status == AGPU_SUCCESS)
-    status = device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, resolved);
+    status = agpu_error_prefix(
+        device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, resolved),
+        agpu_launch_name);
   if (resolved != stack) free(resolved);
   return status;
 }

@@ -104,7 +104,7 @@ AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native
   status = ops->program_create_native(created, format, data, size, options ? options : "");
   if (status != AGPU_SUCCESS) {
     agpu_program_free(created);
-    return status;
+    return agpu_error_prefix(status, function);
   }
   return agpu_program_finish(created, program);
 }

@@ -25,7 +25,7 @@ AGPU_API agpu_status agpu_queue_finish(agpu_queue *handle) {
   agpu_queue *queue;
   agpu_status status = agpu_lookup_queue(handle, "agpu_queue_finish", "queue", &queue);
   if (status != AGPU_SUCCESS) return status;
-  return queue->device->backend->ops->queue_finish(queue);
+  return agpu_error_prefix(queue->device->backend->ops->queue_finish(queue), "agpu_queue_finish");
 }
 
 AGPU_API agpu_status agpu_event_record(agpu_queue *handle, agpu_event **event) {
@@ -59,7 +59,8 @@ AGPU_API agpu_status agpu_event_wait(agpu_event *handle) {
   agpu_event *event;
   agpu_status status = agpu_lookup_event(handle, "agpu_event_wait", "event", &event);
   if (status != AGPU_SUCCESS) return status;
-  return event->queue->device->backend->ops->event_wait(event);
+  return agpu_error_prefix(event->queue->device->backend->ops->event_wait(event),
+                           "agpu_event_wait");
 }
 
 AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start_handle, agpu_event *end_handle,
@@ -74,7 +75,8 @@ AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start_handle, agpu_event 
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: events of different devices (%s, %s)",
                           function, start->queue->device->info.selector,
                           end->queue->device->info.selector);
-  return start->queue->device->backend->ops->event_elapsed_ns(start, end, ns);
+  return agpu_error_prefix(start->queue->device->backend->ops->event_elapsed_ns(start, end, ns),
+                           function);
 }
 
 AGPU_API agpu_status agpu_event_release(agpu_event *handle) {

@@ -408,6 +408,21 @@ static void program_rows(fixture *f) {
       AGPU_ERROR_INVALID_ARGUMENT, "agpu_program_create_native", "unknown format 99");
   ROW(agpu_program_create_native(f->device, AGPU_NATIVE_SPIRV, "abcd", 4, NULL, NULL),
       AGPU_ERROR_INVALID_ARGUMENT, "agpu_program_create_native", "program is NULL");
+  /* Garbage in every native format: refused with a message, never a crash.
+   * The status depends on the backend (UNSUPPORTED for a format it does not
+   * load, else BUILD_FAILED or INVALID_ARGUMENT). */
+  static const char garbage[64] = "@@@@ not a program in any format @@@@";
+  for (int format = AGPU_NATIVE_OPENCL_C; format <= AGPU_NATIVE_HIP_CODE_OBJECT; format++) {
+    agpu_status status = agpu_program_create_native(f->device, (agpu_native_format)format,
+                                                    garbage, sizeof garbage, NULL, &program);
+    rows_checked++;
+    CHECK(status != AGPU_SUCCESS);
+    CHECK(strstr(agpu_last_error(), "agpu_program_create_native: ") == agpu_last_error());
+    CHECK(program == NULL);
+    if (status == AGPU_SUCCESS) agpu_program_release(program);
+    printf("    native format %d: %s: %.120s\n", format, agpu_status_name(status),
+           agpu_last_error());
+  }
   /* Bad program handles. */
   agpu_program *bad[] = {NULL, f->released_program, (agpu_program *)f->foreign_heap,
                          (agpu_program *)f->kernel};
