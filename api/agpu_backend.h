@@ -1,9 +1,10 @@
 /* The private interface between the core and the backends.
  *
  * A backend is one ops table. The core owns every handle struct below, checks
- * arguments, keeps the accounting, and calls the backend only with valid
- * handles and in-range sizes; the backend keeps its native objects in the
- * `native` fields. A backend reports failures with agpu_error_set().
+ * arguments, keeps the accounting, and calls the backend only with live
+ * objects (never the user's handle values: agpu_arg.buffer included) and
+ * in-range sizes; the backend keeps its native objects in the `native`
+ * fields. A backend reports failures with agpu_error_set().
  */
 #ifndef AGPU_BACKEND_H
 #define AGPU_BACKEND_H
@@ -13,20 +14,13 @@
 
 #include "anygpu.h"
 #include "agpu_error.h"
+#include "agpu_handle.h"
 
-/* Every handle starts with a tag so that a wrong or released handle is caught. */
-typedef enum agpu_object_type {
-  AGPU_OBJECT_DEAD = 0x0dead0,
-  AGPU_OBJECT_DEVICE = 0x4a0001,
-  AGPU_OBJECT_BUFFER,
-  AGPU_OBJECT_PROGRAM,
-  AGPU_OBJECT_KERNEL,
-  AGPU_OBJECT_QUEUE,
-  AGPU_OBJECT_EVENT,
-} agpu_object_type;
-
+/* What every handle struct starts with. `handle` is the value the user holds
+ * (agpu_handle.h); backends never need either field. */
 typedef struct agpu_object {
-  uint32_t type;
+  agpu_object_type type;
+  void *handle;
 } agpu_object;
 
 typedef struct agpu_backend_ops agpu_backend_ops;
@@ -38,6 +32,9 @@ struct agpu_device {
   agpu_device_info info;
   void *native;
   agpu_queue *default_queue;
+  /* Zeroes ZERO_INIT and SCRUB_ON_RELEASE buffers; never seen by the user. */
+  agpu_queue *hygiene_queue;
+  pthread_mutex_t hygiene_lock;
   _Atomic uint64_t allocated_bytes;
   _Atomic uint64_t peak_allocated_bytes;
 };
@@ -48,6 +45,7 @@ struct agpu_buffer {
   size_t size;
   uint32_t flags;
   void *native;
+  struct agpu_mapping *mappings; /* the core's record of live maps */
 };
 
 struct agpu_program {
@@ -73,6 +71,9 @@ struct agpu_queue {
   agpu_device *device;
   bool is_default;
   void *native;
+  /* One for the user's handle plus one per live event: the native queue
+   * goes when the last of them does. */
+  _Atomic uint32_t references;
 };
 
 struct agpu_event {

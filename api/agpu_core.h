@@ -11,15 +11,46 @@ uint32_t agpu_registry_device_count(void);
 agpu_device *agpu_registry_device(uint32_t index);
 bool agpu_registry_owns_device(const agpu_device *device);
 
-/* Handle checks: each returns AGPU_SUCCESS or AGPU_ERROR_INVALID_HANDLE with
- * a message naming the function and the argument. */
+/* Handle checks: each resolves the user's handle to the core's object, or
+ * returns AGPU_ERROR_INVALID_HANDLE with a message naming the function and
+ * the argument and saying what was wrong (agpu_handle.h). */
 agpu_status agpu_check_device(const agpu_device *device, const char *function);
-agpu_status agpu_check_object(const void *handle, agpu_object_type type, const char *function,
-                              const char *argument);
 
-/* NULL queue means the device's default queue; a queue of another device is
- * refused. */
-agpu_status agpu_resolve_queue(agpu_queue **queue, agpu_device *device, const char *function);
+#define AGPU_DEFINE_LOOKUP(name, T, TYPE)                                              \
+  static inline agpu_status agpu_lookup_##name(const T *handle, const char *function,  \
+                                               const char *argument, T **object) {     \
+    void *found = NULL;                                                                \
+    agpu_status status = agpu_handle_lookup(handle, TYPE, function, argument, &found); \
+    *object = (T *)found;                                                              \
+    return status;                                                                     \
+  }                                                                                    \
+  static inline agpu_status agpu_take_##name(const T *handle, const char *function,    \
+                                             const char *argument, T **object) {       \
+    void *found = NULL;                                                                \
+    agpu_status status = agpu_handle_take(handle, TYPE, function, argument, &found);   \
+    *object = (T *)found;                                                              \
+    return status;                                                                     \
+  }
+AGPU_DEFINE_LOOKUP(buffer, agpu_buffer, AGPU_OBJECT_BUFFER)
+AGPU_DEFINE_LOOKUP(program, agpu_program, AGPU_OBJECT_PROGRAM)
+AGPU_DEFINE_LOOKUP(kernel, agpu_kernel, AGPU_OBJECT_KERNEL)
+AGPU_DEFINE_LOOKUP(queue, agpu_queue, AGPU_OBJECT_QUEUE)
+AGPU_DEFINE_LOOKUP(event, agpu_event, AGPU_OBJECT_EVENT)
+#undef AGPU_DEFINE_LOOKUP
+
+/* Gives a new object its handle; on failure (no slot) the caller frees it. */
+agpu_status agpu_object_publish(agpu_object *object, agpu_object_type type);
+
+/* The queue a transfer runs on: the user's handle, or the device's default
+ * queue for NULL; a queue of another device is refused. */
+agpu_status agpu_resolve_queue(const agpu_queue *handle, agpu_device *device, const char *function,
+                               agpu_queue **queue);
+/* A queue the user never sees (no handle). */
+agpu_status agpu_queue_new_internal(agpu_device *device, agpu_queue **queue);
+/* The device's default queue, created on first use. */
+agpu_status agpu_device_default_queue_object(agpu_device *device, agpu_queue **queue);
+/* Drops one reference to a queue; the last one releases it. */
+void agpu_queue_unreference(agpu_queue *queue);
 
 /* Allocation bookkeeping shown by agpu_device_memory. */
 void agpu_device_account_alloc(agpu_device *device, uint64_t bytes);

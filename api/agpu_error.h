@@ -16,6 +16,10 @@ agpu_status agpu_error_set(agpu_status status, const char *format, ...) AGPU_PRI
 /* Appends to the current message (for build logs and lists of reasons). */
 void agpu_error_append(const char *format, ...) AGPU_PRINTF(1, 2);
 void agpu_error_clear(void);
+/* Puts "function: " before the current message unless it starts so already:
+ * a backend's failure then names the public function it failed in. Returns
+ * `status`; does nothing for AGPU_SUCCESS. */
+agpu_status agpu_error_prefix(agpu_status status, const char *function);
 
 /* Formats a byte count for people: "4.0 GiB", "512 B". */
 const char *agpu_format_bytes(uint64_t bytes, char *out, size_t out_size);

@@ -4,9 +4,14 @@
  * - Every function returns an agpu_status; AGPU_SUCCESS is 0. On failure,
  *   agpu_last_error() returns a thread-local message saying what failed, with
  *   the native call, its error name and the numbers involved.
- * - Handles are opaque. Objects created with *_create or *_build are freed
- *   with the matching *_release. Devices belong to the library and are never
- *   released.
+ * - Handles are opaque values, not addresses. Objects created with *_create
+ *   or *_build are freed with the matching *_release. Devices belong to the
+ *   library and are never released. A NULL, released, foreign or wrong-type
+ *   handle is refused with AGPU_ERROR_INVALID_HANDLE and a message naming
+ *   the function and the argument ("was already released", "is not an
+ *   anygpu handle", "a queue where a buffer was expected"); releasing twice
+ *   is refused the same way. Using a handle on one thread while releasing it
+ *   on another is a race the library cannot make safe.
  * - The library never prints, aborts or exits. Every function is thread-safe;
  *   one queue should be driven by one thread at a time.
  */
@@ -182,7 +187,9 @@ AGPU_API agpu_status agpu_device_memory(agpu_device *device, agpu_memory_info *i
 
 /* ---------------------------------------------------------------- queues */
 
-/* In-order queues. Each device has a default queue that is never released. */
+/* In-order queues. Each device has a default queue that is never released
+ * (releasing it is a no-op). Events keep their queue: a queue released before
+ * its events goes when the last of them does. */
 AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue);
 AGPU_API agpu_status agpu_queue_release(agpu_queue *queue);
 AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue);
@@ -203,6 +210,14 @@ typedef enum agpu_buffer_flags {
   AGPU_BUFFER_READ_ONLY = 1u << 0,    /* kernels only read it (a hint) */
   AGPU_BUFFER_WRITE_ONLY = 1u << 1,   /* kernels only write it (a hint) */
   AGPU_BUFFER_HOST_VISIBLE = 1u << 2, /* prefer memory the host can map */
+  /* Data hygiene, for memory that held someone else's data. ZERO_INIT: the
+   * buffer reads as zeros when agpu_buffer_create returns. SCRUB_ON_RELEASE:
+   * agpu_buffer_release zeroes it before the memory goes back to the driver
+   * (finish the work that uses it first). Both zero through the backend's
+   * fill on an internal queue of the device and wait for it; a failed scrub
+   * is returned by agpu_buffer_release, which releases the buffer anyway. */
+  AGPU_BUFFER_ZERO_INIT = 1u << 3,
+  AGPU_BUFFER_SCRUB_ON_RELEASE = 1u << 4,
 } agpu_buffer_flags;
 
 AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32_t flags,
@@ -226,7 +241,9 @@ AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, si
 
 /* Maps a range for host access after the queue's work completes; returns
  * AGPU_ERROR_UNSUPPORTED where the backend cannot map cheaply. Writes through
- * the pointer are visible to later work once unmapped. */
+ * the pointer are visible to later work once unmapped. Unmapping a pointer
+ * that map did not return, or unmapping it twice, is
+ * AGPU_ERROR_INVALID_ARGUMENT. */
 AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
                                      size_t size, void **ptr);
 AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
@@ -366,7 +383,8 @@ static inline agpu_arg agpu_arg_local(size_t bytes) {
  * work-groups of `local` (NULL: the kernel's required size, else chosen by
  * the backend). global[d] must be a multiple of local[d]. The arguments are
  * checked against the kernel's parameters and the device's limits; a wrong
- * launch returns AGPU_ERROR_INVALID_LAUNCH naming the argument. */
+ * launch returns AGPU_ERROR_INVALID_LAUNCH naming the argument (a NULL,
+ * released or foreign buffer among them: AGPU_ERROR_INVALID_HANDLE). */
 AGPU_API agpu_status agpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                                  const size_t global[], const size_t local[], uint32_t nargs,
                                  const agpu_arg args[]);

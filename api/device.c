@@ -73,19 +73,30 @@ void agpu_device_account_free(agpu_device *device, uint64_t bytes) {
   atomic_fetch_sub(&device->allocated_bytes, bytes);
 }
 
-static agpu_status agpu_queue_new(agpu_device *device, bool is_default, agpu_queue **out) {
+static agpu_status agpu_queue_new(agpu_device *device, bool is_default, bool visible,
+                                  agpu_queue **out) {
   agpu_queue *queue = calloc(1, sizeof *queue);
   if (!queue) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "queue: out of host memory");
-  queue->object.type = AGPU_OBJECT_QUEUE;
   queue->device = device;
   queue->is_default = is_default;
+  atomic_init(&queue->references, 1);
   agpu_status status = device->backend->ops->queue_create(queue);
   if (status != AGPU_SUCCESS) {
     free(queue);
     return status;
   }
+  if (visible) status = agpu_object_publish(&queue->object, AGPU_OBJECT_QUEUE);
+  if (status != AGPU_SUCCESS) {
+    device->backend->ops->queue_release(queue);
+    free(queue);
+    return status;
+  }
   *out = queue;
   return AGPU_SUCCESS;
+}
+
+agpu_status agpu_queue_new_internal(agpu_device *device, agpu_queue **queue) {
+  return agpu_queue_new(device, true, false, queue);
 }
 
 AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue) {
@@ -94,7 +105,19 @@ AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue) 
   if (!queue)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_queue_create: queue is NULL");
   *queue = NULL;
-  return agpu_queue_new(device, false, queue);
+  agpu_queue *created;
+  status = agpu_queue_new(device, false, true, &created);
+  if (status == AGPU_SUCCESS) *queue = created->object.handle;
+  return status;
+}
+
+agpu_status agpu_device_default_queue_object(agpu_device *device, agpu_queue **queue) {
+  agpu_status status = AGPU_SUCCESS;
+  pthread_mutex_lock(&agpu_default_queue_lock);
+  if (!device->default_queue) status = agpu_queue_new(device, true, true, &device->default_queue);
+  *queue = device->default_queue;
+  pthread_mutex_unlock(&agpu_default_queue_lock);
+  return status;
 }
 
 AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue) {
@@ -102,19 +125,17 @@ AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue *
   if (status != AGPU_SUCCESS) return status;
   if (!queue)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_device_default_queue: queue is NULL");
-  pthread_mutex_lock(&agpu_default_queue_lock);
-  if (!device->default_queue) status = agpu_queue_new(device, true, &device->default_queue);
-  *queue = device->default_queue;
-  pthread_mutex_unlock(&agpu_default_queue_lock);
+  *queue = NULL;
+  agpu_queue *found;
+  status = agpu_device_default_queue_object(device, &found);
+  if (status == AGPU_SUCCESS) *queue = found->object.handle;
   return status;
 }
 
-agpu_status agpu_resolve_queue(agpu_queue **queue, agpu_device *device, const char *function) {
-  if (!*queue) {
-    agpu_status status = agpu_device_default_queue(device, queue);
-    if (status != AGPU_SUCCESS) return status;
-  }
-  agpu_status status = agpu_check_object(*queue, AGPU_OBJECT_QUEUE, function, "queue");
+agpu_status agpu_resolve_queue(const agpu_queue *handle, agpu_device *device, const char *function,
+                               agpu_queue **queue) {
+  if (!handle) return agpu_device_default_queue_object(device, queue);
+  agpu_status status = agpu_lookup_queue(handle, function, "queue", queue);
   if (status != AGPU_SUCCESS) return status;
   if ((*queue)->device != device)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,

@@ -62,6 +62,20 @@ void agpu_error_append(const char *format, ...) {
   if (n >= (int)(sizeof agpu_message - used)) agpu_mark_truncated();
 }
 
+agpu_status agpu_error_prefix(agpu_status status, const char *function) {
+  if (status == AGPU_SUCCESS) return status;
+  size_t n = strlen(function);
+  if (strncmp(agpu_message, function, n) == 0 && agpu_message[n] == ':') return status;
+  size_t used = strlen(agpu_message);
+  if (used + n + 3 >= sizeof agpu_message) used = sizeof agpu_message - n - 3;
+  memmove(agpu_message + n + 2, agpu_message, used);
+  agpu_message[n + 2 + used] = '\0';
+  memcpy(agpu_message, function, n);
+  agpu_message[n] = ':';
+  agpu_message[n + 1] = ' ';
+  return status;
+}
+
 void agpu_error_clear(void) {
   agpu_message[0] = '\0';
 }

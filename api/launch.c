@@ -2,6 +2,7 @@
  * and the device's limits before the backend sees it, so that a mistake gets
  * a message naming the argument instead of a native error code or a crash. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "agpu_core.h"
 
@@ -45,15 +46,18 @@ static void agpu_describe_param(const agpu_kernel *kernel, uint32_t index, char 
     snprintf(out, cap, "argument %u", index);
 }
 
+/* Checks one argument; a buffer argument's handle is resolved into
+ * `resolved`, the copy the backend sees. The argument is described only
+ * when something is wrong: this runs on every launch. */
 static agpu_status agpu_check_arg(agpu_kernel *kernel, uint32_t index, const agpu_arg *arg,
-                                  uint64_t *local_bytes) {
+                                  agpu_arg *resolved, uint64_t *local_bytes) {
   char what[200];
-  agpu_describe_param(kernel, index, what, sizeof what);
+#define AGPU_WHAT() (agpu_describe_param(kernel, index, what, sizeof what), what)
   const agpu_kernel_param *param = &kernel->params[index];
   const agpu_device *device = kernel->program->device;
   if ((unsigned)arg->kind > AGPU_ARG_LOCAL)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s: unknown argument kind %d",
-                          agpu_launch_name, kernel->info.name, what, (int)arg->kind);
+                          agpu_launch_name, kernel->info.name, AGPU_WHAT(), (int)arg->kind);
   agpu_arg_kind expected = arg->kind;
   switch (param->kind) {
     case AGPU_PARAM_GLOBAL_BUFFER:
@@ -71,45 +75,51 @@ static agpu_status agpu_check_arg(agpu_kernel *kernel, uint32_t index, const agp
   }
   if (arg->kind != expected)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s expects %s, got %s",
-                          agpu_launch_name, kernel->info.name, what, agpu_arg_kind_text(expected),
-                          agpu_arg_kind_text(arg->kind));
+                          agpu_launch_name, kernel->info.name, AGPU_WHAT(),
+                          agpu_arg_kind_text(expected), agpu_arg_kind_text(arg->kind));
   switch (arg->kind) {
     case AGPU_ARG_BUFFER: {
-      agpu_status status = agpu_check_object(arg->buffer, AGPU_OBJECT_BUFFER, agpu_launch_name,
-                                             "the argument's buffer");
+      agpu_buffer *buffer;
+      agpu_status status = agpu_lookup_buffer(arg->buffer, agpu_launch_name, "buffer", &buffer);
       if (status != AGPU_SUCCESS) {
-        agpu_error_append(" (kernel '%s' %s)", kernel->info.name, what);
-        return AGPU_ERROR_INVALID_LAUNCH;
+        /* Again, to name the argument in the message. */
+        char argument[400];
+        snprintf(argument, sizeof argument, "kernel '%s' %s's buffer", kernel->info.name,
+                 AGPU_WHAT());
+        return agpu_lookup_buffer(arg->buffer, agpu_launch_name, argument, &buffer);
       }
-      if (arg->buffer->device != device)
+      if (buffer->device != device)
         return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                               "%s: kernel '%s' %s: the buffer is on %s but the kernel on %s",
-                              agpu_launch_name, kernel->info.name, what,
-                              arg->buffer->device->info.selector, device->info.selector);
+                              agpu_launch_name, kernel->info.name, AGPU_WHAT(),
+                              buffer->device->info.selector, device->info.selector);
+      resolved->buffer = buffer;
       break;
     }
     case AGPU_ARG_VALUE:
       if (arg->size == 0 || arg->size > AGPU_ARG_MAX_VALUE_SIZE)
         return agpu_error_set(
             AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s: value size %u (must be 1 to %d bytes)",
-            agpu_launch_name, kernel->info.name, what, arg->size, AGPU_ARG_MAX_VALUE_SIZE);
+            agpu_launch_name, kernel->info.name, AGPU_WHAT(), arg->size, AGPU_ARG_MAX_VALUE_SIZE);
       if (param->size && arg->size != param->size)
-        return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
-                              "%s: kernel '%s' %s takes a %u-byte value, got %u bytes",
-                              agpu_launch_name, kernel->info.name, what, param->size, arg->size);
+        return agpu_error_set(
+            AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s takes a %u-byte value, got %u bytes",
+            agpu_launch_name, kernel->info.name, AGPU_WHAT(), param->size, arg->size);
       break;
     case AGPU_ARG_LOCAL:
       if (arg->size == 0)
         return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                               "%s: kernel '%s' %s: local memory size is 0", agpu_launch_name,
-                              kernel->info.name, what);
+                              kernel->info.name, AGPU_WHAT());
       *local_bytes += arg->size;
       break;
   }
+#undef AGPU_WHAT
   return AGPU_SUCCESS;
 }
 
-static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const agpu_arg args[]) {
+static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const agpu_arg args[],
+                                   agpu_arg resolved[]) {
   const agpu_kernel_info *info = &kernel->info;
   if (nargs && !args)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: args is NULL with nargs %u",
@@ -125,7 +135,8 @@ static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const ag
   }
   uint64_t local_bytes = 0;
   for (uint32_t i = 0; i < nargs; i++) {
-    agpu_status status = agpu_check_arg(kernel, i, &args[i], &local_bytes);
+    resolved[i] = args[i];
+    agpu_status status = agpu_check_arg(kernel, i, &args[i], &resolved[i], &local_bytes);
     if (status != AGPU_SUCCESS) return status;
   }
   const agpu_device_info *device = &kernel->program->device->info;
@@ -223,17 +234,21 @@ static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
   return AGPU_SUCCESS;
 }
 
-AGPU_API agpu_status agpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                                 const size_t global[], const size_t local[], uint32_t nargs,
-                                 const agpu_arg args[]) {
-  agpu_status status = agpu_check_object(kernel, AGPU_OBJECT_KERNEL, agpu_launch_name, "kernel");
+/* Arguments up to this many are resolved on the stack. */
+#define AGPU_LAUNCH_STACK_ARGS 16
+
+AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_handle,
+                                 uint32_t dims, const size_t global[], const size_t local[],
+                                 uint32_t nargs, const agpu_arg args[]) {
+  agpu_kernel *kernel;
+  agpu_queue *queue;
+  agpu_status status = agpu_lookup_kernel(kernel_handle, agpu_launch_name, "kernel", &kernel);
   if (status != AGPU_SUCCESS) return status;
   agpu_device *device = kernel->program->device;
-  if (!queue) {
-    status = agpu_device_default_queue(device, &queue);
-    if (status != AGPU_SUCCESS) return status;
-  }
-  status = agpu_check_object(queue, AGPU_OBJECT_QUEUE, agpu_launch_name, "queue");
+  if (queue_handle)
+    status = agpu_lookup_queue(queue_handle, agpu_launch_name, "queue", &queue);
+  else
+    status = agpu_device_default_queue_object(device, &queue);
   if (status != AGPU_SUCCESS) return status;
   if (queue->device != device)
     return agpu_error_set(
@@ -252,7 +267,21 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_
   else
     agpu_choose_local(kernel, dims, global3, local3);
   status = agpu_check_sizes(kernel, dims, global3, local3);
-  if (status == AGPU_SUCCESS) status = agpu_check_args(kernel, nargs, args);
   if (status != AGPU_SUCCESS) return status;
-  return device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, args);
+  /* The backend gets the arguments with buffers resolved to objects. */
+  agpu_arg stack[AGPU_LAUNCH_STACK_ARGS];
+  agpu_arg *resolved = stack;
+  if (nargs > AGPU_LAUNCH_STACK_ARGS && args && nargs == kernel->info.param_count) {
+    resolved = malloc(nargs * sizeof *resolved);
+    if (!resolved)
+      return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
+                            "%s: out of host memory for %u arguments", agpu_launch_name, nargs);
+  }
+  status = agpu_check_args(kernel, nargs, args, resolved);
+  if (status == AGPU_SUCCESS)
+    status = agpu_error_prefix(
+        device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, resolved),
+        agpu_launch_name);
+  if (resolved != stack) free(resolved);
+  return status;
 }

@@ -8,7 +8,6 @@
 static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
   agpu_program *program = calloc(1, sizeof *program);
   if (!program) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "program: out of host memory");
-  program->object.type = AGPU_OBJECT_PROGRAM;
   program->device = device;
   atomic_init(&program->references, 1);
   *out = program;
@@ -31,8 +30,20 @@ static char *agpu_program_options_with_backend(const char *options, const char *
 
 static void agpu_program_free(agpu_program *program) {
   free(program->build_log);
-  program->object.type = AGPU_OBJECT_DEAD;
   free(program);
+}
+
+/* A built program gets its handle; without one it is released again. */
+static agpu_status agpu_program_finish(agpu_program *program, agpu_program **out) {
+  agpu_status status = agpu_object_publish(&program->object, AGPU_OBJECT_PROGRAM);
+  if (status != AGPU_SUCCESS) {
+    if (program->device->backend->ops->program_release)
+      program->device->backend->ops->program_release(program);
+    agpu_program_free(program);
+    return status;
+  }
+  *out = program->object.handle;
+  return AGPU_SUCCESS;
 }
 
 AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_desc *desc,
@@ -67,8 +78,7 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
     agpu_program_free(created);
     return status;
   }
-  *program = created;
-  return AGPU_SUCCESS;
+  return agpu_program_finish(created, program);
 }
 
 AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native_format format,
@@ -94,10 +104,9 @@ AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native
   status = ops->program_create_native(created, format, data, size, options ? options : "");
   if (status != AGPU_SUCCESS) {
     agpu_program_free(created);
-    return status;
+    return agpu_error_prefix(status, function);
   }
-  *program = created;
-  return AGPU_SUCCESS;
+  return agpu_program_finish(created, program);
 }
 
 /* Drops one reference; the last one frees the native program. */
@@ -108,64 +117,70 @@ static void agpu_program_unreference(agpu_program *program) {
   agpu_program_free(program);
 }
 
-AGPU_API agpu_status agpu_program_release(agpu_program *program) {
-  agpu_status status =
-      agpu_check_object(program, AGPU_OBJECT_PROGRAM, "agpu_program_release", "program");
+AGPU_API agpu_status agpu_program_release(agpu_program *handle) {
+  agpu_program *program;
+  agpu_status status = agpu_take_program(handle, "agpu_program_release", "program", &program);
   if (status != AGPU_SUCCESS) return status;
   /* The handle is dead for the user now, even while kernels keep it alive. */
-  program->object.type = AGPU_OBJECT_DEAD;
   agpu_program_unreference(program);
   return AGPU_SUCCESS;
 }
 
-AGPU_API const char *agpu_program_build_log(const agpu_program *program) {
-  if (agpu_check_object(program, AGPU_OBJECT_PROGRAM, "agpu_program_build_log", "program") !=
-      AGPU_SUCCESS)
+AGPU_API const char *agpu_program_build_log(const agpu_program *handle) {
+  agpu_program *program;
+  if (agpu_lookup_program(handle, "agpu_program_build_log", "program", &program) != AGPU_SUCCESS)
     return "";
   return program->build_log ? program->build_log : "";
 }
 
-AGPU_API agpu_status agpu_kernel_create(agpu_program *program, const char *name,
+AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
                                         agpu_kernel **kernel) {
   static const char function[] = "agpu_kernel_create";
-  agpu_status status = agpu_check_object(program, AGPU_OBJECT_PROGRAM, function, "program");
+  agpu_program *program;
+  agpu_status status = agpu_lookup_program(handle, function, "program", &program);
   if (status != AGPU_SUCCESS) return status;
   if (!kernel) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: kernel is NULL", function);
   *kernel = NULL;
   if (!name || !*name)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no kernel name given", function);
   agpu_kernel *created = calloc(1, sizeof *created);
-  if (!created) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "kernel: out of host memory");
-  created->object.type = AGPU_OBJECT_KERNEL;
+  if (!created)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
   created->program = program;
   snprintf(created->info.name, sizeof created->info.name, "%s", name);
   status = program->device->backend->ops->kernel_create(created, name);
   if (status != AGPU_SUCCESS) {
     free(created->params);
     free(created);
-    return status;
+    return agpu_error_prefix(status, function);
   }
   created->info.params = created->params;
+  status = agpu_object_publish(&created->object, AGPU_OBJECT_KERNEL);
+  if (status != AGPU_SUCCESS) {
+    program->device->backend->ops->kernel_release(created);
+    free(created->params);
+    free(created);
+    return status;
+  }
   atomic_fetch_add(&program->references, 1);
-  *kernel = created;
+  *kernel = created->object.handle;
   return AGPU_SUCCESS;
 }
 
-AGPU_API agpu_status agpu_kernel_release(agpu_kernel *kernel) {
-  agpu_status status =
-      agpu_check_object(kernel, AGPU_OBJECT_KERNEL, "agpu_kernel_release", "kernel");
+AGPU_API agpu_status agpu_kernel_release(agpu_kernel *handle) {
+  agpu_kernel *kernel;
+  agpu_status status = agpu_take_kernel(handle, "agpu_kernel_release", "kernel", &kernel);
   if (status != AGPU_SUCCESS) return status;
   kernel->program->device->backend->ops->kernel_release(kernel);
   agpu_program_unreference(kernel->program);
   free(kernel->params);
-  kernel->object.type = AGPU_OBJECT_DEAD;
   free(kernel);
   return AGPU_SUCCESS;
 }
 
-AGPU_API agpu_status agpu_kernel_get_info(const agpu_kernel *kernel, agpu_kernel_info *info) {
-  agpu_status status =
-      agpu_check_object(kernel, AGPU_OBJECT_KERNEL, "agpu_kernel_get_info", "kernel");
+AGPU_API agpu_status agpu_kernel_get_info(const agpu_kernel *handle, agpu_kernel_info *info) {
+  agpu_kernel *kernel;
+  agpu_status status = agpu_lookup_kernel(handle, "agpu_kernel_get_info", "kernel", &kernel);
   if (status != AGPU_SUCCESS) return status;
   if (!info)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_kernel_get_info: info is NULL");

@@ -2,66 +2,90 @@
 
 #include "agpu_core.h"
 
-AGPU_API agpu_status agpu_queue_release(agpu_queue *queue) {
-  agpu_status status = agpu_check_object(queue, AGPU_OBJECT_QUEUE, "agpu_queue_release", "queue");
+void agpu_queue_unreference(agpu_queue *queue) {
+  if (atomic_fetch_sub(&queue->references, 1) != 1) return;
+  queue->device->backend->ops->queue_release(queue);
+  free(queue);
+}
+
+AGPU_API agpu_status agpu_queue_release(agpu_queue *handle) {
+  static const char function[] = "agpu_queue_release";
+  agpu_queue *queue;
+  agpu_status status = agpu_lookup_queue(handle, function, "queue", &queue);
   if (status != AGPU_SUCCESS) return status;
   if (queue->is_default) return AGPU_SUCCESS; /* owned by the device */
-  queue->device->backend->ops->queue_release(queue);
-  queue->object.type = AGPU_OBJECT_DEAD;
-  free(queue);
+  status = agpu_take_queue(handle, function, "queue", &queue);
+  if (status != AGPU_SUCCESS) return status;
+  /* The handle is dead for the user now, even while events keep it alive. */
+  agpu_queue_unreference(queue);
   return AGPU_SUCCESS;
 }
 
-AGPU_API agpu_status agpu_queue_finish(agpu_queue *queue) {
-  agpu_status status = agpu_check_object(queue, AGPU_OBJECT_QUEUE, "agpu_queue_finish", "queue");
+AGPU_API agpu_status agpu_queue_finish(agpu_queue *handle) {
+  agpu_queue *queue;
+  agpu_status status = agpu_lookup_queue(handle, "agpu_queue_finish", "queue", &queue);
   if (status != AGPU_SUCCESS) return status;
-  return queue->device->backend->ops->queue_finish(queue);
+  return agpu_error_prefix(queue->device->backend->ops->queue_finish(queue), "agpu_queue_finish");
 }
 
-AGPU_API agpu_status agpu_event_record(agpu_queue *queue, agpu_event **event) {
-  agpu_status status = agpu_check_object(queue, AGPU_OBJECT_QUEUE, "agpu_event_record", "queue");
+AGPU_API agpu_status agpu_event_record(agpu_queue *handle, agpu_event **event) {
+  static const char function[] = "agpu_event_record";
+  agpu_queue *queue;
+  agpu_status status = agpu_lookup_queue(handle, function, "queue", &queue);
   if (status != AGPU_SUCCESS) return status;
-  if (!event)
-    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_event_record: event is NULL");
+  if (!event) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: event is NULL", function);
   *event = NULL;
   agpu_event *created = calloc(1, sizeof *created);
-  if (!created) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "event: out of host memory");
-  created->object.type = AGPU_OBJECT_EVENT;
+  if (!created)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
   created->queue = queue;
   status = queue->device->backend->ops->event_record(created);
   if (status != AGPU_SUCCESS) {
     free(created);
     return status;
   }
-  *event = created;
+  status = agpu_object_publish(&created->object, AGPU_OBJECT_EVENT);
+  if (status != AGPU_SUCCESS) {
+    queue->device->backend->ops->event_release(created);
+    free(created);
+    return status;
+  }
+  atomic_fetch_add(&queue->references, 1);
+  *event = created->object.handle;
   return AGPU_SUCCESS;
 }
 
-AGPU_API agpu_status agpu_event_wait(agpu_event *event) {
-  agpu_status status = agpu_check_object(event, AGPU_OBJECT_EVENT, "agpu_event_wait", "event");
+AGPU_API agpu_status agpu_event_wait(agpu_event *handle) {
+  agpu_event *event;
+  agpu_status status = agpu_lookup_event(handle, "agpu_event_wait", "event", &event);
   if (status != AGPU_SUCCESS) return status;
-  return event->queue->device->backend->ops->event_wait(event);
+  return agpu_error_prefix(event->queue->device->backend->ops->event_wait(event),
+                           "agpu_event_wait");
 }
 
-AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns) {
-  agpu_status status =
-      agpu_check_object(start, AGPU_OBJECT_EVENT, "agpu_event_elapsed_ns", "start");
-  if (status == AGPU_SUCCESS)
-    status = agpu_check_object(end, AGPU_OBJECT_EVENT, "agpu_event_elapsed_ns", "end");
+AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start_handle, agpu_event *end_handle,
+                                           uint64_t *ns) {
+  static const char function[] = "agpu_event_elapsed_ns";
+  agpu_event *start, *end;
+  agpu_status status = agpu_lookup_event(start_handle, function, "start", &start);
+  if (status == AGPU_SUCCESS) status = agpu_lookup_event(end_handle, function, "end", &end);
   if (status != AGPU_SUCCESS) return status;
-  if (!ns) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_event_elapsed_ns: ns is NULL");
+  if (!ns) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: ns is NULL", function);
   if (start->queue->device != end->queue->device)
-    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                          "agpu_event_elapsed_ns: events of different devices (%s, %s)",
-                          start->queue->device->info.selector, end->queue->device->info.selector);
-  return start->queue->device->backend->ops->event_elapsed_ns(start, end, ns);
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: events of different devices (%s, %s)",
+                          function, start->queue->device->info.selector,
+                          end->queue->device->info.selector);
+  return agpu_error_prefix(start->queue->device->backend->ops->event_elapsed_ns(start, end, ns),
+                           function);
 }
 
-AGPU_API agpu_status agpu_event_release(agpu_event *event) {
-  agpu_status status = agpu_check_object(event, AGPU_OBJECT_EVENT, "agpu_event_release", "event");
+AGPU_API agpu_status agpu_event_release(agpu_event *handle) {
+  agpu_event *event;
+  agpu_status status = agpu_take_event(handle, "agpu_event_release", "event", &event);
   if (status != AGPU_SUCCESS) return status;
-  event->queue->device->backend->ops->event_release(event);
-  event->object.type = AGPU_OBJECT_DEAD;
+  agpu_queue *queue = event->queue;
+  queue->device->backend->ops->event_release(event);
   free(event);
+  agpu_queue_unreference(queue);
   return AGPU_SUCCESS;
 }

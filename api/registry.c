@@ -28,6 +28,7 @@ agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_in
   }
   backend->devices = grown;
   device->object.type = AGPU_OBJECT_DEVICE;
+  device->object.handle = device; /* never freed: its address is its handle */
   device->backend = backend;
   device->info = *info;
   device->info.backend = backend->ops->kind;
@@ -36,6 +37,7 @@ agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_in
   snprintf(device->info.selector, sizeof device->info.selector, "%s:%u", backend->ops->name,
            device->info.index);
   device->native = native;
+  pthread_mutex_init(&device->hygiene_lock, NULL);
   backend->devices[backend->device_count++] = device;
   return device;
 }
@@ -127,44 +129,8 @@ AGPU_API agpu_status agpu_backend_find(const char *name, uint32_t *index) {
 }
 
 agpu_status agpu_check_device(const agpu_device *device, const char *function) {
-  if (!device) return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: device is NULL", function);
-  if (!agpu_registry_owns_device(device))
-    return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %p is not an anygpu device", function,
-                          (const void *)device);
-  return AGPU_SUCCESS;
-}
-
-static const char *agpu_object_type_name(agpu_object_type type) {
-  switch (type) {
-    case AGPU_OBJECT_DEVICE:
-      return "device";
-    case AGPU_OBJECT_BUFFER:
-      return "buffer";
-    case AGPU_OBJECT_PROGRAM:
-      return "program";
-    case AGPU_OBJECT_KERNEL:
-      return "kernel";
-    case AGPU_OBJECT_QUEUE:
-      return "queue";
-    case AGPU_OBJECT_EVENT:
-      return "event";
-    case AGPU_OBJECT_DEAD:
-      break;
-  }
-  return "object";
-}
-
-agpu_status agpu_check_object(const void *handle, agpu_object_type type, const char *function,
-                              const char *argument) {
-  if (!handle)
-    return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s is NULL", function, argument);
-  uint32_t actual = ((const agpu_object *)handle)->type;
-  if (actual == (uint32_t)type) return AGPU_SUCCESS;
-  if (actual == AGPU_OBJECT_DEAD)
-    return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s was already released", function,
-                          argument);
-  return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s is not a %s handle", function, argument,
-                        agpu_object_type_name(type));
+  void *found;
+  return agpu_handle_lookup(device, AGPU_OBJECT_DEVICE, function, "device", &found);
 }
 
 static agpu_status agpu_check_backend_index(uint32_t backend, const char *function) {

@@ -9,6 +9,7 @@
 #endif
 
 struct agpu_translation {
+  agpu_object object;
   kl_context *context; /* owns every string below */
   const char *output;
   const char *signature_json;
@@ -32,6 +33,11 @@ static const char *const agpu_target_backends[AGPU_TARGET_COUNT_] = {
     [AGPU_TARGET_OPENCL] = "OPENCL", [AGPU_TARGET_CUDA] = "CUDA", [AGPU_TARGET_HIP] = "HIP",
     [AGPU_TARGET_GLSL] = "VULKAN",   [AGPU_TARGET_C] = "CPU",     [AGPU_TARGET_SPIRV] = "VULKAN",
 };
+
+static void agpu_translation_free(agpu_translation *translation) {
+  kl_context_destroy(translation->context);
+  free(translation);
+}
 
 AGPU_API const char *agpu_target_name(agpu_target target) {
   return (unsigned)target < AGPU_TARGET_COUNT_ ? agpu_target_names[target] : NULL;
@@ -135,35 +141,53 @@ AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
   }
   if (status == AGPU_SUCCESS && desc->target == AGPU_TARGET_SPIRV)
     status = agpu_compile_spirv(result, kernel);
+  if (status == AGPU_SUCCESS) {
+    result->signature_json = kl_signature_json(ctx, program);
+    result->diagnostics = kl_diagnostics_text(ctx);
+    status = agpu_object_publish(&result->object, AGPU_OBJECT_TRANSLATION);
+  }
   if (status != AGPU_SUCCESS) {
-    agpu_translation_release(result);
+    agpu_translation_free(result);
     return status;
   }
-  result->signature_json = kl_signature_json(ctx, program);
-  result->diagnostics = kl_diagnostics_text(ctx);
-  *translation = result;
+  *translation = result->object.handle;
   return AGPU_SUCCESS;
 }
 
-AGPU_API const char *agpu_translation_output(const agpu_translation *translation) {
+static agpu_translation *agpu_translation_of(const agpu_translation *handle, const char *function) {
+  void *found = NULL;
+  agpu_handle_lookup(handle, AGPU_OBJECT_TRANSLATION, function, "translation", &found);
+  return found;
+}
+
+AGPU_API const char *agpu_translation_output(const agpu_translation *handle) {
+  const agpu_translation *translation = agpu_translation_of(handle, "agpu_translation_output");
   return translation && translation->output ? translation->output : "";
 }
 
-AGPU_API const void *agpu_translation_binary(const agpu_translation *translation, size_t *size) {
+AGPU_API const void *agpu_translation_binary(const agpu_translation *handle, size_t *size) {
+  const agpu_translation *translation = agpu_translation_of(handle, "agpu_translation_binary");
   if (size) *size = translation && translation->binary ? translation->binary_size : 0;
   return translation ? translation->binary : NULL;
 }
 
-AGPU_API const char *agpu_translation_signature_json(const agpu_translation *translation) {
+AGPU_API const char *agpu_translation_signature_json(const agpu_translation *handle) {
+  const agpu_translation *translation =
+      agpu_translation_of(handle, "agpu_translation_signature_json");
   return translation && translation->signature_json ? translation->signature_json : "";
 }
 
-AGPU_API const char *agpu_translation_diagnostics(const agpu_translation *translation) {
+AGPU_API const char *agpu_translation_diagnostics(const agpu_translation *handle) {
+  const agpu_translation *translation = agpu_translation_of(handle, "agpu_translation_diagnostics");
   return translation && translation->diagnostics ? translation->diagnostics : "";
 }
 
-AGPU_API void agpu_translation_release(agpu_translation *translation) {
-  if (!translation) return;
-  kl_context_destroy(translation->context);
-  free(translation);
+/* Releasing NULL is a no-op, as free(NULL) is; anything else that is not a
+ * live translation sets the message and is otherwise ignored. */
+AGPU_API void agpu_translation_release(agpu_translation *handle) {
+  if (!handle) return;
+  void *found = NULL;
+  if (agpu_handle_take(handle, AGPU_OBJECT_TRANSLATION, "agpu_translation_release", "translation",
+                       &found) == AGPU_SUCCESS)
+    agpu_translation_free(found);
 }
