@@ -6,8 +6,9 @@
  * still succeed (recompiled), and concurrent builds of one source from
  * threads and from processes must all succeed with identical binaries.
  *
- * The process cases run this program again (/proc/self/exe --child ...), so
- * that no child is forked from a process with the CPU backend's threads. */
+ * The program links the library's objects, to call the CPU backend's loader
+ * (agpu_cpu_load) directly. The process cases run this program again (/proc/self/exe --child ...),
+ * so that no child is forked from a process with the CPU backend's threads. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dlfcn.h>
+
 #include "agpu_cache.h"
 #include "agpu_test.h"
+#include "cpu_internal.h"
 
 extern char **environ;
 
@@ -341,6 +345,40 @@ static void tampered_shared_object_is_not_loaded(void) {
   }
 }
 
+/* The loader itself: only bytes whose SHA-256 is the recorded one load. */
+static void loader_checks_the_recorded_digest(void) {
+  if (!cpu_backend_here()) SKIP("no CPU backend: %s", agpu_last_error());
+  const char *c = "__attribute__((visibility(\"default\"))) int anygpu_probe = 42;\n";
+  agpu_cpu_object compiled;
+  char *log = NULL;
+  CHECK_OK(agpu_cpu_compile(c, strlen(c), true, &compiled, &log));
+  free(log);
+  if (!compiled.bytes) return;
+  size_t size = compiled.size;
+  uint8_t *bytes = malloc(size), recorded[32];
+  memcpy(bytes, compiled.bytes, size);
+  agpu_sha256(bytes, size, recorded);
+  CHECK(memcmp(recorded, compiled.digest, 32) == 0); /* what was loaded is what is stored */
+  agpu_cpu_unload(&compiled);
+
+  agpu_cpu_object object;
+  CHECK_OK(agpu_cpu_load(bytes, size, recorded, &object));
+  int *probe = object.handle ? dlsym(object.handle, "anygpu_probe") : NULL;
+  CHECK(probe && *probe == 42);
+  agpu_cpu_unload(&object);
+
+  uint8_t wrong[32];
+  memcpy(wrong, recorded, 32);
+  wrong[31] ^= 1;
+  CHECK_STATUS(agpu_cpu_load(bytes, size, wrong, &object), AGPU_ERROR_INTERNAL);
+  CHECK_MESSAGE("not loaded");
+  CHECK(object.handle == NULL && !object.has_fd);
+  bytes[size / 2] ^= 0x40; /* the bytes changed after the digest was recorded */
+  CHECK_STATUS(agpu_cpu_load(bytes, size, recorded, &object), AGPU_ERROR_INTERNAL);
+  CHECK(object.handle == NULL);
+  free(bytes);
+}
+
 static void builds_work_uncached_when_the_directory_is_refused(void) {
   if (!cpu_backend_here()) SKIP("no CPU backend: %s", agpu_last_error());
   char dir[256];
@@ -427,6 +465,7 @@ int main(int argc, char **argv) {
   RUN(symlinked_directories);
   RUN(a_directory_link_of_another_user_is_not_followed);
   RUN(planted_directory_link_as_an_entry);
+  RUN(loader_checks_the_recorded_digest);
   RUN(tampered_shared_object_is_not_loaded);
   RUN(builds_work_uncached_when_the_directory_is_refused);
   RUN(concurrent_builds_give_one_binary);
