@@ -125,8 +125,17 @@ static bool type_allowed(const kgen *g, kgen_type type) {
 }
 
 static void expr(kgen *g, kgen_type type, int depth);
+static void leaf(kgen *g, kgen_type type);
 
 static void condition(kgen *g, int depth) {
+  if (depth >= MAX_DEPTH || exhausted(g)) { /* && and || nest here, not in expr() */
+    put(g, "(");
+    leaf(g, T_UINT);
+    put(g, " < ");
+    leaf(g, T_UINT);
+    put(g, ")");
+    return;
+  }
   switch (take(g, 7)) {
     case 0:
       put(g, "("), expr(g, T_UINT, depth + 1), put(g, " < "), expr(g, T_UINT, depth + 1),
