@@ -9,9 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum kgen_type { T_UINT, T_INT, T_ULONG, T_UINT4, T_FLOAT, T_COUNT } kgen_type;
+typedef enum kgen_type {
+  T_UINT,
+  T_INT,
+  T_ULONG,
+  T_UINT4,
+  T_UCHAR4, /* 8-bit lanes: wrapping, saturating and bit-counting in 8 bits */
+  T_UINT8,  /* wider than any GLSL vector */
+  T_FLOAT,
+  T_COUNT
+} kgen_type;
 
-static const char *const type_names[T_COUNT] = {"uint", "int", "ulong", "uint4", "float"};
+static const char *const type_names[T_COUNT] = {"uint",   "int",   "ulong", "uint4",
+                                                "uchar4", "uint8", "float"};
 
 enum { MAX_VARS = 96, MAX_DEPTH = 4, MAX_STMT_DEPTH = 3, MAX_STATEMENTS = 48 };
 
@@ -196,6 +206,13 @@ static void literal(kgen *g, kgen_type type) {
     case T_UINT4:
       put(g, "(uint4)(%uu, %uu, %uu, %uu)", i, i * 3u + 1u, 0xffffffffu - i, i << 20);
       break;
+    case T_UCHAR4:
+      put(g, "(uchar4)(%u, %u, 255, %u)", i, 128u + i, i * 37u);
+      break;
+    case T_UINT8:
+      put(g, "(uint8)(%uu, 1u, %uu, 0xffffffffu, 7u, %uu, 0x80000000u, %uu)", i, i << 28, i * 999u,
+          ~i);
+      break;
     default:
       break;
   }
@@ -251,7 +268,7 @@ static void uint_expr(kgen *g, int depth) {
                                     "sub_sat", "hadd", "rhadd",  "abs_diff"};
   static const char *const narrow[] = {"uchar", "ushort", "char", "short"};
   static const char *const lanes[] = {"x", "y", "z", "w", "s0", "s3", "hi.y", "odd.x", "lo.x"};
-  switch (take(g, 24)) {
+  switch (take(g, 28)) {
     case 0:
     case 1:
     case 2:
@@ -353,6 +370,15 @@ static void uint_expr(kgen *g, int depth) {
     case 22:
       put(g, "upsample((ushort)"), expr(g, T_UINT, depth + 1), put(g, ", (ushort)");
       expr(g, T_UINT, depth + 1), put(g, ")");
+      break;
+    case 24:
+      put(g, "as_uint("), expr(g, T_UCHAR4, depth + 1), put(g, ")");
+      break;
+    case 25:
+      put(g, "(uint)("), expr(g, T_UCHAR4, depth + 1), put(g, ").%s", take(g, 2) ? "x" : "s2");
+      break;
+    case 26:
+      put(g, "("), expr(g, T_UINT8, depth + 1), put(g, ").%s", take(g, 2) ? "s7" : "s4");
       break;
     default:
       put(g, "(~"), expr(g, T_UINT, depth + 1), put(g, ")");
@@ -467,7 +493,7 @@ static void uint4_expr(kgen *g, int depth) {
   static const char *const swizzles[] = {"wzyx", "yxwz", "xxyy", "s3210", "zwxy", "xyzw"};
   static const char *const two[] = {"min",     "max",  "rotate",  "add_sat",
                                     "sub_sat", "hadd", "abs_diff"};
-  switch (take(g, 16)) {
+  switch (take(g, 19)) {
     case 0:
     case 1:
       leaf(g, T_UINT4);
@@ -524,8 +550,117 @@ static void uint4_expr(kgen *g, int depth) {
       put(g, ") ? "), expr(g, T_UINT4, depth + 1), put(g, " : "), expr(g, T_UINT4, depth + 1),
           put(g, ")");
       break;
+    case 16:
+      put(g, "convert_uint4("), expr(g, T_UCHAR4, depth + 1), put(g, ")");
+      break;
+    case 17: {
+      static const char *const halves[] = {"lo", "hi", "even", "odd"};
+      put(g, "("), expr(g, T_UINT8, depth + 1), put(g, ").%s", halves[take(g, 4)]);
+      break;
+    }
     default:
       ordered_clamp(g, T_UINT4, depth);
+      break;
+  }
+}
+
+static void uchar4_expr(kgen *g, int depth) {
+  static const char *const ops[] = {"+", "-", "*", "&", "|", "^"};
+  static const char *const two[] = {"min",     "max",  "mul_hi", "rotate",  "add_sat",
+                                    "sub_sat", "hadd", "rhadd",  "abs_diff"};
+  static const char *const swizzles[] = {"wzyx", "xxyy", "s3120", "zwxy"};
+  switch (take(g, 14)) {
+    case 0:
+    case 1:
+      leaf(g, T_UCHAR4);
+      break;
+    case 2:
+      put(g, "convert_uchar4("), expr(g, T_UINT4, depth + 1), put(g, ")");
+      break;
+    case 3:
+      put(g, "(uchar4)((uchar)"), expr(g, T_UINT, depth + 1), put(g, ")");
+      break;
+    case 4:
+      binary(g, T_UCHAR4, depth, ops[take(g, 6)]);
+      break;
+    case 5:
+      put(g, "("), expr(g, T_UCHAR4, depth + 1), put(g, " %s (uchar)", ops[take(g, 6)]);
+      expr(g, T_UINT, depth + 1), put(g, ")");
+      break;
+    case 6:
+      put(g, "("), expr(g, T_UCHAR4, depth + 1), put(g, take(g, 2) ? " << (" : " >> (");
+      expr(g, T_UCHAR4, depth + 1), put(g, " & (uchar4)(7)))");
+      break;
+    case 7:
+      put(g, "("), expr(g, T_UCHAR4, depth + 1), put(g, take(g, 2) ? " / (" : " %% (");
+      expr(g, T_UCHAR4, depth + 1), put(g, " | (uchar4)(1)))");
+      break;
+    case 8:
+      call(g, two[take(g, 9)], T_UCHAR4, 2, depth);
+      break;
+    case 9:
+      call(g, take(g, 2) ? "popcount" : "clz", T_UCHAR4, 1, depth);
+      break;
+    case 10:
+      call(g, take(g, 2) ? "select" : (take(g, 2) ? "mad_sat" : "mad_hi"), T_UCHAR4, 3, depth);
+      break;
+    case 11:
+      put(g, "as_uchar4("), expr(g, T_UINT, depth + 1), put(g, ")");
+      break;
+    case 12:
+      put(g, "("), expr(g, T_UCHAR4, depth + 1), put(g, ").%s", swizzles[take(g, 4)]);
+      break;
+    default:
+      ordered_clamp(g, T_UCHAR4, depth);
+      break;
+  }
+}
+
+static void uint8_expr(kgen *g, int depth) {
+  static const char *const ops[] = {"+", "-", "*", "&", "|", "^"};
+  static const char *const two[] = {"min", "max", "rotate", "add_sat", "hadd"};
+  static const char *const swizzles[] = {"s76543210", "s01234567", "s00112233", "s13570246"};
+  switch (take(g, 12)) {
+    case 0:
+    case 1:
+      leaf(g, T_UINT8);
+      break;
+    case 2:
+      put(g, "(uint8)("), expr(g, T_UINT4, depth + 1), put(g, ", "), expr(g, T_UINT4, depth + 1);
+      put(g, ")");
+      break;
+    case 3:
+      put(g, "(uint8)("), expr(g, T_UINT, depth + 1), put(g, ")");
+      break;
+    case 4:
+      binary(g, T_UINT8, depth, ops[take(g, 6)]);
+      break;
+    case 5:
+      put(g, "("), expr(g, T_UINT8, depth + 1), put(g, " %s ", ops[take(g, 6)]);
+      expr(g, T_UINT, depth + 1), put(g, ")");
+      break;
+    case 6:
+      put(g, "("), expr(g, T_UINT8, depth + 1), put(g, take(g, 2) ? " << (" : " >> (");
+      expr(g, T_UINT8, depth + 1), put(g, " & 31u))");
+      break;
+    case 7:
+      call(g, two[take(g, 5)], T_UINT8, 2, depth);
+      break;
+    case 8:
+      if (take(g, 2))
+        call(g, "select", T_UINT8, 3, depth);
+      else
+        call(g, "popcount", T_UINT8, 1, depth);
+      break;
+    case 9:
+      put(g, "as_uint8("), expr(g, T_UINT8, depth + 1), put(g, take(g, 2) ? " < " : " != ");
+      expr(g, T_UINT8, depth + 1), put(g, ")");
+      break;
+    case 10:
+      put(g, "("), expr(g, T_UINT8, depth + 1), put(g, ").%s", swizzles[take(g, 4)]);
+      break;
+    default:
+      ordered_clamp(g, T_UINT8, depth);
       break;
   }
 }
@@ -592,6 +727,12 @@ static void expr(kgen *g, kgen_type type, int depth) {
     case T_UINT4:
       uint4_expr(g, depth);
       break;
+    case T_UCHAR4:
+      uchar4_expr(g, depth);
+      break;
+    case T_UINT8:
+      uint8_expr(g, depth);
+      break;
     case T_FLOAT:
       float_expr(g, depth);
       break;
@@ -641,6 +782,19 @@ static void statement(kgen *g, int depth, bool in_loop, bool top) {
       break;
     }
     case 2: { /* a vector component */
+      const kgen_var *wide = take(g, 3) == 0 ? pick_var(g, T_UINT8, true) : NULL;
+      if (wide) {
+        indent(g);
+        if (take(g, 2)) {
+          put(g, "%s.s%u = ", wide->name, take(g, 8));
+          expr(g, T_UINT, 0);
+        } else {
+          put(g, "%s.%s = ", wide->name, take(g, 2) ? "hi" : "even");
+          expr(g, T_UINT4, 0);
+        }
+        put(g, ";\n");
+        break;
+      }
       const kgen_var *v = pick_var(g, T_UINT4, true);
       if (!v) break;
       indent(g);
@@ -872,6 +1026,10 @@ char *kgen_generate(const uint8_t *data, size_t size, const kgen_options *option
   if (g.options.floats)
     put(&g, "  float f = (float)x * 0.5f;\n"), add_var(&g, T_FLOAT, "f"),
         snprintf(g.vars[g.var_count - 1].name, 16, "f");
+  put(&g, "  uchar4 c = as_uchar4(x ^ y);\n  uint8 w = (uint8)(v, v.wzyx + y);\n");
+  kgen_var *c = add_var(&g, T_UCHAR4, "c"), *w = add_var(&g, T_UINT8, "w");
+  snprintf(c->name, sizeof c->name, "c");
+  snprintf(w->name, sizeof w->name, "w");
   g.indent = 1;
   while (!exhausted(&g) && g.statements < MAX_STATEMENTS && g.length < (48u << 10))
     statement(&g, 0, false, true);
@@ -897,6 +1055,15 @@ char *kgen_generate(const uint8_t *data, size_t size, const kgen_options *option
       case T_UINT4:
         put(&g, "  result = result * 31u + (%s.x ^ %s.y ^ %s.z ^ %s.w);\n", var->name, var->name,
             var->name, var->name);
+        break;
+      case T_UCHAR4:
+        put(&g, "  result = result * 31u + as_uint(%s);\n", var->name);
+        break;
+      case T_UINT8:
+        put(&g,
+            "  result = result * 31u + (%s.s0 ^ %s.s1 ^ %s.s2 ^ %s.s3 ^ %s.s4 ^ %s.s5 ^ %s.s6 ^ "
+            "%s.s7);\n",
+            var->name, var->name, var->name, var->name, var->name, var->name, var->name, var->name);
         break;
       case T_FLOAT:
         put(&g, "  result = result * 31u + convert_uint_sat(%s);\n", var->name);
