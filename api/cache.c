@@ -354,8 +354,9 @@ static agpu_cache_state open_cache_dir(cache_dir *dir) {
     if (fd >= 0) close(fd);
     return AGPU_CACHE_REFUSED;
   }
-  char owner[160];
-  user_text(st.st_uid, owner, sizeof owner);
+  char owner[160] = ""; /* only for a refusal: a password-database lookup can be slow */
+  if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    user_text(st.st_uid, owner, sizeof owner);
   if (st.st_uid != geteuid()) {
     set_reason(
         "cache: the cache directory %s belongs to user %s (mode %04o), not to this user (%u): "
