@@ -109,7 +109,8 @@ static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes,
   for (size_t i = 0; i < size; i++) state = state * 1099511628211u ^ bytes[i];
   uint32_t in[KGEN_GLOBAL_SIZE];
   for (int i = 0; i < KGEN_GLOBAL_SIZE; i++) in[i] = (uint32_t)(agpu_test_rand(&state) >> 32);
-  const uint32_t acc0[KGEN_ACC_SIZE] = {0u, 0xffffffffu, 0x12345678u, 0x80000000u};
+  const uint32_t acc0[KGEN_ACC_SIZE] = {0u,          0xffffffffu, 0x12345678u, 0u,
+                                        0xffffffffu, 0xffffffffu, 0u,          0x80000000u};
   bool ok_a = run_on(a, kernel, in, acc0), ok_b = run_on(b, kernel, in, acc0);
   bool same = ok_a && ok_b;
   if (!ok_a || !ok_b) {

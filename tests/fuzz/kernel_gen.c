@@ -915,16 +915,19 @@ static void statement(kgen *g, int depth, bool in_loop, bool top) {
         indent(g), put(g, "%s += tile[(lid + %uu) %% %uu];\n", v->name, offset, KGEN_LOCAL_SIZE);
       break;
     }
-    case 11: { /* commutative atomics on shared words */
-      static const char *const ops[] = {"atomic_add", "atomic_or",  "atomic_xor",
-                                        "atomic_min", "atomic_max", "atomic_and"};
+    case 11: { /* atomics: each shared word gets one kind of update only, so that the
+                  result does not depend on the order the work-items run in */
+      static const char *const ops[] = {"atomic_add", "atomic_xor", "atomic_or",
+                                        "atomic_and", "atomic_min", "atomic_max"};
       indent(g);
+      unsigned op = take(g, 6);
       if (g->have_pointer_helper && take(g, 2)) {
         put(g, "bump(acc, "), expr(g, T_UINT, 1), put(g, ");\n");
-      } else {
-        put(g, "%s(&acc[", ops[take(g, 6)]), expr(g, T_UINT, 1),
-            put(g, " & %uu], ", KGEN_ACC_SIZE - 1);
+      } else if (op == 0) {
+        put(g, "atomic_add(&acc["), expr(g, T_UINT, 1), put(g, " & 1u], ");
         expr(g, T_UINT, 1), put(g, ");\n");
+      } else {
+        put(g, "%s(&acc[%u], ", ops[op], op + 1), expr(g, T_UINT, 1), put(g, ");\n");
       }
       break;
     }
@@ -981,8 +984,7 @@ static void helpers(kgen *g) {
     g->have_pointer_helper = true;
     put(g, "uint read_tile(__local const uint *t, uint i) {\n  return t[i %% %uu];\n}\n\n",
         KGEN_LOCAL_SIZE);
-    put(g, "void bump(__global uint *acc, uint x) {\n  atomic_add(&acc[x & %uu], x);\n}\n\n",
-        KGEN_ACC_SIZE - 1);
+    put(g, "void bump(__global uint *acc, uint x) {\n  atomic_add(&acc[x & 1u], x);\n}\n\n");
   }
 }
 

@@ -11,12 +11,15 @@
  *
  * launched over KGEN_GLOBAL_SIZE work-items, in[] of KGEN_GLOBAL_SIZE words,
  * out[] of KGEN_GLOBAL_SIZE words (each work-item writes its own), acc[] of
- * KGEN_ACC_SIZE words that work-items update with commutative atomics.
+ * KGEN_ACC_SIZE words that work-items update with atomics: words 0 and 1
+ * only with atomic_add, word 2 only with atomic_xor, then or, and, min, max
+ * (one kind per word: mixing kinds on a word would make the result depend on
+ * the order the work-items run in).
  *
  * The integer kernels have one defined result on every target: unsigned
  * arithmetic wraps, divisors are never 0 and never -1, shift counts are
  * masked, clamp bounds are ordered, barriers are in uniform control flow,
- * loops are bounded, and only commutative atomics touch shared words. With
+ * loops are bounded, and each shared word sees one kind of atomic only. With
  * `floats`, float expressions are mixed in too (for the emitters; their
  * results are not compared bit for bit). */
 #ifndef KERNEL_GEN_H
@@ -28,7 +31,7 @@
 
 #define KGEN_LOCAL_SIZE 64
 #define KGEN_GLOBAL_SIZE 256
-#define KGEN_ACC_SIZE 4
+#define KGEN_ACC_SIZE 8
 
 typedef struct kgen_options {
   bool floats; /* float expressions too, not only integer ones */
