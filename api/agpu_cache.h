@@ -85,6 +85,27 @@ AGPU_API agpu_status agpu_cache_lookup(const char *key_hex, void **data, size_t 
  * system's error; a build should go on regardless. */
 AGPU_API agpu_status agpu_cache_store(const char *key_hex, const void *data, size_t size);
 
+/* agpu_cache_lookup, and also the payload's SHA-256 as recorded in the
+ * entry's header when it was written (the payload was checked against it).
+ * A backend that loads code from the payload checks the bytes it is about to
+ * load against this digest once more, at the last moment (cpu_compile.c). */
+AGPU_API agpu_status agpu_cache_lookup_digest(const char *key_hex, void **data, size_t *size,
+                                              uint8_t digest[AGPU_SHA256_DIGEST_SIZE]);
+
+/* What the cache did in this process since it started, for the tests and
+ * `anygpu doctor`: a rejected entry (damaged, truncated, a planted link, an
+ * unsafe owner or mode) counts as a miss and as rejected, and is removed so
+ * that the build that follows stores a good one. */
+typedef struct agpu_cache_stats {
+  uint64_t hits;
+  uint64_t misses;         /* every lookup that did not hit: absent, rejected, cache off */
+  uint64_t rejected;       /* entries refused by the checks in docs/cache.md */
+  uint64_t stores;         /* entries written */
+  uint64_t store_failures; /* writes that failed (disk full) */
+  uint64_t modes_fixed;    /* our own directory or entries, readable by others, set to 0700/0600 */
+} agpu_cache_stats;
+AGPU_API void agpu_cache_get_stats(agpu_cache_stats *stats);
+
 /* Why the last lookup or store on this thread missed or wrote nothing; ""
  * after a hit or a write. Valid until the next cache call on this thread. */
 AGPU_API const char *agpu_cache_last_reason(void);

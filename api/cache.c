@@ -37,6 +37,23 @@
 
 static _Thread_local char cache_reason[REASON_CAPACITY];
 
+/* Process-wide, only ever changed atomically. */
+static struct {
+  _Atomic uint64_t hits, misses, rejected, stores, store_failures, directory_modes_fixed,
+      entry_modes_fixed;
+} counters;
+
+AGPU_API void agpu_cache_get_stats(agpu_cache_stats *stats) {
+  if (!stats) return;
+  stats->hits = atomic_load(&counters.hits);
+  stats->misses = atomic_load(&counters.misses);
+  stats->rejected = atomic_load(&counters.rejected);
+  stats->stores = atomic_load(&counters.stores);
+  stats->store_failures = atomic_load(&counters.store_failures);
+  stats->modes_fixed =
+      atomic_load(&counters.directory_modes_fixed) + atomic_load(&counters.entry_modes_fixed);
+}
+
 static void set_reason(const char *format, ...) AGPU_PRINTF(1, 2);
 static void set_reason(const char *format, ...) {
   va_list args;
@@ -266,10 +283,47 @@ static bool cache_turned_off(const char **value) {
                !strcasecmp(v, "false"));
 }
 
+/* A user's name for messages: "65534 (nobody)". */
+static void user_text(uid_t uid, char *out, size_t out_size) {
+  struct passwd entry, *found = NULL;
+  char buffer[4096];
+  if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &found) == 0 && found && found->pw_name)
+    snprintf(out, out_size, "%u (%s)", (unsigned)uid, found->pw_name);
+  else
+    snprintf(out, out_size, "%u", (unsigned)uid);
+}
+
+/* Opens the last component without following a link; a link there is
+ * followed only when it belongs to this user or to root (a user may put the
+ * cache on another disk), never one planted by someone else. */
+static int open_directory(const char *path, char *why, size_t why_size) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 || (errno != ELOOP && errno != ENOTDIR)) return fd;
+  int error = errno;
+  struct stat link_st;
+  if (lstat(path, &link_st) != 0 || !S_ISLNK(link_st.st_mode)) {
+    errno = error;
+    return -1;
+  }
+  if (link_st.st_uid != geteuid() && link_st.st_uid != 0) {
+    char owner[160];
+    user_text(link_st.st_uid, owner, sizeof owner);
+    snprintf(why, why_size,
+             "cache: the cache directory %s is a symbolic link owned by user %s, not by this "
+             "user (%u), so it is not followed: cache off (remove the link, or set "
+             "ANYGPU_CACHE_DIR to a directory of your own)",
+             path, owner, (unsigned)geteuid());
+    errno = EPERM;
+    return -1;
+  }
+  return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* Opens the directory once and checks that very inode; entries are then
  * reached through the descriptor, so the path cannot be swapped in between. */
 static agpu_cache_state open_cache_dir(cache_dir *dir) {
-  char text[256];
+  char text[256], why[REASON_CAPACITY];
+  why[0] = '\0';
   dir->fd = -1;
   dir->path[0] = '\0';
   const char *setting = NULL;
@@ -281,38 +335,47 @@ static agpu_cache_state open_cache_dir(cache_dir *dir) {
     set_reason("%s: cache off", agpu_last_error());
     return AGPU_CACHE_REFUSED;
   }
-  int fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = open_directory(dir->path, why, sizeof why);
   if (fd < 0 && errno == ENOENT) {
     if (make_directories(dir->path) != 0) {
       set_reason("cache: cannot create the cache directory %s: %s: cache off", dir->path,
                  error_text(errno, text, sizeof text));
       return AGPU_CACHE_REFUSED;
     }
-    fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    fd = open_directory(dir->path, why, sizeof why);
   }
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) {
-    set_reason("cache: cannot open the cache directory %s: %s: cache off", dir->path,
-               error_text(errno, text, sizeof text));
+    if (why[0])
+      set_reason("%s", why);
+    else
+      set_reason("cache: cannot open the cache directory %s: %s: cache off", dir->path,
+                 error_text(errno, text, sizeof text));
     if (fd >= 0) close(fd);
     return AGPU_CACHE_REFUSED;
   }
+  char owner[160] = ""; /* only for a refusal: a password-database lookup can be slow */
+  if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+    user_text(st.st_uid, owner, sizeof owner);
   if (st.st_uid != geteuid()) {
     set_reason(
-        "cache: the cache directory %s belongs to user %u, not to this user (%u): "
-        "cache off",
-        dir->path, (unsigned)st.st_uid, (unsigned)geteuid());
+        "cache: the cache directory %s belongs to user %s (mode %04o), not to this user (%u): "
+        "cache off (set ANYGPU_CACHE_DIR to a directory of your own, or have %s removed)",
+        dir->path, owner, (unsigned)(st.st_mode & 07777), (unsigned)geteuid(), dir->path);
     close(fd);
     return AGPU_CACHE_REFUSED;
   }
   if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     set_reason(
-        "cache: the cache directory %s is writable by group or others (mode %04o): "
-        "cache off (chmod 700 it to use it)",
-        dir->path, (unsigned)(st.st_mode & 07777));
+        "cache: the cache directory %s (owner %s, mode %04o) is writable by group or others, "
+        "so its entries may have been planted by someone else: cache off (remove it, rm -r %s, "
+        "and anygpu makes a fresh 0700 one; or chmod 700 it if you trust what is in it)",
+        dir->path, owner, (unsigned)(st.st_mode & 07777), dir->path);
     close(fd);
     return AGPU_CACHE_REFUSED;
   }
+  if ((st.st_mode & 077) && fchmod(fd, 0700) == 0) /* readable by others: ours, so tightened */
+    atomic_fetch_add(&counters.directory_modes_fixed, 1);
   dir->fd = fd;
   return AGPU_CACHE_ENABLED;
 }
@@ -401,7 +464,7 @@ typedef enum entry_verdict { ENTRY_VALID, ENTRY_REJECTED, ENTRY_NO_MEMORY } entr
 
 /* Reads and checks an open entry; on ENTRY_REJECTED `why` says what is wrong. */
 static entry_verdict read_entry(int fd, const struct stat *st, const uint8_t key[32], void **data,
-                                size_t *size, char *why, size_t why_size) {
+                                size_t *size, uint8_t recorded[32], char *why, size_t why_size) {
   if (!S_ISREG(st->st_mode)) {
     snprintf(why, why_size, "not a regular file");
     return ENTRY_REJECTED;
@@ -416,6 +479,8 @@ static entry_verdict read_entry(int fd, const struct stat *st, const uint8_t key
              (unsigned)(st->st_mode & 07777));
     return ENTRY_REJECTED;
   }
+  if ((st->st_mode & 077) && fchmod(fd, 0600) == 0) /* ours, readable by others */
+    atomic_fetch_add(&counters.entry_modes_fixed, 1);
   uint8_t header[ENTRY_HEADER_SIZE];
   if (st->st_size < ENTRY_HEADER_SIZE || !read_full(fd, header, sizeof header)) {
     snprintf(why, why_size, "truncated: %lld bytes, shorter than the %d-byte header",
@@ -462,12 +527,31 @@ static entry_verdict read_entry(int fd, const struct stat *st, const uint8_t key
     snprintf(why, why_size, "the payload's SHA-256 does not match its header");
     return ENTRY_REJECTED;
   }
+  memcpy(recorded, p, AGPU_SHA256_DIGEST_SIZE);
   *data = payload;
   *size = (size_t)payload_size;
   return ENTRY_VALID;
 }
 
+static agpu_status lookup(const char *key_hex, void **data, size_t *size,
+                          uint8_t recorded[AGPU_SHA256_DIGEST_SIZE]);
+
 AGPU_API agpu_status agpu_cache_lookup(const char *key_hex, void **data, size_t *size) {
+  uint8_t recorded[AGPU_SHA256_DIGEST_SIZE];
+  return agpu_cache_lookup_digest(key_hex, data, size, recorded);
+}
+
+AGPU_API agpu_status agpu_cache_lookup_digest(const char *key_hex, void **data, size_t *size,
+                                              uint8_t digest[AGPU_SHA256_DIGEST_SIZE]) {
+  uint8_t recorded[AGPU_SHA256_DIGEST_SIZE] = {0};
+  agpu_status status = lookup(key_hex, data, size, recorded);
+  atomic_fetch_add(status == AGPU_SUCCESS ? &counters.hits : &counters.misses, 1);
+  if (digest) memcpy(digest, recorded, sizeof recorded);
+  return status;
+}
+
+static agpu_status lookup(const char *key_hex, void **data, size_t *size,
+                          uint8_t recorded[AGPU_SHA256_DIGEST_SIZE]) {
   if (!data || !size) {
     set_reason("agpu_cache_lookup: data or size is NULL");
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s", cache_reason);
@@ -491,6 +575,7 @@ AGPU_API agpu_status agpu_cache_lookup(const char *key_hex, void **data, size_t 
       status = miss("cache: no entry %s/%s", dir.path, name);
     } else if (error == ELOOP && fstatat(dir.fd, name, &link_st, AT_SYMLINK_NOFOLLOW) == 0 &&
                S_ISLNK(link_st.st_mode)) {
+      atomic_fetch_add(&counters.rejected, 1);
       status = miss("cache: entry %s/%s rejected (a symbolic link, not followed): %s", dir.path,
                     name, remove_rejected(dir.fd, name, &link_st));
     } else {
@@ -507,7 +592,7 @@ AGPU_API agpu_status agpu_cache_lookup(const char *key_hex, void **data, size_t 
   if (fstat(fd, &st) != 0) {
     snprintf(why, sizeof why, "fstat failed: %s", error_text(errno, text, sizeof text));
   } else {
-    verdict = read_entry(fd, &st, key, data, size, why, sizeof why);
+    verdict = read_entry(fd, &st, key, data, size, recorded, why, sizeof why);
   }
   close(fd);
   if (verdict == ENTRY_VALID) {
@@ -518,6 +603,7 @@ AGPU_API agpu_status agpu_cache_lookup(const char *key_hex, void **data, size_t 
                (long long)st.st_size);
     status = agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s", cache_reason);
   } else {
+    atomic_fetch_add(&counters.rejected, 1);
     const char *fate = st.st_ino ? remove_rejected(dir.fd, name, &st) : "left alone";
     status = miss("cache: entry %s/%s rejected (%s): %s", dir.path, name, why, fate);
   }
@@ -589,8 +675,10 @@ AGPU_API agpu_status agpu_cache_store(const char *key_hex, const void *data, siz
   }
   agpu_status status = AGPU_SUCCESS;
   if (written) {
+    atomic_fetch_add(&counters.stores, 1);
     cache_reason[0] = '\0';
   } else {
+    atomic_fetch_add(&counters.store_failures, 1);
     int error = errno;
     set_reason("cache: storing %s/%s failed: %s of %s: %s (errno %d)", dir.path, name, step, temp,
                error_text(error, text, sizeof text), error);

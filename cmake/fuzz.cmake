@@ -1,13 +1,18 @@
-# A libFuzzer target for the kernel-language translator (tests/fuzz/).
+# libFuzzer targets (tests/fuzz/, docs/fuzzing.md):
+#
+#   fuzz_translator   kernel source text through the translator and every emitter
+#   fuzz_codegen      bytes driving a generator of valid kernels, through every emitter
+#   fuzz_selector     device selectors
+#   fuzz_cache_entry  bytes as a kernel-cache entry file, through the loader
 #
 #   cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang -DAGPU_FUZZ=ON
-#   cmake --build build-fuzz --target fuzz_translator
+#   cmake --build build-fuzz --target fuzz_codegen
 #
-# or scripts/fuzz.sh SECONDS, which also runs it with the dictionary and the
-# kernel corpus as seeds. The translator (kernels/*.c, which needs nothing
-# from api/) is compiled again with coverage instrumentation and ASan/UBSan;
-# the rest of the build is unchanged.
-option(AGPU_FUZZ "Build the libFuzzer target for the translator (needs clang)" OFF)
+# or scripts/fuzz.sh TARGET SECONDS. The library's portable part (api/,
+# kernels/, the CPU backend, and the other backends' stubs, which report
+# themselves unavailable) is compiled again with coverage instrumentation and
+# ASan/UBSan; the rest of the build is unchanged.
+option(AGPU_FUZZ "Build the libFuzzer targets (needs clang)" OFF)
 if(NOT AGPU_FUZZ)
   return()
 endif()
@@ -17,18 +22,32 @@ endif()
 
 set(AGPU_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
                     -fno-omit-frame-pointer -g)
-file(GLOB AGPU_FUZZ_TRANSLATOR_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.c)
+file(GLOB AGPU_FUZZ_LIBRARY_SOURCES CONFIGURE_DEPENDS
+     ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.c ${CMAKE_CURRENT_SOURCE_DIR}/api/*.c
+     ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/*.c ${CMAKE_CURRENT_SOURCE_DIR}/backends/cuda/*.c
+     ${CMAKE_CURRENT_SOURCE_DIR}/backends/hip/*.c)
+list(APPEND AGPU_FUZZ_LIBRARY_SOURCES
+     ${CMAKE_CURRENT_SOURCE_DIR}/backends/vulkan/vulkan_backend.c
+     ${CMAKE_CURRENT_SOURCE_DIR}/backends/opencl/opencl_backend.c)
 include(${CMAKE_CURRENT_LIST_DIR}/translator_version.cmake)
 agpu_translator_version_source(AGPU_FUZZ_TRANSLATOR_VERSION_SOURCE)
-add_library(agpu_fuzz_translator OBJECT ${AGPU_FUZZ_TRANSLATOR_SOURCES}
-                                        ${AGPU_FUZZ_TRANSLATOR_VERSION_SOURCE})
-target_include_directories(agpu_fuzz_translator PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/kernels
-                                                       ${CMAKE_CURRENT_SOURCE_DIR}/api)
-target_compile_definitions(agpu_fuzz_translator PRIVATE AGPU_BUILDING_LIBRARY _GNU_SOURCE)
-target_compile_options(agpu_fuzz_translator PRIVATE ${AGPU_FUZZ_FLAGS})
+add_library(agpu_fuzz_library OBJECT ${AGPU_FUZZ_LIBRARY_SOURCES}
+                                     ${AGPU_FUZZ_TRANSLATOR_VERSION_SOURCE})
+target_include_directories(agpu_fuzz_library PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/kernels
+                                                    ${CMAKE_CURRENT_SOURCE_DIR}/api)
+target_compile_definitions(agpu_fuzz_library PRIVATE AGPU_BUILDING_LIBRARY _GNU_SOURCE)
+target_compile_options(agpu_fuzz_library PRIVATE ${AGPU_FUZZ_FLAGS})
 
-add_executable(fuzz_translator ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz/fuzz_translator.c)
-target_compile_options(fuzz_translator PRIVATE ${AGPU_FUZZ_FLAGS})
-target_compile_definitions(fuzz_translator PRIVATE _GNU_SOURCE)
-target_link_libraries(fuzz_translator PRIVATE agpu_fuzz_translator m)
-target_link_options(fuzz_translator PRIVATE -fsanitize=fuzzer,address,undefined)
+foreach(target fuzz_translator fuzz_codegen fuzz_selector fuzz_cache_entry)
+  set(sources ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz/${target}.c)
+  if(target STREQUAL "fuzz_codegen")
+    list(APPEND sources ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz/kernel_gen.c)
+  endif()
+  add_executable(${target} ${sources})
+  target_compile_options(${target} PRIVATE ${AGPU_FUZZ_FLAGS})
+  target_compile_definitions(${target} PRIVATE _GNU_SOURCE)
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests/fuzz)
+  target_link_libraries(${target} PRIVATE agpu_fuzz_library Threads::Threads ${CMAKE_DL_LIBS} m)
+  target_link_options(${target} PRIVATE -fsanitize=fuzzer,address,undefined)
+endforeach()
+add_custom_target(fuzz_targets DEPENDS fuzz_translator fuzz_codegen fuzz_selector fuzz_cache_entry)

@@ -1,9 +1,11 @@
 /* The CPU backend's compiler driver: finds the system C compiler at run time
  * ($CC, then cc, gcc, clang on PATH), compiles the host-C translation of a
  * program into a shared object in a private temporary directory (mkdtemp,
- * 0700) and loads it with dlopen. No shell is involved: the compiler runs
- * through posix_spawn with an argument vector, its output captured through
- * a pipe for the build log. */
+ * 0700), and loads shared objects (compiled or from the cache) only through
+ * an anonymous file whose SHA-256 is checked against the one recorded when
+ * the bytes were written (agpu_cpu_load). No shell is involved: the compiler
+ * runs through posix_spawn with an argument vector, its output captured
+ * through a pipe for the build log. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +14,12 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agpu_sha256.h"
 #include "cpu_internal.h"
 
 extern char **environ;
@@ -27,16 +31,25 @@ extern char **environ;
  * a*b+c two roundings (as the scalar references and PoCL's results within
  * tolerance); -fwrapv gives signed overflow the wraparound that OpenCL
  * devices show; -fno-math-errno and -fno-trapping-math change no result. */
-static const char *const agpu_cpu_cflags[] = {
-    "-O3", "-march=native", "-fPIC", "-shared", "-std=c11", "-ffp-contract=off", "-fwrapv",
-    "-fno-math-errno", "-fno-trapping-math", "-fvisibility=hidden", "-w", NULL};
+static const char *const agpu_cpu_cflags[] = {"-O3",
+                                              "-march=native",
+                                              "-fPIC",
+                                              "-shared",
+                                              "-std=c11",
+                                              "-ffp-contract=off",
+                                              "-fwrapv",
+                                              "-fno-math-errno",
+                                              "-fno-trapping-math",
+                                              "-fvisibility=hidden",
+                                              "-w",
+                                              NULL};
 
 typedef struct agpu_cpu_compiler {
   bool found;
-  char path[PATH_MAX];                    /* the program run */
+  char path[PATH_MAX];                     /* the program run */
   char *argv_prefix[AGPU_CPU_MAX_CC_ARGS]; /* path and any arguments given in $CC */
   int prefix_count;
-  char storage[1024];  /* $CC's words */
+  char storage[1024]; /* $CC's words */
   char identity[PATH_MAX * 2 + 512];
   char reason[512];
 } agpu_cpu_compiler;
@@ -86,7 +99,8 @@ static void agpu_cpu_find_compiler(void) {
     for (char *word = strtok_r(cc->storage, " \t", &save);
          word && cc->prefix_count < AGPU_CPU_MAX_CC_ARGS - 1; word = strtok_r(NULL, " \t", &save))
       cc->argv_prefix[cc->prefix_count++] = word;
-    if (cc->prefix_count > 0 && agpu_cpu_find_program(cc->argv_prefix[0], cc->path, sizeof cc->path))
+    if (cc->prefix_count > 0 &&
+        agpu_cpu_find_program(cc->argv_prefix[0], cc->path, sizeof cc->path))
       cc->found = true;
     else
       snprintf(cc->reason, sizeof cc->reason, "$CC is '%s', which is not an executable program",
@@ -142,8 +156,9 @@ static agpu_status agpu_cpu_make_dir(char *dir, size_t cap) {
 }
 
 static agpu_status agpu_cpu_write_file(const char *path, const void *data, size_t size) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: cannot create %s: %s", path, strerror(errno));
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: cannot create %s: %s", path, strerror(errno));
   const char *p = data;
   while (size > 0) {
     ssize_t n = write(fd, p, size);
@@ -162,11 +177,13 @@ static agpu_status agpu_cpu_write_file(const char *path, const void *data, size_
   return AGPU_SUCCESS;
 }
 
-static bool agpu_cpu_read_file(const char *path, void **data, size_t *size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+/* Reads a whole regular file through a descriptor opened without following
+ * a link. */
+static bool agpu_cpu_read_file(int dir_fd, const char *name, void **data, size_t *size) {
+  int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) return false;
   struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
     close(fd);
     return false;
   }
@@ -188,18 +205,119 @@ static bool agpu_cpu_read_file(const char *path, void **data, size_t *size) {
   return true;
 }
 
-static agpu_status agpu_cpu_dlopen(const char *path, agpu_cpu_object *object) {
+static bool agpu_cpu_write_all(int fd, const void *data, size_t size) {
+  const char *p = data;
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= (size_t)n;
+  }
+  return true;
+}
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* Linux 6.3: ask for an executable memfd where the policy allows it */
+#endif
+
+/* An anonymous file holding `bytes`, reachable by no path: a memfd sealed
+ * against any further change, or where memfd is refused (an old kernel, or
+ * vm.memfd_noexec=2) a temporary file unlinked as soon as it is created. */
+static int agpu_cpu_anonymous_file(const void *bytes, size_t size) {
+  int fd = memfd_create("anygpu-cpu-kernels", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  if (fd < 0 && errno == EINVAL)
+    fd = memfd_create("anygpu-cpu-kernels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd >= 0) {
+    if (agpu_cpu_write_all(fd, bytes, size) &&
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0)
+      return fd;
+    close(fd);
+  }
+  char dir[PATH_MAX - 32];
+  if (agpu_cpu_make_dir(dir, sizeof dir) != AGPU_SUCCESS) return -1;
+  int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  fd = dir_fd < 0
+           ? -1
+           : openat(dir_fd, "kernels.so", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) unlinkat(dir_fd, "kernels.so", 0);
+  if (dir_fd >= 0) close(dir_fd);
+  rmdir(dir);
+  if (fd >= 0 && !agpu_cpu_write_all(fd, bytes, size)) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+/* The SHA-256 of what the descriptor holds now, read through it. */
+static bool agpu_cpu_hash_fd(int fd, size_t size, uint8_t digest[AGPU_SHA256_DIGEST_SIZE]) {
+  agpu_sha256_ctx sha;
+  agpu_sha256_init(&sha);
+  uint8_t chunk[65536];
+  off_t offset = 0;
+  for (;;) {
+    ssize_t n = pread(fd, chunk, sizeof chunk, offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    agpu_sha256_update(&sha, chunk, (size_t)n);
+    offset += n;
+  }
+  agpu_sha256_final(&sha, digest);
+  return (size_t)offset == size;
+}
+
+/* dlopen of exactly the bytes whose SHA-256 is `recorded` (see docs/cache.md,
+ * "The CPU backend's shared objects"): the bytes go into an anonymous file,
+ * sealed where the kernel allows; the file is hashed through its descriptor;
+ * and the loader opens that same file through /proc/self/fd/N, a link to the
+ * open file itself, not to a path anyone could swap. The descriptor stays
+ * open while the object is loaded: glibc recognises an already loaded object
+ * by the name it was opened by, so no two loaded objects may share one
+ * /proc/self/fd/N name. */
+agpu_status agpu_cpu_load(const void *bytes, size_t size,
+                          const uint8_t recorded[AGPU_SHA256_DIGEST_SIZE],
+                          agpu_cpu_object *object) {
+  memset(object, 0, sizeof *object);
+  int fd = agpu_cpu_anonymous_file(bytes, size);
+  if (fd < 0)
+    return agpu_error_set(AGPU_ERROR_BACKEND,
+                          "cpu: cannot make a private file for the compiled kernels: %s",
+                          strerror(errno));
+  uint8_t digest[AGPU_SHA256_DIGEST_SIZE];
+  if (!agpu_cpu_hash_fd(fd, size, digest) || memcmp(digest, recorded, sizeof digest) != 0) {
+    close(fd);
+    return agpu_error_set(AGPU_ERROR_INTERNAL,
+                          "cpu: the compiled kernels' SHA-256 is not the one recorded when they "
+                          "were written: not loaded");
+  }
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   object->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!object->handle) {
     const char *why = dlerror();
-    return agpu_error_set(AGPU_ERROR_INTERNAL, "cpu: dlopen of the compiled kernels failed: %s",
-                          why ? why : "unknown error");
+    close(fd);
+    return agpu_error_set(
+        AGPU_ERROR_INTERNAL, "cpu: dlopen of the compiled kernels (%s) failed: %s%s", path,
+        why ? why : "unknown error",
+        access("/proc/self/fd", X_OK) != 0 ? " (the CPU backend needs /proc)" : "");
   }
+  object->has_fd = true;
+  object->fd = fd;
+  memcpy(object->digest, digest, sizeof digest);
   return AGPU_SUCCESS;
 }
 
+void agpu_cpu_unload(agpu_cpu_object *object) {
+  if (object->handle) dlclose(object->handle);
+  if (object->has_fd) close(object->fd); /* after dlclose: see agpu_cpu_load */
+  free(object->bytes);
+  memset(object, 0, sizeof *object);
+}
+
 /* Runs argv with stdout and stderr into *log; the exit status in *code. */
-static agpu_status agpu_cpu_spawn(char *const argv[], char **log, int *code) {
+static agpu_status agpu_cpu_spawn(char *const argv[], const char *dir, char **log, int *code) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0)
     return agpu_error_set(AGPU_ERROR_BACKEND, "cpu: pipe failed: %s", strerror(errno));
@@ -208,6 +326,9 @@ static agpu_status agpu_cpu_spawn(char *const argv[], char **log, int *code) {
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  /* in the build's directory, with relative names: the object then holds no
+   * temporary path, and one source always gives the same bytes */
+  posix_spawn_file_actions_addchdir_np(&actions, dir);
   pid_t pid;
   int failed = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -243,7 +364,8 @@ static agpu_status agpu_cpu_spawn(char *const argv[], char **log, int *code) {
       break;
     }
   }
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  *code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   if (text && used == 0) {
     free(text);
     text = NULL;
@@ -258,11 +380,10 @@ agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
   *log = NULL;
   if (!agpu_cpu_compiler_identity()) return AGPU_ERROR_UNSUPPORTED;
   const agpu_cpu_compiler *cc = &agpu_cpu_cc;
-  char dir[PATH_MAX - 32], c_path[PATH_MAX], so_path[PATH_MAX];
+  char dir[PATH_MAX - 32], c_path[PATH_MAX];
   agpu_status status = agpu_cpu_make_dir(dir, sizeof dir);
   if (status != AGPU_SUCCESS) return status;
   snprintf(c_path, sizeof c_path, "%s/kernels.c", dir);
-  snprintf(so_path, sizeof so_path, "%s/kernels.so", dir);
   status = agpu_cpu_write_file(c_path, source, length);
   if (status == AGPU_SUCCESS) {
     char *argv[AGPU_CPU_MAX_CC_ARGS + 32];
@@ -270,43 +391,42 @@ agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
     for (int i = 0; i < cc->prefix_count; i++) argv[argc++] = cc->argv_prefix[i];
     for (int i = 0; agpu_cpu_cflags[i]; i++) argv[argc++] = (char *)agpu_cpu_cflags[i];
     argv[argc++] = "-o";
-    argv[argc++] = so_path;
-    argv[argc++] = c_path;
+    argv[argc++] = "kernels.so";
+    argv[argc++] = "kernels.c";
     argv[argc++] = "-lm";
     argv[argc] = NULL;
     int code = 0;
-    status = agpu_cpu_spawn(argv, log, &code);
+    status = agpu_cpu_spawn(argv, dir, log, &code);
     if (status == AGPU_SUCCESS && code != 0)
       status = agpu_error_set(AGPU_ERROR_INTERNAL,
                               "cpu: the C compiler (%s) rejected the generated code (exit %d); "
                               "this is a bug in the C translation:\n%s",
                               cc->path, code, *log ? *log : "(no output)");
   }
-  if (status == AGPU_SUCCESS && keep_bytes &&
-      !agpu_cpu_read_file(so_path, &object->bytes, &object->size)) {
-    object->bytes = NULL;
-    object->size = 0;
+  /* The object is read once, through a descriptor, and what was read is what
+   * is hashed, loaded and cached. */
+  void *bytes = NULL;
+  size_t size = 0;
+  int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (status == AGPU_SUCCESS &&
+      (dir_fd < 0 || !agpu_cpu_read_file(dir_fd, "kernels.so", &bytes, &size)))
+    status = agpu_error_set(AGPU_ERROR_BACKEND, "cpu: cannot read the compiled %s/kernels.so", dir);
+  if (dir_fd >= 0) {
+    unlinkat(dir_fd, "kernels.c", 0);
+    unlinkat(dir_fd, "kernels.so", 0);
+    close(dir_fd);
   }
-  if (status == AGPU_SUCCESS) status = agpu_cpu_dlopen(so_path, object);
-  unlink(c_path);
-  unlink(so_path);
   rmdir(dir);
-  if (status != AGPU_SUCCESS) {
-    free(object->bytes);
-    memset(object, 0, sizeof *object);
+  if (status == AGPU_SUCCESS) {
+    uint8_t digest[AGPU_SHA256_DIGEST_SIZE];
+    agpu_sha256(bytes, size, digest);
+    status = agpu_cpu_load(bytes, size, digest, object);
   }
-  return status;
-}
-
-agpu_status agpu_cpu_load(const void *bytes, size_t size, agpu_cpu_object *object) {
-  memset(object, 0, sizeof *object);
-  char dir[PATH_MAX - 32], so_path[PATH_MAX];
-  agpu_status status = agpu_cpu_make_dir(dir, sizeof dir);
-  if (status != AGPU_SUCCESS) return status;
-  snprintf(so_path, sizeof so_path, "%s/kernels.so", dir);
-  status = agpu_cpu_write_file(so_path, bytes, size);
-  if (status == AGPU_SUCCESS) status = agpu_cpu_dlopen(so_path, object);
-  unlink(so_path);
-  rmdir(dir);
+  if (status == AGPU_SUCCESS && keep_bytes) {
+    object->bytes = bytes;
+    object->size = size;
+  } else {
+    free(bytes);
+  }
   return status;
 }

@@ -19,23 +19,33 @@ unsigned agpu_cpu_pool_threads(void);
 
 /* cpu_compile.c: the system C compiler, found at run time. */
 typedef struct agpu_cpu_object {
-  void *handle;  /* dlopen handle */
-  void *bytes;   /* the shared object's bytes (malloc'd), for the cache; may be NULL */
+  void *handle; /* dlopen handle */
+  void *bytes;  /* the shared object's bytes (malloc'd), for the cache; may be NULL */
   size_t size;
+  bool has_fd; /* fd: the anonymous file it was loaded from, open while it is loaded */
+  int fd;
+  uint8_t digest[32]; /* the SHA-256 of what was loaded */
 } agpu_cpu_object;
 /* "gcc 12.2.0 /usr/bin/gcc-12 <size> <mtime>" and the flags: what the cache
  * key needs to know about the compiler. NULL (with the error set) when no
  * compiler is found. */
 const char *agpu_cpu_compiler_identity(void);
-/* Compiles C source into a shared object and loads it. *log gets the
+/* Compiles C source into a shared object and loads it (with agpu_cpu_load,
+ * against the SHA-256 of the bytes the compiler wrote). *log gets the
  * compiler's output (malloc'd, may be NULL). Returns AGPU_ERROR_INTERNAL with
  * the compiler's message when the compile fails (the C is generated, so a
  * failure is the translator's bug), AGPU_ERROR_UNSUPPORTED when there is no
- * compiler. With keep_bytes, object->bytes holds the file for caching. */
+ * compiler. With keep_bytes, object->bytes holds exactly what was loaded,
+ * for caching. */
 agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
                              agpu_cpu_object *object, char **log);
-/* Loads a shared object from bytes (a cache entry). */
-agpu_status agpu_cpu_load(const void *bytes, size_t size, agpu_cpu_object *object);
+/* Loads a shared object from bytes (a cache entry) whose SHA-256 was recorded
+ * when they were written; the bytes actually handed to dlopen are hashed
+ * again and must match, or nothing is loaded (AGPU_ERROR_INTERNAL). */
+agpu_status agpu_cpu_load(const void *bytes, size_t size, const uint8_t recorded[32],
+                          agpu_cpu_object *object);
+/* dlclose, then the descriptor and the bytes; leaves the object zeroed. */
+void agpu_cpu_unload(agpu_cpu_object *object);
 
 /* cpu_launch.c: programs as loaded shared objects, kernels, launches. */
 #include "emit_c_abi.h"
@@ -52,6 +62,7 @@ typedef struct agpu_cpu_kernel_entry {
 typedef struct agpu_cpu_program {
   _Atomic int references; /* the program and each kernel made from it */
   agpu_cpu_object object;
+  bool from_cache; /* the object came from a cache entry, not the compiler */
   uint32_t kernel_count;
   agpu_cpu_kernel_entry *kernels;
 } agpu_cpu_program;

@@ -38,8 +38,7 @@ agpu_status agpu_cpu_program_bind(agpu_cpu_program *program) {
 
 void agpu_cpu_program_unref(agpu_cpu_program *program) {
   if (!program || atomic_fetch_sub(&program->references, 1) != 1) return;
-  if (program->object.handle) dlclose(program->object.handle);
-  free(program->object.bytes);
+  agpu_cpu_unload(&program->object);
   for (uint32_t i = 0; i < program->kernel_count; i++) free(program->kernels[i].params);
   free(program->kernels);
   free(program);

@@ -3,7 +3,6 @@
  * into a shared object (cpu_compile.c); the object is cached on disk by a
  * key of everything that decides its bytes, so that a second build of the
  * same source is a parse, a lookup and a dlopen. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,7 +39,8 @@ static agpu_status agpu_cpu_describe_kernels(kl_context *ctx, const kl_program *
   for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
     if (fn->is_kernel && fn->body) count++;
   program->kernels = calloc(count ? count : 1, sizeof *program->kernels);
-  if (!program->kernels) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
+  if (!program->kernels)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
   for (const kl_function *fn = parsed->functions; fn; fn = fn->next) {
     if (!fn->is_kernel || !fn->body) continue;
     agpu_cpu_kernel_entry *entry = &program->kernels[program->kernel_count++];
@@ -52,7 +52,8 @@ static agpu_status agpu_cpu_describe_kernels(kl_context *ctx, const kl_program *
     for (const kl_variable *p = fn->params; p; p = p->next) params++;
     entry->param_count = params;
     entry->params = calloc(params ? params : 1, sizeof *entry->params);
-    if (!entry->params) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
+    if (!entry->params)
+      return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
     uint32_t i = 0;
     for (const kl_variable *p = fn->params; p; p = p->next, i++) {
       agpu_kernel_param *param = &entry->params[i];
@@ -60,9 +61,15 @@ static agpu_status agpu_cpu_describe_kernels(kl_context *ctx, const kl_program *
       agpu_cpu_copy_text(param->type_name, sizeof param->type_name, kl_type_name(ctx, p->type));
       if (p->type->kind == KL_TYPE_POINTER) {
         switch (p->type->pointee_space) {
-          case KL_SPACE_LOCAL: param->kind = AGPU_PARAM_LOCAL; break;
-          case KL_SPACE_CONSTANT: param->kind = AGPU_PARAM_CONSTANT_BUFFER; break;
-          default: param->kind = AGPU_PARAM_GLOBAL_BUFFER; break;
+          case KL_SPACE_LOCAL:
+            param->kind = AGPU_PARAM_LOCAL;
+            break;
+          case KL_SPACE_CONSTANT:
+            param->kind = AGPU_PARAM_CONSTANT_BUFFER;
+            break;
+          default:
+            param->kind = AGPU_PARAM_GLOBAL_BUFFER;
+            break;
         }
         param->is_const = p->type->element && (p->type->element->qualifiers & KL_QUALIFIER_CONST);
       } else {
@@ -133,12 +140,15 @@ agpu_status agpu_cpu_program_build(agpu_program *program, const agpu_program_des
   bool have_key = agpu_cache_key_final(&key, hex) == AGPU_SUCCESS;
   void *cached = NULL;
   size_t cached_size = 0;
-  if (have_key && agpu_cache_lookup(hex, &cached, &cached_size) == AGPU_SUCCESS) {
-    agpu_status loaded = agpu_cpu_load(cached, cached_size, &cpu->object);
+  uint8_t recorded[AGPU_SHA256_DIGEST_SIZE];
+  if (have_key && agpu_cache_lookup_digest(hex, &cached, &cached_size, recorded) == AGPU_SUCCESS) {
+    agpu_status loaded = agpu_cpu_load(cached, cached_size, recorded, &cpu->object);
     free(cached);
-    if (loaded == AGPU_SUCCESS && agpu_cpu_program_bind(cpu) == AGPU_SUCCESS) goto done;
-    if (cpu->object.handle) dlclose(cpu->object.handle);
-    memset(&cpu->object, 0, sizeof cpu->object); /* a bad entry: build again */
+    if (loaded == AGPU_SUCCESS && agpu_cpu_program_bind(cpu) == AGPU_SUCCESS) {
+      cpu->from_cache = true;
+      goto done;
+    }
+    agpu_cpu_unload(&cpu->object); /* a bad entry: build again */
   }
 
   const char *c_source = kl_emit_c(ctx, parsed);
@@ -164,4 +174,20 @@ done:
   }
   kl_context_destroy(ctx);
   return status;
+}
+
+/* For the tests (not in anygpu.h): the SHA-256 of the shared object a CPU
+ * program runs, and whether it came from the cache. */
+AGPU_API agpu_status agpu_cpu_program_digest(const agpu_program *program,
+                                             char hex[AGPU_SHA256_HEX_SIZE], bool *from_cache);
+AGPU_API agpu_status agpu_cpu_program_digest(const agpu_program *program,
+                                             char hex[AGPU_SHA256_HEX_SIZE], bool *from_cache) {
+  if (!program || !hex || !program->device || program->device->info.backend != AGPU_BACKEND_CPU ||
+      !program->native)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "agpu_cpu_program_digest: not a program built on the CPU backend");
+  const agpu_cpu_program *cpu = program->native;
+  agpu_sha256_hex(cpu->object.digest, hex);
+  if (from_cache) *from_cache = cpu->from_cache;
+  return AGPU_SUCCESS;
 }

@@ -1,0 +1,232 @@
+/* Differential fuzzing of code generation: kernels from the generator
+ * (kernel_gen.c, integer only) run on two backends, by default the CPU
+ * backend (the host-C emitter and the system C compiler) and OpenCL device 0
+ * (PoCL here: the OpenCL C emitter and the driver's compiler), on the same
+ * random inputs. The integer kernels have one defined result, so the outputs
+ * must agree bit for bit: out[] word for word and acc[], the words the
+ * work-items update with commutative atomics.
+ *
+ *   fuzz_differential [--seconds S] [--count N] [--seed S] [--save DIR]
+ *                     [--a SELECTOR] [--b SELECTOR] [FILE...]
+ *
+ * A FILE ending in .cl is a kernel (with the generator's interface) run as
+ * it is: how a saved failure is reproduced and reduced by hand.
+ *
+ * Case k of a run uses generator bytes drawn from seed + k, so "--seed S
+ * --count 1" reproduces case S of any run; FILEs are generator inputs (a
+ * libFuzzer corpus of fuzz_codegen) run first. A mismatch, or a build or
+ * launch that fails on a valid kernel, prints the kernel and the first
+ * differing words, saves the kernel to DIR when given, and makes the exit
+ * status 1. The kernel cache is turned off (ANYGPU_CACHE=0) so that the
+ * runs leave nothing behind. Exits 77 when a backend is missing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "agpu_test.h"
+#include "kernel_gen.h"
+
+typedef struct side {
+  const char *selector;
+  agpu_device *device;
+  uint32_t out[KGEN_GLOBAL_SIZE];
+  uint32_t acc[KGEN_ACC_SIZE];
+  char error[2048];
+} side;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static bool run_on(side *s, const char *kernel_source, const uint32_t *in, const uint32_t *acc0) {
+  agpu_program *program = NULL;
+  agpu_kernel *kernel = NULL;
+  agpu_buffer *b_in = NULL, *b_out = NULL, *b_acc = NULL;
+  agpu_program_desc desc = {.source = kernel_source, .source_name = "generated.cl"};
+  bool ok = false;
+  s->error[0] = '\0';
+  if (agpu_program_build(s->device, &desc, &program) != AGPU_SUCCESS ||
+      agpu_kernel_create(program, "fuzz", &kernel) != AGPU_SUCCESS ||
+      agpu_buffer_create(s->device, sizeof s->out, 0, &b_in) != AGPU_SUCCESS ||
+      agpu_buffer_create(s->device, sizeof s->out, 0, &b_out) != AGPU_SUCCESS ||
+      agpu_buffer_create(s->device, sizeof s->acc, 0, &b_acc) != AGPU_SUCCESS ||
+      agpu_buffer_write(NULL, b_in, 0, sizeof s->out, in) != AGPU_SUCCESS ||
+      agpu_buffer_write(NULL, b_acc, 0, sizeof s->acc, acc0) != AGPU_SUCCESS) {
+    snprintf(s->error, sizeof s->error, "%s", agpu_last_error());
+  } else {
+    const uint32_t poison = 0xdeadbeefu;
+    size_t global = KGEN_GLOBAL_SIZE, local = KGEN_LOCAL_SIZE;
+    agpu_arg args[] = {agpu_arg_buffer(b_in), agpu_arg_buffer(b_out), agpu_arg_buffer(b_acc)};
+    if (agpu_buffer_fill(NULL, b_out, 0, sizeof s->out, &poison, 4) != AGPU_SUCCESS ||
+        agpu_launch(NULL, kernel, 1, &global, &local, 3, args) != AGPU_SUCCESS ||
+        agpu_buffer_read(NULL, b_out, 0, sizeof s->out, s->out) != AGPU_SUCCESS ||
+        agpu_buffer_read(NULL, b_acc, 0, sizeof s->acc, s->acc) != AGPU_SUCCESS)
+      snprintf(s->error, sizeof s->error, "%s", agpu_last_error());
+    else
+      ok = true;
+  }
+  if (b_acc) agpu_buffer_release(b_acc);
+  if (b_out) agpu_buffer_release(b_out);
+  if (b_in) agpu_buffer_release(b_in);
+  if (kernel) agpu_kernel_release(kernel);
+  if (program) agpu_program_release(program);
+  return ok;
+}
+
+static void save(const char *dir, const char *name, const char *kernel) {
+  if (!dir) return;
+  mkdir(dir, 0755);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.cl", dir, name);
+  FILE *f = fopen(path, "w");
+  if (f) {
+    fputs(kernel, f);
+    fclose(f);
+    printf("  saved to %s\n", path);
+  }
+}
+
+/* One case; false on a disagreement or a failure. */
+static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes, size_t size,
+                           const char *name, const char *save_dir);
+
+static bool run_case(side *a, side *b, const uint8_t *bytes, size_t size, const char *name,
+                     const char *save_dir) {
+  kgen_options options = {.floats = false, .int64 = true, .no_abs_int_min = true};
+  char *kernel = kgen_generate(bytes, size, &options);
+  if (!kernel) return true;
+  return compare_kernel(a, b, kernel, bytes, size, name, save_dir);
+}
+
+/* Runs `kernel` (freed here) on both sides with inputs drawn from `bytes`. */
+static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes, size_t size,
+                           const char *name, const char *save_dir) {
+  uint64_t state = 0x9e3779b97f4a7c15u ^ (uint64_t)size;
+  for (size_t i = 0; i < size; i++) state = state * 1099511628211u ^ bytes[i];
+  uint32_t in[KGEN_GLOBAL_SIZE];
+  for (int i = 0; i < KGEN_GLOBAL_SIZE; i++) in[i] = (uint32_t)(agpu_test_rand(&state) >> 32);
+  const uint32_t acc0[KGEN_ACC_SIZE] = {0u,          0xffffffffu, 0x12345678u, 0u,
+                                        0xffffffffu, 0xffffffffu, 0u,          0x80000000u};
+  bool ok_a = run_on(a, kernel, in, acc0), ok_b = run_on(b, kernel, in, acc0);
+  bool same = ok_a && ok_b;
+  if (!ok_a || !ok_b) {
+    printf("FAIL %s: a valid kernel failed on %s:\n%s\n", name, ok_a ? b->selector : a->selector,
+           ok_a ? b->error : a->error);
+  } else {
+    int shown = 0;
+    for (int i = 0; i < KGEN_GLOBAL_SIZE; i++) {
+      if (a->out[i] == b->out[i]) continue;
+      if (same) printf("FAIL %s: %s and %s disagree\n", name, a->selector, b->selector);
+      same = false;
+      if (shown++ < 4)
+        printf("  out[%d]: %s 0x%08x, %s 0x%08x\n", i, a->selector, a->out[i], b->selector,
+               b->out[i]);
+    }
+    for (int i = 0; i < KGEN_ACC_SIZE; i++) {
+      if (a->acc[i] == b->acc[i]) continue;
+      if (same) printf("FAIL %s: %s and %s disagree\n", name, a->selector, b->selector);
+      same = false;
+      printf("  acc[%d]: %s 0x%08x, %s 0x%08x\n", i, a->selector, a->acc[i], b->selector,
+             b->acc[i]);
+    }
+  }
+  if (!same) {
+    printf("--- the kernel:\n%s---\n", kernel);
+    save(save_dir, name, kernel);
+  }
+  free(kernel);
+  return same;
+}
+
+static uint8_t *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  uint8_t *data = malloc(1 << 16);
+  *size = data ? fread(data, 1, 1 << 16, f) : 0;
+  fclose(f);
+  return data;
+}
+
+int main(int argc, char **argv) {
+  double seconds = 0;
+  long count = -1;
+  uint64_t seed = 1;
+  const char *save_dir = NULL;
+  side a = {.selector = "cpu:0"}, b = {.selector = "opencl:0"};
+  int first_file = argc;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
+      seconds = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+      count = atol(argv[++i]);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+      seed = strtoull(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--save") && i + 1 < argc)
+      save_dir = argv[++i];
+    else if (!strcmp(argv[i], "--a") && i + 1 < argc)
+      a.selector = argv[++i];
+    else if (!strcmp(argv[i], "--b") && i + 1 < argc)
+      b.selector = argv[++i];
+    else if (argv[i][0] == '-') {
+      fprintf(stderr,
+              "usage: %s [--seconds S] [--count N] [--seed S] [--save DIR] [--a SEL] "
+              "[--b SEL] [FILE...]\n",
+              argv[0]);
+      return 2;
+    } else {
+      first_file = i;
+      break;
+    }
+  }
+  if (seconds <= 0 && count < 0) count = first_file < argc ? 0 : 20;
+  setenv("ANYGPU_CACHE", "0", 1);
+  if (agpu_device_select(a.selector, &a.device) != AGPU_SUCCESS ||
+      agpu_device_select(b.selector, &b.device) != AGPU_SUCCESS) {
+    printf("skipped: %s\n0 passed, 0 failed, 1 skipped\n", agpu_last_error());
+    return 77;
+  }
+  int passed = 0, failed = 0;
+  double start = now();
+  for (int i = first_file; i < argc; i++) {
+    size_t size = 0;
+    uint8_t *data = read_file(argv[i], &size);
+    if (!data) {
+      printf("FAIL cannot read %s\n", argv[i]);
+      failed++;
+      continue;
+    }
+    /* a kernel (.cl: a saved failure), or a fuzz_codegen input: its first
+     * byte is the options, the rest the generator's */
+    const char *base = strrchr(argv[i], '/');
+    base = base ? base + 1 : argv[i];
+    size_t length = strlen(argv[i]);
+    bool same;
+    if (length > 3 && !strcmp(argv[i] + length - 3, ".cl")) {
+      char *kernel = malloc(size + 1);
+      if (kernel) memcpy(kernel, data, size), kernel[size] = '\0';
+      same = !kernel || compare_kernel(&a, &b, kernel, (const uint8_t *)"", 0, base, NULL);
+    } else {
+      same = run_case(&a, &b, size ? data + 1 : data, size ? size - 1 : 0, base, save_dir);
+    }
+    same ? passed++ : failed++;
+    free(data);
+  }
+  for (long k = 0; count < 0 || k < count; k++) {
+    if (seconds > 0 && now() - start >= seconds) break;
+    uint64_t state = (seed + (uint64_t)k) * 0x9e3779b97f4a7c15u + 1;
+    size_t size = 64 + (size_t)(agpu_test_rand(&state) % 1024);
+    uint8_t bytes[1100];
+    for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)(agpu_test_rand(&state) >> 56);
+    char name[64];
+    snprintf(name, sizeof name, "seed-%llu", (unsigned long long)(seed + (uint64_t)k));
+    run_case(&a, &b, bytes, size, name, save_dir) ? passed++ : failed++;
+  }
+  printf("%s vs %s: %d kernels agreed, %d did not, in %.1f s\n", a.selector, b.selector, passed,
+         failed, now() - start);
+  printf("%d passed, %d failed, 0 skipped\n", passed, failed);
+  return failed ? 1 : 0;
+}
