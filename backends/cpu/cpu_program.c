@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "agpu_cache.h"
+#include "agpu_handle.h"
 #include "cpu_internal.h"
 #include "translate.h"
 
@@ -180,9 +181,14 @@ done:
  * program runs, and whether it came from the cache. */
 AGPU_API agpu_status agpu_cpu_program_digest(const agpu_program *program,
                                              char hex[AGPU_SHA256_HEX_SIZE], bool *from_cache);
-AGPU_API agpu_status agpu_cpu_program_digest(const agpu_program *program,
+AGPU_API agpu_status agpu_cpu_program_digest(const agpu_program *handle,
                                              char hex[AGPU_SHA256_HEX_SIZE], bool *from_cache) {
-  if (!program || !hex || !program->device || program->device->info.backend != AGPU_BACKEND_CPU ||
+  void *object = NULL; /* the public handle is encoded: resolve it (api/handle.c) */
+  agpu_status status = agpu_handle_lookup(handle, AGPU_OBJECT_PROGRAM, "agpu_cpu_program_digest",
+                                          "program", &object);
+  if (status != AGPU_SUCCESS) return status;
+  const agpu_program *program = object;
+  if (!hex || !program->device || program->device->info.backend != AGPU_BACKEND_CPU ||
       !program->native)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
                           "agpu_cpu_program_digest: not a program built on the CPU backend");

@@ -185,7 +185,7 @@ static bool native_try(const bench_device *device, bench_result *result, const c
   if (!native_find(program, path, sizeof path)) {
     char dirs[8192];
     bench_native_directories(dirs, sizeof dirs);
-    snprintf(note, note_size, "no %s in %s", program, dirs);
+    snprintf(note, note_size, "no %s in %.400s", program, dirs);
     return false;
   }
   char index[16], size_text[32], iterations_text[16];
