@@ -1142,8 +1142,10 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
     /* GLSL functions with the same meaning */
     case KL_BUILTIN_ASIN:
     case KL_BUILTIN_ACOS:
-      /* from atan, whose precision Vulkan bounds (some drivers' asin and
-       * acos are far less precise than OpenCL's 4 ulp) */
+    /* own atan with asin and acos from it (some drivers' asin and acos are
+     * far less precise than OpenCL's 4 ulp, their atan hundreds of ulp) */
+    case KL_BUILTIN_ATAN:
+    case KL_BUILTIN_ATAN2:
       if (!glsl_float_only(e, n)) return;
       glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
       return;
@@ -1160,11 +1162,6 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
       name = helper->name;
       tmpl = float_math_text(e, helper);
       break;
-    case KL_BUILTIN_ATAN:
-    case KL_BUILTIN_ATAN2:
-      if (!glsl_float_only(e, n)) return;
-      glsl_call(e, inverse_trig(e, b->id, a0->type), a0);
-      return;
     case KL_BUILTIN_COS:
     case KL_BUILTIN_EXP2:
     case KL_BUILTIN_SIN:
