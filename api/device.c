@@ -105,7 +105,7 @@ AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue) 
   if (!queue)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_queue_create: queue is NULL");
   *queue = NULL;
-  agpu_queue *created;
+  agpu_queue *created = NULL;
   status = agpu_queue_new(device, false, true, &created);
   if (status == AGPU_SUCCESS) *queue = created->object.handle;
   return status;
