@@ -32,6 +32,8 @@ struct agpu_device {
   agpu_device_info info;
   void *native;
   agpu_queue *default_queue;
+  /* The queues the user created on it, for agpu_device_finish (api/device_finish.c). */
+  agpu_queue *user_queues;
   /* Zeroes ZERO_INIT and SCRUB_ON_RELEASE buffers; never seen by the user. */
   agpu_queue *hygiene_queue;
   pthread_mutex_t hygiene_lock;
@@ -74,6 +76,9 @@ struct agpu_queue {
   /* One for the user's handle plus one per live event: the native queue
    * goes when the last of them does. */
   _Atomic uint32_t references;
+  /* The device's list of user queues (not the default or internal ones). */
+  bool listed;
+  agpu_queue *next_of_device, *previous_of_device;
 };
 
 struct agpu_event {

@@ -189,15 +189,29 @@ AGPU_API agpu_status agpu_device_memory(agpu_device *device, agpu_memory_info *i
 
 /* In-order queues. Each device has a default queue that is never released
  * (releasing it is a no-op). Events keep their queue: a queue released before
- * its events goes when the last of them does. */
+ * its events goes when the last of them does.
+ *
+ * A NULL queue means a default queue where the call says which device:
+ * - agpu_buffer_write, _read, _fill, _map, _unmap: the buffer's device;
+ *   agpu_buffer_copy: the source buffer's device;
+ * - agpu_launch: the kernel's device;
+ * - agpu_queue_finish(NULL): the default queue of every device (all work
+ *   queued with a NULL queue); agpu_device_finish waits for one device.
+ * Elsewhere a NULL queue is AGPU_ERROR_INVALID_HANDLE: agpu_event_record
+ * (an event names no device: pass agpu_device_default_queue's queue) and
+ * agpu_queue_release. */
 AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue);
 AGPU_API agpu_status agpu_queue_release(agpu_queue *queue);
 AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue);
-/* Waits until all work submitted to the queue has completed. */
+/* Waits until all work submitted to the queue has completed; NULL: to the
+ * default queue of every device. */
 AGPU_API agpu_status agpu_queue_finish(agpu_queue *queue);
+/* Waits until all work submitted to the device has completed: its default
+ * queue and every queue created on it that is not released. */
+AGPU_API agpu_status agpu_device_finish(agpu_device *device);
 
-/* Records a point in the queue; the time between two recorded events of one
- * queue is the device time of the work submitted between them. */
+/* Records a point in the queue (not NULL); the time between two recorded
+ * events of one queue is the device time of the work submitted between them. */
 AGPU_API agpu_status agpu_event_record(agpu_queue *queue, agpu_event **event);
 AGPU_API agpu_status agpu_event_wait(agpu_event *event);
 AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns);

@@ -91,6 +91,7 @@ static agpu_status agpu_queue_new(agpu_device *device, bool is_default, bool vis
     free(queue);
     return status;
   }
+  if (visible && !is_default) agpu_device_list_queue(queue);
   *out = queue;
   return AGPU_SUCCESS;
 }
@@ -118,6 +119,13 @@ agpu_status agpu_device_default_queue_object(agpu_device *device, agpu_queue **q
   *queue = device->default_queue;
   pthread_mutex_unlock(&agpu_default_queue_lock);
   return status;
+}
+
+agpu_queue *agpu_device_existing_default_queue(agpu_device *device) {
+  pthread_mutex_lock(&agpu_default_queue_lock);
+  agpu_queue *queue = device->default_queue;
+  pthread_mutex_unlock(&agpu_default_queue_lock);
+  return queue;
 }
 
 AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue) {
