@@ -142,6 +142,12 @@ struct agpu_backend_ops {
   agpu_status (*launch)(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                         const size_t global[3], const size_t local[3], uint32_t nargs,
                         const agpu_arg args[]);
+
+  /* The program's kernel names, one space between them, malloc'd (the core
+   * frees it); NULL when the backend cannot tell (a native binary). Optional.
+   * agpu_kernel_create checks the name against it and words a missing
+   * kernel the same for every backend. */
+  char *(*program_kernel_names)(const agpu_program *program);
 };
 
 #define AGPU_MAX_LOAD_ATTEMPTS 16
@@ -167,6 +173,11 @@ struct agpu_backend {
  * backend, index and selector fields, and returns the new device. */
 agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_info *info,
                                      void *native);
+
+/* For program_kernel_names: the `count` names of an array of entries
+ * `stride` bytes apart, the first name at `first_name` (NULL when count is
+ * 0), joined by spaces; malloc'd, NULL when out of memory. */
+char *agpu_join_kernel_names(const char *first_name, size_t count, size_t stride);
 
 /* The ops tables, one per backend folder. */
 extern const agpu_backend_ops agpu_cuda_backend_ops;

@@ -61,8 +61,10 @@ typedef enum agpu_status {
 /* "AGPU_ERROR_OUT_OF_RANGE" for AGPU_ERROR_OUT_OF_RANGE; never NULL. */
 AGPU_API const char *agpu_status_name(agpu_status status);
 
-/* The message of the last failed call on this thread ("" if none). The
- * string stays valid until the next anygpu call on this thread. */
+/* The message of the last failed call on this thread ("" if none). A call
+ * that succeeds does not clear it: read it only right after a call returned
+ * an error (check the status, never the message, for success). The string
+ * stays valid until the next anygpu call on this thread. */
 AGPU_API const char *agpu_last_error(void);
 
 AGPU_API const char *agpu_version(void);
@@ -306,10 +308,13 @@ typedef enum agpu_param_kind {
 
 typedef struct agpu_kernel_param {
   char name[64];
-  char type_name[64]; /* as written: "float*", "uint", "float4" */
+  /* The same on every backend: the type without its address space (kind
+   * says it), const kept for a pointer to const: "const float*", "float*",
+   * "uint", "float4". */
+  char type_name[64];
   agpu_param_kind kind;
   uint32_t size; /* bytes of a scalar/vector value; 0 for pointers or unknown */
-  bool is_const; /* pointer to const */
+  bool is_const; /* pointer to const (every __constant buffer); false for values */
 } agpu_kernel_param;
 
 typedef struct agpu_kernel_info {
@@ -321,6 +326,9 @@ typedef struct agpu_kernel_info {
   uint32_t max_work_group_size; /* for this kernel on its device, 0 if unknown */
 } agpu_kernel_info;
 
+/* A name the program lacks is AGPU_ERROR_NOT_FOUND, worded the same on
+ * every backend: "agpu_kernel_create: the program on cpu:0 has no kernel
+ * 'x'; it has: a, b". */
 AGPU_API agpu_status agpu_kernel_create(agpu_program *program, const char *name,
                                         agpu_kernel **kernel);
 AGPU_API agpu_status agpu_kernel_release(agpu_kernel *kernel);

@@ -539,9 +539,9 @@ static void launch_rows(fixture *f) {
       "agpu_launch", "global is NULL");
   const size_t zero = 0, ragged = 100;
   ROW(agpu_launch(NULL, f->kernel, 1, &zero, &local, 4, args), AGPU_ERROR_INVALID_LAUNCH,
-      "agpu_launch", "global size 0 is 0");
+      "agpu_launch", "the global size in dimension 0 is 0");
   ROW(agpu_launch(NULL, f->kernel, 1, &global, &zero, 4, args), AGPU_ERROR_INVALID_LAUNCH,
-      "agpu_launch", "local size 0 is 0");
+      "agpu_launch", "the local size in dimension 0 is 0");
   ROW(agpu_launch(NULL, f->kernel, 1, &ragged, &local, 4, args), AGPU_ERROR_INVALID_LAUNCH,
       "agpu_launch", "not a multiple of the local size");
   if (f->info.max_work_item_sizes[0]) {

@@ -153,6 +153,7 @@ agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_for
 void agpu_cl_program_release(agpu_program *program);
 agpu_status agpu_cl_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_cl_kernel_release(agpu_kernel *kernel);
+char *agpu_cl_program_kernel_names(const agpu_program *program);
 agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                            const size_t global[3], const size_t local[3], uint32_t nargs,
                            const agpu_arg args[]);
