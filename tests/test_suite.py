@@ -369,8 +369,38 @@ def test_run_usage_errors(fixture, case, options):
                   ("--device", "cpu:0", "--all-devices")):
         code, _, err = fixture.run(*base, *extra)
         case.check(code == 2, f"{' '.join(extra)}: exit {code}, expected 2: {err.strip()}")
-    code, out, _ = fixture.run(*base, "--arg", "buf:float:8", "--device", "cpu:0")
-    case.check(code == 1 and "4 parameters" in out, f"a wrong argument count: exit {code}\n{out}")
+    # A wrong --arg count: said once (not once per device), naming the parameter.
+    code, out, err = fixture.run(*base, "--arg", "buf:float:8", "--all-devices")
+    case.check(code == 1 and err == "anygpu: kernel 'vector_add' has 4 parameters, 1 --arg given: "
+               "parameter 1 ('b', __global const float*) has no --arg\n",
+               f"too few --arg: exit {code}, stderr {err!r}\n{out}")
+    code, out, err = fixture.run(*base, "--arg", "buf:float:8", "--arg", "buf:float:8", "--arg",
+                                 "buf:float:8", "--arg", "uint:8", "--arg", "int:3",
+                                 "--device", "cpu:0")
+    case.check(code == 1 and "--arg 4 ('int:3') has no parameter" in err and err.count("\n") == 1,
+               f"too many --arg: exit {code}, stderr {err!r}")
+    # One prefix for a library error.
+    code, out, err = fixture.run("run", source, "--kernel", "vector_add", "--global", "100",
+                                 "--local", "64", "--arg", "buf:float:100", "--arg",
+                                 "buf:float:100", "--arg", "buf:float:100", "--arg", "uint:100",
+                                 "--device", "cpu:0")
+    case.check(code == 1 and "FAILED: agpu_launch: kernel 'vector_add'" in out
+               and out.count("agpu_launch") == 1 and "(AGPU_ERROR_INVALID_LAUNCH)" in out,
+               f"a launch error: exit {code}\n{out}")
+    # A local: scratch smaller than the work-group: a warning, the run goes on.
+    scratch = fixture.write("scratch.cl", "__kernel void k(__global float *x, __local float *t) {\n"
+                            "  if (get_local_id(0) < 16) t[get_local_id(0)] = x[get_global_id(0)];\n"
+                            "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                            "  x[get_global_id(0)] = t[0];\n}\n")
+    code, out, err = fixture.run("run", scratch, "--kernel", "k", "--global", "64", "--local", "64",
+                                 "--arg", "buf:float:64:iota", "--arg", "local:float:64",
+                                 "--device", "cpu:0")
+    case.check(code == 0 and "warning" not in err, f"a scratch that fits: exit {code}, {err!r}")
+    code, out, err = fixture.run("run", scratch, "--kernel", "k", "--global", "64", "--local", "64",
+                                 "--arg", "buf:float:64:iota", "--arg", "local:float:16",
+                                 "--device", "cpu:0")
+    case.check(code == 0 and "anygpu: warning: --arg local:float:16 (argument 1) holds 16 elements, fewer than "
+               "the 64 work-items" in err, f"a small scratch: exit {code}, stderr {err!r}")
     missing = os.path.join(fixture.work, "missing.bin")
     code, _, err = fixture.run(*base, "--arg", f"buf:float:8:file={missing}", "--arg",
                                "buf:float:8", "--arg", "buf:float:8", "--arg", "uint:8")

@@ -34,6 +34,7 @@ typedef struct run_device {
   agpu_device_info info;
   run_outcome outcome;
   char message[4096];
+  bool wrong_arg_count; /* the --arg count does not fit the kernel (said once) */
   double milliseconds;
   void *buffers[RUN_MAX_ARGS]; /* every buffer argument after the run */
   char names[RUN_MAX_ARGS][64];
