@@ -3,6 +3,7 @@
  * the first device's (OpenCL where present). */
 #define _GNU_SOURCE /* clock_gettime, getpid */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,8 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
     bool takes_value = run_option_is(argument, "--kernel") || run_option_is(argument, "--global") ||
                        run_option_is(argument, "--local") || run_option_is(argument, "--arg") ||
                        run_option_is(argument, "--device") || run_option_is(argument, "--tol") ||
+                       run_option_is(argument, "--atol") || run_option_is(argument, "--rtol") ||
+                       run_option_is(argument, "--ulp") ||
                        run_option_is(argument, "--seed") || run_option_is(argument, "--out");
     if (takes_value && !(value = run_option_value(argc, argv, &i)))
       return cli_usage_error("missing value after", argument);
@@ -95,11 +98,29 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
       request->all_devices = true;
     } else if (strcmp(argument, "--compare") == 0) {
       request->compare = true;
-    } else if (run_option_is(argument, "--tol")) {
+    } else if (run_option_is(argument, "--atol") || run_option_is(argument, "--rtol") ||
+               run_option_is(argument, "--tol")) {
       char *end = NULL;
-      request->tolerance = strtod(value, &end);
-      if (!*value || *end || !(request->tolerance >= 0))
-        return cli_usage_error("--tol takes a relative tolerance >= 0, not", value);
+      double number = strtod(value, &end);
+      if (!*value || *end || !(number >= 0) || isinf(number))
+        return cli_usage_error("a tolerance is a number >= 0, not", value);
+      run_tolerance *t = &request->tolerance;
+      if (run_option_is(argument, "--atol")) {
+        t->atol = number;
+        t->atol_given = true;
+      } else { /* --tol, the old spelling: relative only */
+        t->rtol = number;
+        t->rtol_given = true;
+        if (run_option_is(argument, "--tol") && !t->atol_given) t->atol_given = true;
+      }
+    } else if (run_option_is(argument, "--ulp")) {
+      char *end = NULL;
+      errno = 0;
+      request->tolerance.ulps = strtoull(value, &end, 10);
+      if (!*value || *end || errno || value[0] == '-')
+        return cli_usage_error("--ulp takes a whole number of units in the last place, not",
+                               value);
+      request->tolerance.by_ulp = true;
     } else if (run_option_is(argument, "--seed")) {
       char *end = NULL;
       errno = 0;
@@ -122,6 +143,8 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
   if (!request->dims) return cli_usage_error("missing --global X[,Y[,Z]] for", request->file);
   if (request->has_local && local_dims != request->dims)
     return cli_usage_error("--local needs as many dimensions as --global", "--local");
+  if (request->tolerance.by_ulp && (request->tolerance.atol_given || request->tolerance.rtol_given))
+    return cli_usage_error("--ulp is a rule of its own; drop --atol/--rtol for", "--ulp");
   if (request->selector && request->all_devices)
     return cli_usage_error("choose one of --device and", "--all-devices");
   if (!seed_given) {

@@ -4,6 +4,7 @@
 #define ANYGPU_TOOLS_RUN_H
 
 #include "run_args.h"
+#include "run_compare.h"
 
 #define RUN_MAX_ARGS 32
 #define RUN_MAX_DEVICES 32
@@ -21,7 +22,7 @@ typedef struct run_request {
   const char *selector;
   bool all_devices;
   bool compare;
-  double tolerance; /* relative, for floats; integers are compared bit for bit */
+  run_tolerance tolerance; /* for floats; integers are compared bit for bit */
   uint64_t seed;
   const char *out_dir;
   char options[RUN_OPTIONS_MAX];
