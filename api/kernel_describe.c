@@ -39,8 +39,10 @@ agpu_status agpu_kernel_check_name(const agpu_program *program, const char *name
     status = agpu_error_set(AGPU_ERROR_NOT_FOUND,
                             "agpu_kernel_create: the program on %s has no kernel '%s'; ",
                             program->device->info.selector, name);
-    if (!*names) agpu_error_append("it has none");
-    else agpu_error_append("it has:");
+    if (!*names)
+      agpu_error_append("it has none");
+    else
+      agpu_error_append("it has:");
     for (const char *p = names; *p;) {
       size_t word = strcspn(p, " ");
       agpu_error_append("%s%.*s", p == names ? " " : ", ", (int)word, p);
@@ -70,8 +72,8 @@ static void agpu_remove_word(char *text, const char *word) {
  * pointer to const, without the address space (which the kind says):
  * "const float*", "float*", "uint", "float4". */
 static void agpu_normalize_type_name(agpu_kernel_param *param) {
-  static const char *const address_spaces[] = {"__global", "global",  "__constant", "constant",
-                                               "__local",  "local",   "__private",  "private"};
+  static const char *const address_spaces[] = {"__global", "global", "__constant", "constant",
+                                               "__local",  "local",  "__private",  "private"};
   if (param->kind == AGPU_PARAM_CONSTANT_BUFFER) param->is_const = true; /* read-only memory */
   char *text = param->type_name;
   for (size_t i = 0; i < sizeof address_spaces / sizeof *address_spaces; i++)

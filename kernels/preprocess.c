@@ -913,7 +913,8 @@ static void read_pragma(pp *p, kl_token *pragma, kl_token *t) {
       if (state->at_line_start || state->kind == KL_TOKEN_END ||
           !(token_equals(state, "ON") || token_equals(state, "OFF") ||
             token_equals(state, "DEFAULT")))
-        kl_error(ctx, kl_token_where(what), "expected '#pragma OPENCL FP_CONTRACT ON', 'OFF' or 'DEFAULT'");
+        kl_error(ctx, kl_token_where(what),
+                 "expected '#pragma OPENCL FP_CONTRACT ON', 'OFF' or 'DEFAULT'");
       else if (token_equals(state, "OFF"))
         ctx->fp_contract_off = true;
       return;

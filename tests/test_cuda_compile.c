@@ -164,7 +164,8 @@ static bool saxpy_ptx(bool contract_off, agpu_cuda_binary *binary) {
   kl_context *ctx = kl_context_create();
   emit_source source = {.name = "saxpy.cl", .text = text, .length = strlen(text)};
   const char *cuda = translate(ctx, &source);
-  agpu_status status = cuda ? agpu_cuda_compile(cuda, "saxpy.cu", 90, true, binary) : AGPU_ERROR_INTERNAL;
+  agpu_status status =
+      cuda ? agpu_cuda_compile(cuda, "saxpy.cu", 90, true, binary) : AGPU_ERROR_INTERNAL;
   kl_context_destroy(ctx);
   return status == AGPU_SUCCESS && binary->data;
 }
@@ -178,7 +179,8 @@ static void fp_contract_off_gives_no_fma(void) {
   if (fused.data) CHECK(strstr(fused.data, "fma.rn.f32") != NULL);
   if (separate.data) {
     CHECK(strstr(separate.data, "fma.rn.f32") == NULL);
-    CHECK(strstr(separate.data, "mul.rn.f32") != NULL && strstr(separate.data, "add.rn.f32") != NULL);
+    CHECK(strstr(separate.data, "mul.rn.f32") != NULL &&
+          strstr(separate.data, "add.rn.f32") != NULL);
   }
   agpu_cuda_binary_free(&fused);
   agpu_cuda_binary_free(&separate);

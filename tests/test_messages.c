@@ -13,16 +13,18 @@ static const char source[] =
     "}\n"
     "__kernel void other(__global int *z) { z[0] = 1; }\n";
 
-static const char broken[] = "__kernel void k(__global int *z) {\n"
-                             "  z[0] = undefined_thing;\n"
-                             "}\n";
+static const char broken[] =
+    "__kernel void k(__global int *z) {\n"
+    "  z[0] = undefined_thing;\n"
+    "}\n";
 
 /* `expected` with "%s" standing for the selector. */
 static void check_message_is(const char *selector, const char *expected) {
   char text[1024];
   snprintf(text, sizeof text, expected, selector);
   if (strcmp(agpu_last_error(), text) != 0) {
-    printf("  %s: message\n    \"%s\"\n  expected\n    \"%s\"\n", selector, agpu_last_error(), text);
+    printf("  %s: message\n    \"%s\"\n  expected\n    \"%s\"\n", selector, agpu_last_error(),
+           text);
     CHECK(false);
   }
 }
@@ -55,8 +57,8 @@ static void same_words(const char *selector) {
   if (!kernel) return;
   agpu_kernel_info info;
   CHECK_OK(agpu_kernel_get_info(kernel, &info));
-  static const char *const types[] = {"const float*", "float*", "float", "uint", "float*",
-                                      "const int*"};
+  static const char *const types[] = {"const float*", "float*", "float",
+                                      "uint",         "float*", "const int*"};
   static const bool consts[] = {true, false, false, false, false, true};
   CHECK(info.param_count == 6);
   for (uint32_t i = 0; i < info.param_count && i < 6; i++) {
@@ -72,15 +74,17 @@ static void same_words(const char *selector) {
   size_t global = 64, local = 64;
   agpu_arg args[] = {agpu_arg_u32(1)};
   CHECK_STATUS(agpu_launch(NULL, kernel, 1, &global, &local, 1, args), AGPU_ERROR_INVALID_LAUNCH);
-  check_message_is(selector, "agpu_launch: kernel 'scale' takes 6 arguments, 1 given: argument 1 "
-                             "('y', __global float*) is missing");
+  check_message_is(selector,
+                   "agpu_launch: kernel 'scale' takes 6 arguments, 1 given: argument 1 "
+                   "('y', __global float*) is missing");
   agpu_buffer *x = NULL;
   CHECK_OK(agpu_buffer_create(device, 256, 0, &x));
   agpu_arg six[] = {agpu_arg_u32(1),  agpu_arg_buffer(x),  agpu_arg_f32(1),
                     agpu_arg_u32(64), agpu_arg_local(256), agpu_arg_buffer(x)};
   CHECK_STATUS(agpu_launch(NULL, kernel, 1, &global, &local, 6, six), AGPU_ERROR_INVALID_LAUNCH);
-  check_message_starts(selector, "agpu_launch: kernel 'scale' argument 0 ('x', __global const "
-                                 "float*)");
+  check_message_starts(selector,
+                       "agpu_launch: kernel 'scale' argument 0 ('x', __global const "
+                       "float*)");
   six[0] = agpu_arg_buffer(x);
   size_t zero = 0;
   CHECK_STATUS(agpu_launch(NULL, kernel, 1, &zero, NULL, 6, six), AGPU_ERROR_INVALID_LAUNCH);

@@ -338,8 +338,9 @@ static void build_errors_carry_the_log(void) {
   CHECK_STATUS(agpu_program_create_native(device, AGPU_NATIVE_OPENCL_C, desc.source,
                                           strlen(desc.source), NULL, &program),
                AGPU_ERROR_BUILD_FAILED);
-  CHECK_MESSAGE("agpu_program_create_native: the kernel source did not compile for opencl:0 "
-                "(<OpenCL C source>, by the driver's OpenCL C compiler on ");
+  CHECK_MESSAGE(
+      "agpu_program_create_native: the kernel source did not compile for opencl:0 "
+      "(<OpenCL C source>, by the driver's OpenCL C compiler on ");
   CHECK_MESSAGE("undefined_thing");
 
   agpu_program_desc bad_option = {.source = "__kernel void k(void) {}",
@@ -372,8 +373,9 @@ static void unknown_kernels_are_not_found(void) {
   CHECK_STATUS(agpu_kernel_create(program, "saxpi", &kernel), AGPU_ERROR_NOT_FOUND);
   CHECK(kernel == NULL);
   /* Checked and worded by the core, as on every backend (test_messages). */
-  CHECK_MESSAGE("agpu_kernel_create: the program on opencl:0 has no kernel 'saxpi'; it has: saxpy, "
-                "group_sum, fixed_group, busy");
+  CHECK_MESSAGE(
+      "agpu_kernel_create: the program on opencl:0 has no kernel 'saxpi'; it has: saxpy, "
+      "group_sum, fixed_group, busy");
   agpu_program_release(program);
 }
 

@@ -5,10 +5,11 @@
  * agpu_event_record(NULL) is refused saying what to pass. */
 #include "agpu_test.h"
 
-static const char source[] = "__kernel void add_one(__global float *x, uint n) {\n"
-                             "  size_t i = get_global_id(0);\n"
-                             "  if (i < n) x[i] += 1.0f;\n"
-                             "}\n";
+static const char source[] =
+    "__kernel void add_one(__global float *x, uint n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i < n) x[i] += 1.0f;\n"
+    "}\n";
 
 enum { N = 4096 };
 

@@ -12,7 +12,7 @@
 typedef struct compile_request {
   const char *file;
   const char *output_file; /* NULL: standard output */
-  bool explicit_stdout;     /* -o -: even a binary to a terminal */
+  bool explicit_stdout;    /* -o -: even a binary to a terminal */
   agpu_translate_desc desc;
   bool signature;
   char options[COMPILE_MAX_OPTIONS_LENGTH];
@@ -134,7 +134,9 @@ static int write_result(const compile_request *request, const char *text) {
 static int write_binary(const compile_request *request, const void *bytes, size_t size) {
   if (!request->output_file) {
     if (!request->explicit_stdout && isatty(STDOUT_FILENO)) {
-      fprintf(stderr, "anygpu: refusing to write SPIR-V (binary) to a terminal; use -o FILE.spv (or -o - to insist)\n");
+      fprintf(stderr,
+              "anygpu: refusing to write SPIR-V (binary) to a terminal; use -o FILE.spv (or -o - "
+              "to insist)\n");
       return CLI_EXIT_FAILURE;
     }
     fwrite(bytes, 1, size, stdout);
@@ -175,12 +177,15 @@ int cmd_compile(int argc, char **argv) {
     fputs(agpu_last_error(), stderr);
     return CLI_EXIT_FAILURE;
   }
-  bool one_shader = request.desc.target == AGPU_TARGET_GLSL || request.desc.target == AGPU_TARGET_SPIRV;
+  bool one_shader =
+      request.desc.target == AGPU_TARGET_GLSL || request.desc.target == AGPU_TARGET_SPIRV;
   if (result == AGPU_ERROR_INVALID_ARGUMENT && one_shader && !request.desc.kernel) {
     /* The library names its field; here the option says it. */
     const char *names = strstr(agpu_last_error(), "agpu_translate_desc.kernel:");
-    fprintf(stderr, "anygpu: the %s target makes one shader per kernel: pass --kernel NAME, one of:%s\n",
-            agpu_target_name(request.desc.target), names ? names + strlen("agpu_translate_desc.kernel:") : "");
+    fprintf(stderr,
+            "anygpu: the %s target makes one shader per kernel: pass --kernel NAME, one of:%s\n",
+            agpu_target_name(request.desc.target),
+            names ? names + strlen("agpu_translate_desc.kernel:") : "");
     return CLI_EXIT_FAILURE;
   }
   if (result != AGPU_SUCCESS) return cli_library_error(result);

@@ -64,8 +64,8 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
                        run_option_is(argument, "--local") || run_option_is(argument, "--arg") ||
                        run_option_is(argument, "--device") || run_option_is(argument, "--tol") ||
                        run_option_is(argument, "--atol") || run_option_is(argument, "--rtol") ||
-                       run_option_is(argument, "--ulp") ||
-                       run_option_is(argument, "--seed") || run_option_is(argument, "--out");
+                       run_option_is(argument, "--ulp") || run_option_is(argument, "--seed") ||
+                       run_option_is(argument, "--out");
     if (takes_value && !(value = run_option_value(argc, argv, &i)))
       return cli_usage_error("missing value after", argument);
     if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
@@ -118,8 +118,7 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
       errno = 0;
       request->tolerance.ulps = strtoull(value, &end, 10);
       if (!*value || *end || errno || value[0] == '-')
-        return cli_usage_error("--ulp takes a whole number of units in the last place, not",
-                               value);
+        return cli_usage_error("--ulp takes a whole number of units in the last place, not", value);
       request->tolerance.by_ulp = true;
     } else if (run_option_is(argument, "--seed")) {
       char *end = NULL;
@@ -233,9 +232,8 @@ static run_outcome run_wrong_arg_count(const run_request *request, run_device *d
              "parameter %u ('%s', %s%s) has no --arg", request->arg_count, missing->name,
              run_param_kind_text(missing->kind), missing->type_name);
   } else {
-    snprintf(device->message + at, sizeof device->message - at,
-             "--arg %u ('%s') has no parameter", info->param_count,
-             request->args[info->param_count].spec);
+    snprintf(device->message + at, sizeof device->message - at, "--arg %u ('%s') has no parameter",
+             info->param_count, request->args[info->param_count].spec);
   }
   device->wrong_arg_count = true;
   return RUN_FAILED;

@@ -43,11 +43,11 @@ uint64_t run_ulp_distance(const run_type *type, uint64_t a_bits, uint64_t b_bits
 /* Every element against the rule, and what would have been needed. */
 typedef struct run_verdict {
   size_t differ, beyond, first, first_beyond;
-  size_t worst;             /* the element furthest beyond (or nearest to) the rule */
-  double max_abs, max_rel;  /* over differing elements */
-  double needed_atol;       /* every element passes with this atol, at the rule's rtol */
-  double needed_rtol;       /* ... with this rtol, at the rule's atol */
-  uint64_t needed_ulps;     /* ... within this many ulps */
+  size_t worst;            /* the element furthest beyond (or nearest to) the rule */
+  double max_abs, max_rel; /* over differing elements */
+  double needed_atol;      /* every element passes with this atol, at the rule's rtol */
+  double needed_rtol;      /* ... with this rtol, at the rule's atol */
+  uint64_t needed_ulps;    /* ... within this many ulps */
 } run_verdict;
 
 run_verdict run_compare_elements(const run_rule *rule, const run_type *type, const void *expected,
