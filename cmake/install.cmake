@@ -32,4 +32,8 @@ if(AGPU_WITH_GLSLANG)
 endif()
 string(APPEND AGPU_PC_LIBS_PRIVATE "-lm -ldl -lpthread")
 configure_file(cmake/anygpu.pc.in ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# anygpu-static.pc names the archive itself: beside libanygpu.so, -lanygpu
+# would pick the shared library whatever --static says.
+configure_file(cmake/anygpu-static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/anygpu-static.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc ${CMAKE_CURRENT_BINARY_DIR}/anygpu-static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

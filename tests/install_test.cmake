@@ -7,7 +7,7 @@
 # - pkg-config --static against a prefix holding only libanygpu.a, so that
 #   the link must take everything from Libs.private (glslang's archives,
 #   libstdc++, -lm -ldl -lpthread); the binary must not need libanygpu.so;
-# - the README's static line beside the shared library (-Wl,-Bstatic).
+# - the README's static line beside the shared library (anygpu-static.pc).
 # EXTRA_FLAGS carries a sanitized build's flags to the consumer; C_COMPILER
 # and LIBDIR are the build's compiler and CMAKE_INSTALL_LIBDIR.
 file(REMOVE_RECURSE ${WORK_DIR})
@@ -57,17 +57,17 @@ if(PKG_CONFIG)
   run(${C_COMPILER} -std=c11 ${extra} ${example} ${flags} -Wl,-rpath,${prefix}/${LIBDIR} -lm
       -o ${WORK_DIR}/vector_add_pc)
   list(APPEND binaries ${WORK_DIR}/vector_add_pc)
-  # Static beside the shared library, the README's line: -Bstatic picks the archive.
-  run(${PKG_CONFIG} --static --libs anygpu)
-  string(STRIP "${last_output}" static_libs)
-  separate_arguments(static_libs UNIX_COMMAND "${static_libs}")
-  run(${C_COMPILER} -std=c11 ${extra} -I${prefix}/include ${example} -L${prefix}/${LIBDIR}
-      -Wl,-Bstatic -lanygpu -Wl,-Bdynamic ${static_libs} -lm -o ${WORK_DIR}/vector_add_pc_bstatic)
-  run(readelf -d ${WORK_DIR}/vector_add_pc_bstatic)
+  # Static beside the shared library, the README's line: anygpu-static.pc.
+  run(${PKG_CONFIG} --cflags --libs anygpu-static)
+  string(STRIP "${last_output}" static_flags)
+  separate_arguments(static_flags UNIX_COMMAND "${static_flags}")
+  run(${C_COMPILER} -std=c11 ${extra} ${example} ${static_flags} -lm
+      -o ${WORK_DIR}/vector_add_pc_static_beside)
+  run(readelf -d ${WORK_DIR}/vector_add_pc_static_beside)
   if(last_output MATCHES "libanygpu")
-    message(FATAL_ERROR "vector_add_pc_bstatic needs libanygpu.so:\n${last_output}")
+    message(FATAL_ERROR "vector_add_pc_static_beside needs libanygpu.so:\n${last_output}")
   endif()
-  list(APPEND binaries ${WORK_DIR}/vector_add_pc_bstatic)
+  list(APPEND binaries ${WORK_DIR}/vector_add_pc_static_beside)
 
   # Static, from a prefix with only the archive.
   set(static_prefix ${WORK_DIR}/prefix-static)
