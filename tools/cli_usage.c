@@ -74,7 +74,9 @@ static const cli_usage cli_usages[] = {
      "                   each written buffer with the first device's\n"
      "  --atol A, --rtol R\n"
      "                   floats agree when |a - b| <= A + R * |b| (numpy.allclose);\n"
-     "                   defaults: --rtol 1e-5 (float) or 1e-12 (double), --atol 0\n"
+     "                   defaults: --rtol 1e-4 (float) or 1e-10 (double), --atol rtol\n"
+     "                   times the buffer's largest |b| (they accept fma contraction\n"
+     "                   and another summation order; docs/cli.md)\n"
      "  --ulp N          floats agree within N units in the last place instead\n"
      "  --seed N         the random inputs (printed; a fresh seed without it)\n"
      "  --out DIR        write every buffer after the run to DIR\n"},
