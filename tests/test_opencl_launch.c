@@ -223,9 +223,9 @@ static void signatures_are_reported(void) {
   check_param(&info, "uc16", V, "uchar16", 16, false);
   const agpu_kernel_param *pair = param_named(&info, "pair");
   CHECK(pair && pair->kind == V && pair->size == 0); /* a struct: size unknown */
-  check_param(&info, "table", AGPU_PARAM_CONSTANT_BUFFER, "float*", 0, true);
+  check_param(&info, "table", AGPU_PARAM_CONSTANT_BUFFER, "const float*", 0, true);
   check_param(&info, "scratch", AGPU_PARAM_LOCAL, "int*", 0, false);
-  check_param(&info, "in", AGPU_PARAM_GLOBAL_BUFFER, "uint*", 0, true);
+  check_param(&info, "in", AGPU_PARAM_GLOBAL_BUFFER, "const uint*", 0, true);
   check_param(&info, "out", AGPU_PARAM_GLOBAL_BUFFER, "float*", 0, false);
   if (device_info.fp64) {
     check_param(&info, "d", V, "double", 8, false);
@@ -340,13 +340,15 @@ static void build_errors_carry_the_log(void) {
   CHECK_STATUS(agpu_program_create_native(device, AGPU_NATIVE_OPENCL_C, desc.source,
                                           strlen(desc.source), NULL, &program),
                AGPU_ERROR_BUILD_FAILED);
-  CHECK_MESSAGE("opencl: build of <OpenCL C source> failed on ");
+  CHECK_MESSAGE(
+      "agpu_program_create_native: the kernel source did not compile for opencl:0 "
+      "(<OpenCL C source>, by the driver's OpenCL C compiler on ");
   CHECK_MESSAGE("undefined_thing");
 
   agpu_program_desc bad_option = {.source = "__kernel void k(void) {}",
                                   .options = "-no-such-option"};
   CHECK_STATUS(agpu_program_build(device, &bad_option, &program), AGPU_ERROR_BUILD_FAILED);
-  CHECK_MESSAGE("opencl: build of <source> failed on");
+  CHECK_MESSAGE("agpu_program_build: the kernel source did not compile for opencl:0 (<source> on");
 }
 
 static void warnings_land_in_the_build_log(void) {
@@ -437,9 +439,10 @@ static void unknown_kernels_are_not_found(void) {
   agpu_kernel *kernel = NULL;
   CHECK_STATUS(agpu_kernel_create(program, "saxpi", &kernel), AGPU_ERROR_NOT_FOUND);
   CHECK(kernel == NULL);
-  CHECK_MESSAGE("CL_INVALID_KERNEL_NAME");
-  CHECK_MESSAGE("'saxpi'");
-  CHECK_MESSAGE("saxpy, group_sum, fixed_group, busy");
+  /* Checked and worded by the core, as on every backend (test_messages). */
+  CHECK_MESSAGE(
+      "agpu_kernel_create: the program on opencl:0 has no kernel 'saxpi'; it has: saxpy, "
+      "group_sum, fixed_group, busy");
   agpu_program_release(program);
 }
 

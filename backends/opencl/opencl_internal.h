@@ -150,9 +150,10 @@ agpu_status agpu_cl_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *p
 /* opencl_program.c */
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc);
 /* Builds `created` (taken over) for the device; on success it becomes
- * program->native and its log program->build_log (opencl_program.c). */
+ * program->native and its log program->build_log; a failure names
+ * `function` (opencl_program.c). */
 agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, const char *options,
-                                 const char *source_name);
+                                 const char *source_name, const char *function);
 
 /* The kernel cache's compiled programs (opencl_binary.c): the key of a build
  * (the source as given and preprocessed, the options, the device, driver and
@@ -168,6 +169,7 @@ agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_for
 void agpu_cl_program_release(agpu_program *program);
 agpu_status agpu_cl_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_cl_kernel_release(agpu_kernel *kernel);
+char *agpu_cl_program_kernel_names(const agpu_program *program);
 agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                            const size_t global[3], const size_t local[3], uint32_t nargs,
                            const agpu_arg args[]);

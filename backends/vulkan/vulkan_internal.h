@@ -334,6 +334,7 @@ bool agpu_vk_f64_rounding_exact(agpu_device *device);
 void agpu_vk_program_release(agpu_program *program);
 agpu_status agpu_vk_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_vk_kernel_release(agpu_kernel *kernel);
+char *agpu_vk_program_kernel_names(const agpu_program *program);
 
 /* vulkan_deferred.c: a batch is "in use" from its first command until it
  * retires (or fails to submit). */

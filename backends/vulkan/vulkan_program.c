@@ -306,6 +306,13 @@ agpu_status agpu_vk_kernel_create(agpu_kernel *kernel, const char *name) {
   return AGPU_ERROR_NOT_FOUND;
 }
 
+char *agpu_vk_program_kernel_names(const agpu_program *program) {
+  const agpu_vk_program *vp = program->native;
+  if (!vp) return NULL;
+  return agpu_join_kernel_names(vp->kernel_count ? vp->kernels[0].name : NULL, vp->kernel_count,
+                                sizeof *vp->kernels);
+}
+
 void agpu_vk_kernel_release(agpu_kernel *kernel) {
   kernel->native = NULL; /* the entry belongs to the program */
 }
