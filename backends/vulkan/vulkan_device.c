@@ -402,6 +402,9 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   agpu_vk_describe(api, device,
                    agpu_vk_has_extension(ext, ext_count, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME),
                    &features, &info);
+  info.max_buffer_range_bytes = device->max_storage_range;
+  info.buffers_by_address = device->buffer_address;
+  info.max_buffer_params = device->max_storage_buffers;
   free(ext);
   ext = NULL;
   agpu_vk_pipeline_cache_open(device);
