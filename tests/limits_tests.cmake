@@ -1,0 +1,31 @@
+# The limits sweep (tests/test_limits.c) on every backend: each limit the
+# device reports, launched just below, at and just above, each correct
+# element by element or refused naming the limit. CUDA and HIP devices are
+# swept where present, else the test is skipped with the backend's reason.
+# The Vulkan runs have the validation layer on (silent is part of passing);
+# the lowered ones make the by-address path (and, without buffer device
+# addresses, the refusal) run on 1 MiB buffers.
+add_executable(test_limits ${CMAKE_CURRENT_LIST_DIR}/test_limits.c)
+target_link_libraries(test_limits PRIVATE anygpu)
+target_include_directories(test_limits PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+set(AGPU_LIMITS_ENV ANYGPU_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache)
+set(AGPU_LIMITS_VULKAN_ENV ${AGPU_LIMITS_ENV} ANYGPU_VULKAN_VALIDATION=1
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp)
+foreach(selector cpu:0 opencl:0 vulkan:0 cuda:0 hip:0)
+  string(REPLACE ":0" "" backend ${selector})
+  set(env ${AGPU_LIMITS_ENV})
+  if(backend STREQUAL "vulkan")
+    set(env ${AGPU_LIMITS_VULKAN_ENV})
+  endif()
+  add_test(NAME test_limits_${backend} COMMAND test_limits ${selector})
+  set_tests_properties(test_limits_${backend} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                       LABELS limits ENVIRONMENT "${env}")
+endforeach()
+add_test(NAME test_limits_vulkan_lowered COMMAND test_limits vulkan:0)
+set_tests_properties(test_limits_vulkan_lowered PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     LABELS "limits;vulkan" ENVIRONMENT
+                     "${AGPU_LIMITS_VULKAN_ENV};ANYGPU_VULKAN_MAX_STORAGE_RANGE=1048576")
+add_test(NAME test_limits_vulkan_no_address COMMAND test_limits vulkan:0)
+set_tests_properties(test_limits_vulkan_no_address PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     LABELS "limits;vulkan" ENVIRONMENT
+                     "${AGPU_LIMITS_VULKAN_ENV};ANYGPU_VULKAN_MAX_STORAGE_RANGE=1048576;ANYGPU_VULKAN_NO_BUFFER_ADDRESS=1")
