@@ -15,10 +15,10 @@
 #include "vulkan_build.h"
 #include "vulkan_internal.h"
 
-/* Indices into a buffer are 32-bit in the GLSL target and the driver
- * extends them with their sign to 64 bits for an address: past 2^31
- * elements they would wrap. */
-#define AGPU_VK_MAX_ADDRESS_ELEMENTS (1ull << 31)
+/* Indices into a buffer are 32-bit in the GLSL target, and a driver may
+ * take them as signed (Mesa extends them with their sign to 64 bits for an
+ * address): a buffer of more than 2^31 elements is refused on both paths. */
+#define AGPU_VK_MAX_ELEMENTS (1ull << 31)
 
 static agpu_status agpu_vk_over_range(agpu_kernel *kernel, uint32_t index, uint64_t size,
                                       const agpu_vk_device *device, const char *why) {
@@ -93,26 +93,27 @@ agpu_status agpu_vk_launch_entry(agpu_kernel *kernel, uint32_t nargs, const agpu
   uint64_t mask = 0;
   for (uint32_t i = 0; i < nargs; i++) {
     if (base->layout[i].kind != KL_GLSL_PARAM_BUFFER) continue;
-    uint64_t size = (args[i].buffer->size + 3u) & ~(uint64_t)3u;
-    if (size <= device->max_storage_range) continue;
-    if (!device->buffer_address)
-      return agpu_vk_over_range(kernel, i, args[i].buffer->size, device,
-                                "the device has no bufferDeviceAddress to reach it by address");
-    if (!base->program || !base->program->source)
-      return agpu_vk_over_range(kernel, i, args[i].buffer->size, device,
-                                "a native SPIR-V kernel reaches its buffers through bindings only");
-    if (i >= 64)
-      return agpu_vk_over_range(kernel, i, args[i].buffer->size, device,
-                                "only the first 64 parameters can go by address");
     uint32_t element = base->layout[i].element_size ? base->layout[i].element_size : 1;
-    if (args[i].buffer->size / element > AGPU_VK_MAX_ADDRESS_ELEMENTS)
+    bool translated = base->program && base->program->source; /* not native SPIR-V */
+    if (translated && args[i].buffer->size / element > AGPU_VK_MAX_ELEMENTS)
       return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                             "agpu_launch: kernel '%s' argument %u ('%s') is a buffer of %llu "
                             "elements of %u bytes; the GLSL target indexes buffers with 32-bit "
                             "signed element indices, so at most 2^31 (%llu) elements",
                             kernel->info.name, i, kernel->params[i].name,
                             (unsigned long long)(args[i].buffer->size / element), element,
-                            (unsigned long long)AGPU_VK_MAX_ADDRESS_ELEMENTS);
+                            (unsigned long long)AGPU_VK_MAX_ELEMENTS);
+    uint64_t size = (args[i].buffer->size + 3u) & ~(uint64_t)3u;
+    if (size <= device->max_storage_range) continue;
+    if (!device->buffer_address)
+      return agpu_vk_over_range(kernel, i, args[i].buffer->size, device,
+                                "the device has no bufferDeviceAddress to reach it by address");
+    if (!translated)
+      return agpu_vk_over_range(kernel, i, args[i].buffer->size, device,
+                                "a native SPIR-V kernel reaches its buffers through bindings only");
+    if (i >= 64)
+      return agpu_vk_over_range(kernel, i, args[i].buffer->size, device,
+                                "only the first 64 parameters can go by address");
     mask |= 1ull << i;
   }
   if (!mask) return AGPU_SUCCESS;
