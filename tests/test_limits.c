@@ -400,11 +400,10 @@ static void ids_case(const size_t global[3], const size_t local[3], agpu_status 
     if (status == AGPU_SUCCESS) {
       for (size_t z = 0, i = 0; z < global[2]; z++)
         for (size_t y = 0; y < global[1]; y++)
-          for (size_t x = 0; x < global[0]; x++, i++)
-            want[i] = (uint32_t)(x + 7 * y + 13 * z);
+          for (size_t x = 0; x < global[0]; x++, i++) want[i] = (uint32_t)(x + 7 * y + 13 * z);
       char what[128];
-      snprintf(what, sizeof what, "ids %zux%zux%zu in groups of %zux%zux%zu", global[0],
-               global[1], global[2], local[0], local[1], local[2]);
+      snprintf(what, sizeof what, "ids %zux%zux%zu in groups of %zux%zux%zu", global[0], global[1],
+               global[2], local[0], local[1], local[2]);
       CHECK_OK(agpu_buffer_read(NULL, out, 0, n * 4, back));
       CHECK(compare(what, want, back, n, 4) == 0);
       CHECK_OK(agpu_buffer_read(NULL, check, 0, n * 4, back));
@@ -469,8 +468,7 @@ static void work_group_count(void) {
       size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
       global[d] = (size_t)info_g.max_work_groups[d] + 1;
       agpu_arg args[] = {agpu_arg_buffer(out), agpu_arg_buffer(out)};
-      CHECK_STATUS(agpu_launch(NULL, kernel, 3, global, local, 2, args),
-                   AGPU_ERROR_INVALID_LAUNCH);
+      CHECK_STATUS(agpu_launch(NULL, kernel, 3, global, local, 2, args), AGPU_ERROR_INVALID_LAUNCH);
       char needle[40];
       snprintf(needle, sizeof needle, "allows %llu", (unsigned long long)info_g.max_work_groups[d]);
       CHECK_MESSAGE(needle);
@@ -714,13 +712,14 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (agpu_device_get_info(device_g, &info_g) != AGPU_SUCCESS) return 1;
-  printf("%s (%s): max_alloc %llu, range %llu%s, buffers %u, argument bytes %u, local %llu, "
-         "work-group %u\n",
-         selector_g, info_g.name, (unsigned long long)info_g.max_alloc_bytes,
-         (unsigned long long)info_g.max_buffer_range_bytes,
-         info_g.buffers_by_address ? " (larger by address)" : "", info_g.max_buffer_params,
-         info_g.max_param_bytes, (unsigned long long)info_g.local_mem_bytes,
-         info_g.max_work_group_size);
+  printf(
+      "%s (%s): max_alloc %llu, range %llu%s, buffers %u, argument bytes %u, local %llu, "
+      "work-group %u\n",
+      selector_g, info_g.name, (unsigned long long)info_g.max_alloc_bytes,
+      (unsigned long long)info_g.max_buffer_range_bytes,
+      info_g.buffers_by_address ? " (larger by address)" : "", info_g.max_buffer_params,
+      info_g.max_param_bytes, (unsigned long long)info_g.local_mem_bytes,
+      info_g.max_work_group_size);
   agpu_status status;
   program_g = build_source(source, "test_limits.cl", &status);
   if (!program_g) {

@@ -387,8 +387,7 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   device->fp16 = features.v12.shaderFloat16 && features.v11.storageBuffer16BitAccess;
   status = agpu_vk_create_device(api, device, &features, ext, ext_count);
   if (status != AGPU_SUCCESS) goto fail;
-  agpu_vk_pick_memory(device,
-                      agpu_vk_buffer_types(api, device->device, device->buffer_address));
+  agpu_vk_pick_memory(device, agpu_vk_buffer_types(api, device->device, device->buffer_address));
   if (device->device_type < 0 || device->staging_type < 0) {
     status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                             "%s offers no memory type for storage buffers and staging",

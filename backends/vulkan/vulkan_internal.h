@@ -152,10 +152,10 @@ struct agpu_vk_device {
   int32_t staging_type;           /* host-visible, coherent */
   VkDeviceSize block_size;        /* of the sub-allocator's blocks */
   VkDeviceSize max_storage_range; /* maxStorageBufferRange, or ANYGPU_VULKAN_MAX_STORAGE_RANGE */
-  bool buffer_address;            /* bufferDeviceAddress enabled: buffers over the range by address */
-  uint32_t max_storage_buffers;   /* maxPerStageDescriptorStorageBuffers */
-  pthread_mutex_t submit_lock;    /* vkQueueSubmit on the shared VkQueue */
-  pthread_mutex_t memory_lock;    /* the blocks below and heap_used */
+  bool buffer_address;          /* bufferDeviceAddress enabled: buffers over the range by address */
+  uint32_t max_storage_buffers; /* maxPerStageDescriptorStorageBuffers */
+  pthread_mutex_t submit_lock;  /* vkQueueSubmit on the shared VkQueue */
+  pthread_mutex_t memory_lock;  /* the blocks below and heap_used */
   agpu_vk_block **blocks;
   uint32_t block_count, block_capacity;
   VkDeviceSize heap_used; /* bytes of VkDeviceMemory this process took from the heap */
@@ -172,7 +172,7 @@ struct agpu_vk_device {
 typedef struct agpu_vk_buffer {
   VkBuffer buffer;
   agpu_vk_allocation allocation;
-  void *mapped; /* non-NULL when the memory is host-visible (direct) */
+  void *mapped;            /* non-NULL when the memory is host-visible (direct) */
   VkDeviceAddress address; /* where device->buffer_address, else 0 */
 } agpu_vk_buffer;
 

@@ -225,8 +225,7 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
     free(vp);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   }
-  kl_translate_options options =
-      agpu_vk_translate_options(info, desc->source_name, desc->options);
+  kl_translate_options options = agpu_vk_translate_options(info, desc->source_name, desc->options);
   agpu_status status = agpu_vk_keep_source(vp, desc);
   if (status != AGPU_SUCCESS) goto done;
   kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
