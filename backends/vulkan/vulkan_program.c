@@ -194,6 +194,7 @@ kl_translate_options agpu_vk_translate_options(const agpu_device_info *info,
   };
 }
 
+#ifdef AGPU_HAVE_GLSLANG
 /* Keeps what building a by-address variant needs (vulkan_variant.c). */
 static agpu_status agpu_vk_keep_source(agpu_vk_program *vp, const agpu_program_desc *desc) {
   size_t size = desc->source_size ? desc->source_size : strlen(desc->source);
@@ -207,6 +208,7 @@ static agpu_status agpu_vk_keep_source(agpu_vk_program *vp, const agpu_program_d
   vp->source_size = size;
   return AGPU_SUCCESS;
 }
+#endif
 
 agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc *desc) {
 #ifndef AGPU_HAVE_GLSLANG
