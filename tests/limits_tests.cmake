@@ -45,3 +45,14 @@ foreach(stem 043_global_atomics 057_struct_arrays 019_vload_vstore 023_pointer_q
                          SKIP_REGULAR_EXPRESSION "--device 'vulkan:0' selects nothing")
   endif()
 endforeach()
+
+# The range cases of the lowered run through pooled descriptor sets and
+# through staging buffers.
+foreach(variant NO_PUSH_DESCRIPTORS NO_DIRECT_MEMORY)
+  string(TOLOWER ${variant} suffix)
+  add_test(NAME test_limits_vulkan_lowered_${suffix} COMMAND test_limits vulkan:0
+           offsets_32bit,buffer_range,buffer_range_mixed,parameter_block,launch_bytes)
+  set_tests_properties(test_limits_vulkan_lowered_${suffix} PROPERTIES SKIP_RETURN_CODE 77
+                       TIMEOUT 300 LABELS "limits;vulkan" ENVIRONMENT
+                       "${AGPU_LIMITS_VULKAN_ENV};ANYGPU_VULKAN_MAX_STORAGE_RANGE=1048576;ANYGPU_VULKAN_${variant}=1")
+endforeach()
