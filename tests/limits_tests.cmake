@@ -21,14 +21,29 @@ foreach(selector cpu:0 opencl:0 vulkan:0 cuda:0 hip:0)
   set_tests_properties(test_limits_${backend} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
                        LABELS limits ENVIRONMENT "${env}")
 endforeach()
-add_test(NAME test_limits_vulkan_lowered COMMAND test_limits vulkan:0)
-set_tests_properties(test_limits_vulkan_lowered PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
-                     LABELS "limits;vulkan" ENVIRONMENT
-                     "${AGPU_LIMITS_VULKAN_ENV};ANYGPU_VULKAN_MAX_STORAGE_RANGE=1048576")
-add_test(NAME test_limits_vulkan_no_address COMMAND test_limits vulkan:0)
-set_tests_properties(test_limits_vulkan_no_address PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
-                     LABELS "limits;vulkan" ENVIRONMENT
-                     "${AGPU_LIMITS_VULKAN_ENV};ANYGPU_VULKAN_MAX_STORAGE_RANGE=1048576;ANYGPU_VULKAN_NO_BUFFER_ADDRESS=1")
+# The lowered runs take only the cases the range decides (the others are
+# the plain run's): by address, then refused without buffer device
+# addresses, then by address through pooled descriptor sets and through
+# staging buffers.
+set(AGPU_LIMITS_RANGE_CASES buffer_range,buffer_range_mixed,parameter_block,launch_bytes)
+set(AGPU_LIMITS_LOWERED ANYGPU_VULKAN_MAX_STORAGE_RANGE=1048576)
+foreach(run lowered no_address lowered_no_push_descriptors lowered_no_direct_memory)
+  set(cases ${AGPU_LIMITS_RANGE_CASES})
+  set(extra)
+  if(run STREQUAL "no_address")
+    set(cases offsets_32bit,${cases})
+    set(extra ANYGPU_VULKAN_NO_BUFFER_ADDRESS=1)
+  elseif(run STREQUAL "lowered_no_push_descriptors")
+    set(extra ANYGPU_VULKAN_NO_PUSH_DESCRIPTORS=1)
+  elseif(run STREQUAL "lowered_no_direct_memory")
+    set(cases offsets_32bit,${cases})
+    set(extra ANYGPU_VULKAN_NO_DIRECT_MEMORY=1)
+  endif()
+  add_test(NAME test_limits_vulkan_${run} COMMAND test_limits vulkan:0 ${cases})
+  set_tests_properties(test_limits_vulkan_${run} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                       LABELS "limits;vulkan" ENVIRONMENT
+                       "${AGPU_LIMITS_VULKAN_ENV};${AGPU_LIMITS_LOWERED};${extra}")
+endforeach()
 
 # Corpus kernels through the by-address path: with the range lowered to 4
 # bytes every buffer of them goes by address (atomics, structs, vload/vstore,
@@ -44,15 +59,4 @@ foreach(stem 043_global_atomics 057_struct_arrays 019_vload_vstore 023_pointer_q
                          ENVIRONMENT "${AGPU_LIMITS_VULKAN_ENV};ANYGPU_VULKAN_MAX_STORAGE_RANGE=4"
                          SKIP_REGULAR_EXPRESSION "--device 'vulkan:0' selects nothing")
   endif()
-endforeach()
-
-# The range cases of the lowered run through pooled descriptor sets and
-# through staging buffers.
-foreach(variant NO_PUSH_DESCRIPTORS NO_DIRECT_MEMORY)
-  string(TOLOWER ${variant} suffix)
-  add_test(NAME test_limits_vulkan_lowered_${suffix} COMMAND test_limits vulkan:0
-           offsets_32bit,buffer_range,buffer_range_mixed,parameter_block,launch_bytes)
-  set_tests_properties(test_limits_vulkan_lowered_${suffix} PROPERTIES SKIP_RETURN_CODE 77
-                       TIMEOUT 300 LABELS "limits;vulkan" ENVIRONMENT
-                       "${AGPU_LIMITS_VULKAN_ENV};ANYGPU_VULKAN_MAX_STORAGE_RANGE=1048576;ANYGPU_VULKAN_${variant}=1")
 endforeach()
