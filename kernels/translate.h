@@ -28,6 +28,11 @@ typedef struct kl_device_traits {
    * correctly rounded there; false: the GLSL target emulates it in software
    * (about 30 operations). Vulkan's GPUs fuse; lavapipe does not. */
   bool fused_fma_float;
+  /* The device's double floor, ceil, trunc and roundEven are exact (probed
+   * by the Vulkan backend); false: the GLSL target computes them from the
+   * bits (kernels/glsl_fp64_math.c). lavapipe without AVX-512 gets trunc and
+   * roundEven wrong. */
+  bool f64_rounding_exact;
 } kl_device_traits;
 
 typedef struct kl_translate_options {

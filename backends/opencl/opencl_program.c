@@ -1,6 +1,7 @@
 /* Programs, kernels and their signatures, and launches. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "opencl_internal.h"
 #include "translate.h"
@@ -86,10 +87,8 @@ static char *agpu_cl_build_options(const agpu_cl_device *device, const char *opt
   return all;
 }
 
-/* Builds `created` (which this takes over) for the device; on success it
- * becomes program->native and the log, if any, program->build_log. */
-static agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created,
-                                        const char *options, const char *source_name) {
+agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, const char *options,
+                                 const char *source_name) {
   const agpu_cl_device *device = agpu_cl_device_of(program->device);
   const agpu_cl_api *api = device->api;
   char *all_options = agpu_cl_build_options(device, options);
@@ -136,7 +135,8 @@ static agpu_status agpu_cl_build_source(agpu_program *program, const char *sourc
  * kernel outside the subset fails here exactly as on every other backend,
  * with the same file:line:col messages; then the source itself is passed
  * through to the driver's OpenCL C compiler. */
-static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_program_desc *desc) {
+static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_program_desc *desc,
+                                          char **preprocessed) {
   kl_context *ctx = kl_context_create();
   if (!ctx) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   const agpu_device_info *info = &program->device->info;
@@ -148,19 +148,33 @@ static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_prog
   agpu_status status = AGPU_SUCCESS;
   if (!kl_parse_program(ctx, desc->source, desc->source_size, &options))
     status = agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s", kl_diagnostics_text(ctx));
+  const char *text = status == AGPU_SUCCESS ? kl_preprocessed_text(ctx) : NULL;
+  *preprocessed = text ? strdup(text) : NULL; /* NULL: no cache key */
   kl_context_destroy(ctx);
   return status;
 }
 
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc) {
-  agpu_status status = agpu_cl_check_portable(program, desc);
+  char *preprocessed = NULL;
+  agpu_status status = agpu_cl_check_portable(program, desc, &preprocessed);
   if (status != AGPU_SUCCESS) return status;
   /* What the translator predefines for every target. */
   char *options = NULL;
-  if (asprintf(&options, "-D__ANYGPU__=1 %s", desc->options ? desc->options : "") < 0)
+  if (asprintf(&options, "-D__ANYGPU__=1 %s", desc->options ? desc->options : "") < 0) {
+    free(preprocessed);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
-  status = agpu_cl_build_source(program, desc->source, desc->source_size, options,
-                                desc->source_name ? desc->source_name : "<source>");
+  }
+  const char *name = desc->source_name ? desc->source_name : "<source>";
+  char key[65];
+  bool keyed = preprocessed && agpu_cl_binary_key(program, desc->source, desc->source_size,
+                                                  preprocessed, options, key);
+  free(preprocessed);
+  if (keyed && agpu_cl_build_from_binary(program, key, options, name) == AGPU_SUCCESS) {
+    free(options);
+    return AGPU_SUCCESS;
+  }
+  status = agpu_cl_build_source(program, desc->source, desc->source_size, options, name);
+  if (status == AGPU_SUCCESS && keyed) agpu_cl_store_binary(program, key);
   free(options);
   return status;
 }

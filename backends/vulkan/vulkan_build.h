@@ -7,9 +7,10 @@
 #include "translate.h"
 #include "vulkan_internal.h"
 
-/* The translator's options for a device. */
-kl_translate_options agpu_vk_translate_options(const agpu_device_info *info,
-                                               const char *source_name, const char *options);
+/* The translator's options for a device (its traits: fp64, fp16, int64,
+ * fused fma, exact double rounding). */
+kl_translate_options agpu_vk_translate_options(agpu_device *device, const char *source_name,
+                                               const char *options);
 
 /* The public signature and the GLSL layout of one kernel, into entry. */
 agpu_status agpu_vk_describe_kernel(kl_context *ctx, const kl_function *fn,

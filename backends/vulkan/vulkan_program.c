@@ -138,6 +138,10 @@ agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx, const k
   agpu_cache_key_add_string(&key, "kernel", fn->name);
   agpu_cache_key_add_u64(&key, "fp64", info->fp64);
   agpu_cache_key_add_u64(&key, "fp16", info->fp16);
+  /* the traits the GLSL depends on beyond the device's name and driver */
+  const kl_device_traits traits = kl_context_traits(ctx);
+  agpu_cache_key_add_u64(&key, "fused_fma_float", traits.fused_fma_float);
+  agpu_cache_key_add_u64(&key, "f64_rounding_exact", traits.f64_rounding_exact);
   if (by_address) agpu_cache_key_add_u64(&key, "by_address", by_address);
   bool have_key = agpu_cache_key_final(&key, hex) == AGPU_SUCCESS;
   *owned = NULL;
@@ -180,8 +184,9 @@ static void agpu_vk_program_free(agpu_vk_device *device, agpu_vk_program *vp) {
   free(vp);
 }
 
-kl_translate_options agpu_vk_translate_options(const agpu_device_info *info,
-                                               const char *source_name, const char *options) {
+kl_translate_options agpu_vk_translate_options(agpu_device *device, const char *source_name,
+                                               const char *options) {
+  const agpu_device_info *info = &device->info;
   return (kl_translate_options){
       .source_name = source_name,
       .build_options = options ? options : "",
@@ -190,7 +195,8 @@ kl_translate_options agpu_vk_translate_options(const agpu_device_info *info,
                  .int64 = info->int64,
                  /* GPUs compile GLSL fma to their fused instruction; lavapipe
                   * (a CPU device) splits it into a multiply and an add */
-                 .fused_fma_float = info->type != AGPU_DEVICE_TYPE_CPU},
+                 .fused_fma_float = info->type != AGPU_DEVICE_TYPE_CPU,
+                 .f64_rounding_exact = agpu_vk_f64_rounding_exact(device)},
   };
 }
 
@@ -227,7 +233,8 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
     free(vp);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   }
-  kl_translate_options options = agpu_vk_translate_options(info, desc->source_name, desc->options);
+  kl_translate_options options =
+      agpu_vk_translate_options(program->device, desc->source_name, desc->options);
   agpu_status status = agpu_vk_keep_source(vp, desc);
   if (status != AGPU_SUCCESS) goto done;
   kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);

@@ -51,7 +51,7 @@ static agpu_status agpu_vk_variant_build(agpu_kernel *kernel, agpu_vk_kernel_ent
   v->by_address = mask;
   v->program = base->program;
   kl_translate_options options =
-      agpu_vk_translate_options(&kernel->program->device->info, vp->source_name, vp->options);
+      agpu_vk_translate_options(kernel->program->device, vp->source_name, vp->options);
   agpu_status status = AGPU_SUCCESS;
   const kl_function *fn = NULL;
   const kl_glsl_layout *layout = NULL;
