@@ -24,7 +24,7 @@ static agpu_status agpu_cpu_init(agpu_backend *backend) {
 }
 
 static uint32_t agpu_cpu_device_caps(agpu_device *device) {
-  return AGPU_CAP_MAP | AGPU_CAP_BUILD_PORTABLE;
+  return AGPU_CAP_MAP | AGPU_CAP_BUILD_PORTABLE | AGPU_CAP_NONUNIFORM_GROUPS;
 }
 
 static agpu_status agpu_cpu_device_memory(agpu_device *device, agpu_memory_info *info) {

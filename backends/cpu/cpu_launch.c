@@ -175,8 +175,10 @@ agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
                             const agpu_arg args[]) {
   const agpu_cpu_kernel_entry *entry = kernel->native;
   size_t groups = 1, items = 1;
+  size_t num_groups[3];
   for (int d = 0; d < 3; d++) {
-    groups *= global[d] / local[d];
+    num_groups[d] = global[d] / local[d] + (global[d] % local[d] != 0); /* the last partial */
+    groups *= num_groups[d];
     items *= local[d];
   }
   if (groups == 0) return AGPU_SUCCESS;
@@ -205,7 +207,7 @@ agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
   for (int d = 0; d < 3; d++) {
     job->launch.global_size[d] = global[d];
     job->launch.local_size[d] = local[d];
-    job->launch.num_groups[d] = global[d] / local[d];
+    job->launch.num_groups[d] = num_groups[d];
   }
   size_t offset = agpu_cpu_align(entry->abi->static_local_bytes), value_offset = 0;
   for (uint32_t i = 0; i < nargs; i++) {
