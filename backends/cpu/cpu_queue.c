@@ -23,6 +23,8 @@ struct agpu_cpu_queue {
   _Atomic uint64_t generation; /* bumped for every submission, polled by the thread */
   unsigned waiters;
   bool started, stop;
+  bool running;  /* a command of this queue is running */
+  bool sleeping; /* the thread waits on `wake` */
   pthread_t thread;
   /* the first error not yet reported */
   agpu_status error;
@@ -140,45 +142,61 @@ static void agpu_cpu_command_finish(agpu_cpu_command *command) {
   }
 }
 
+/* Runs the command at the head: under the mutex, which it drops while the
+ * command runs; one command of a queue runs at a time (`running`), on the
+ * queue's thread or on a thread waiting for the queue (which saves a switch
+ * to the queue's thread and back for a short launch). */
+static void agpu_cpu_queue_run_head(agpu_cpu_queue *q) {
+  agpu_cpu_command *command = q->head;
+  q->head = command->next;
+  if (!q->head) q->tail = NULL;
+  q->running = true;
+  pthread_mutex_unlock(&q->mutex);
+
+  for (uint32_t i = 0; i < command->wait_count; i++) agpu_cpu_fence_wait(command->waits[i]);
+  agpu_error_clear();
+  agpu_status status = command->run(command);
+  uint64_t sequence = command->sequence;
+  char *message = status != AGPU_SUCCESS ? strdup(agpu_last_error()) : NULL;
+  agpu_cpu_command_finish(command);
+
+  pthread_mutex_lock(&q->mutex);
+  if (status != AGPU_SUCCESS && q->error == AGPU_SUCCESS) {
+    q->error = status;
+    q->error_sequence = sequence;
+    q->error_message = message;
+    message = NULL;
+  }
+  q->running = false;
+  atomic_store_explicit(&q->completed, sequence, memory_order_release);
+  if (q->waiters) pthread_cond_broadcast(&q->done);
+  if (q->sleeping && (q->head || q->stop)) pthread_cond_signal(&q->wake);
+  free(message);
+}
+
 static void *agpu_cpu_queue_thread(void *arg) {
   agpu_cpu_queue *q = arg;
   pthread_mutex_lock(&q->mutex);
   for (;;) {
-    if (!q->head) {
-      if (q->stop) break;
-      /* Poll a little before sleeping: launches often come back to back. */
-      uint64_t seen = atomic_load_explicit(&q->generation, memory_order_acquire);
-      pthread_mutex_unlock(&q->mutex);
-      for (int i = 0; i < AGPU_CPU_QUEUE_SPIN_ROUNDS; i++) {
-        if (atomic_load_explicit(&q->generation, memory_order_acquire) != seen) break;
-        agpu_cpu_queue_relax();
-      }
-      pthread_mutex_lock(&q->mutex);
-      if (!q->head && !q->stop) pthread_cond_wait(&q->wake, &q->mutex);
+    if (q->head && !q->running) {
+      agpu_cpu_queue_run_head(q);
       continue;
     }
-    agpu_cpu_command *command = q->head;
-    q->head = command->next;
-    if (!q->head) q->tail = NULL;
+    if (q->stop && !q->head && !q->running) break;
+    /* Poll a little before sleeping: launches often come back to back. */
+    uint64_t seen = atomic_load_explicit(&q->generation, memory_order_acquire);
     pthread_mutex_unlock(&q->mutex);
-
-    for (uint32_t i = 0; i < command->wait_count; i++) agpu_cpu_fence_wait(command->waits[i]);
-    agpu_error_clear();
-    agpu_status status = command->run(command);
-    uint64_t sequence = command->sequence;
-    char *message = status != AGPU_SUCCESS ? strdup(agpu_last_error()) : NULL;
-    agpu_cpu_command_finish(command);
-
-    pthread_mutex_lock(&q->mutex);
-    if (status != AGPU_SUCCESS && q->error == AGPU_SUCCESS) {
-      q->error = status;
-      q->error_sequence = sequence;
-      q->error_message = message;
-      message = NULL;
+    for (int i = 0; i < AGPU_CPU_QUEUE_SPIN_ROUNDS; i++) {
+      if (atomic_load_explicit(&q->generation, memory_order_acquire) != seen) break;
+      agpu_cpu_queue_relax();
     }
-    atomic_store_explicit(&q->completed, sequence, memory_order_release);
-    if (q->waiters) pthread_cond_broadcast(&q->done);
-    free(message);
+    pthread_mutex_lock(&q->mutex);
+    if ((!q->head || q->running) && !q->stop &&
+        atomic_load_explicit(&q->generation, memory_order_acquire) == seen) {
+      q->sleeping = true;
+      pthread_cond_wait(&q->wake, &q->mutex);
+      q->sleeping = false;
+    }
   }
   pthread_mutex_unlock(&q->mutex);
   return NULL;
@@ -269,7 +287,7 @@ agpu_status agpu_cpu_queue_submit(agpu_queue *queue, agpu_cpu_command *command) 
     q->head = command;
   q->tail = command;
   atomic_fetch_add_explicit(&q->generation, 1, memory_order_release);
-  pthread_cond_signal(&q->wake);
+  if (q->sleeping) pthread_cond_signal(&q->wake); /* a polling thread sees the generation */
   pthread_mutex_unlock(&q->mutex);
   pthread_mutex_unlock(&agpu_cpu_submit_lock);
   return AGPU_SUCCESS;
@@ -278,14 +296,27 @@ agpu_status agpu_cpu_queue_submit(agpu_queue *queue, agpu_cpu_command *command) 
 /* Waits until command `sequence` has run and returns an error raised at or
  * before it, forgetting it. */
 static agpu_status agpu_cpu_queue_wait_for(agpu_cpu_queue *q, uint64_t sequence) {
-  for (int i = 0; i < AGPU_CPU_WAIT_SPIN_ROUNDS; i++) {
-    if (atomic_load_explicit(&q->completed, memory_order_acquire) >= sequence) break;
-    agpu_cpu_queue_relax();
-  }
   pthread_mutex_lock(&q->mutex);
+  /* run the queue's commands here while its thread is not running one */
+  while (atomic_load_explicit(&q->completed, memory_order_acquire) < sequence && q->head &&
+         !q->running && q->head->sequence <= sequence)
+    agpu_cpu_queue_run_head(q);
+  if (atomic_load_explicit(&q->completed, memory_order_acquire) < sequence) {
+    pthread_mutex_unlock(&q->mutex);
+    for (int i = 0; i < AGPU_CPU_WAIT_SPIN_ROUNDS; i++) {
+      if (atomic_load_explicit(&q->completed, memory_order_acquire) >= sequence) break;
+      agpu_cpu_queue_relax();
+    }
+    pthread_mutex_lock(&q->mutex);
+  }
   q->waiters++;
-  while (atomic_load_explicit(&q->completed, memory_order_acquire) < sequence)
+  while (atomic_load_explicit(&q->completed, memory_order_acquire) < sequence) {
+    if (q->head && !q->running && q->head->sequence <= sequence) {
+      agpu_cpu_queue_run_head(q);
+      continue;
+    }
     pthread_cond_wait(&q->done, &q->mutex);
+  }
   q->waiters--;
   agpu_status status = AGPU_SUCCESS;
   if (q->error != AGPU_SUCCESS && q->error_sequence <= sequence) {
