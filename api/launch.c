@@ -192,8 +192,7 @@ static bool agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const si
 }
 
 static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
-                                    const size_t global[3], const size_t local[3],
-                                    bool partial) {
+                                    const size_t global[3], const size_t local[3], bool partial) {
   const agpu_device_info *device = &kernel->program->device->info;
   const agpu_kernel_info *info = &kernel->info;
   uint64_t group_items = 1;

@@ -1192,7 +1192,8 @@ static bool kc_reset_in_region(kc_emitter *e, kl_variable *var) {
 static void kc_region_resets(kc_emitter *e, bool snapshot) {
   if (e->analyzing || !e->barrier_mode) return;
   for (int pass = 0; pass < 2; pass++)
-    for (kl_variable *var = pass ? e->function->locals : e->function->params; var; var = var->next) {
+    for (kl_variable *var = pass ? e->function->locals : e->function->params; var;
+         var = var->next) {
       if (!kc_reset_in_region(e, var)) continue;
       const char *name = kc_var_name(e, var);
       kc_indent(e);
@@ -1238,10 +1239,11 @@ static void kc_region_open(kc_emitter *e) {
   kc_puts(o, "const size_t __li = (__lz * __ls1 + __ly) * __ls0 + __lx; (void)__li;\n");
   if (e->uses_calls) {
     kc_indent(e);
-    kc_puts(o, "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
-               "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
-               "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, __L->work_dim}; const kl_c_wi *const __wi = &__wis; "
-               "(void)__wi;\n");
+    kc_puts(o,
+            "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
+            "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
+            "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, __L->work_dim}; "
+            "const kl_c_wi *const __wi = &__wis; (void)__wi;\n");
   }
   if (e->barrier_mode && e->has_return) {
     kc_indent(e);
@@ -1856,7 +1858,7 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
     /* assigned: a copy per work-item, or one per group when the group-level
      * control flow reads it (then it is uniform, or the condition is refused) */
     if (info->assigned)
-      info->cls = !e->barrier_mode ? KC_VAR_PLAIN
+      info->cls = !e->barrier_mode      ? KC_VAR_PLAIN
                   : info->used_at_group ? KC_VAR_GROUP
                                         : KC_VAR_ARRAY;
   }
@@ -1886,16 +1888,17 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
                "char *__scratch) {\n", fn->name);
   /* __els: the enqueued local size; a group's own size (__ls) is smaller
    * in the last group of a dimension the local size does not divide */
-  kc_puts(o, "  const size_t __els0 = __L->local_size[0], __els1 = __L->local_size[1], "
-             "__els2 = __L->local_size[2];\n"
-             "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
-             "__ng2 = __L->num_groups[2];\n"
-             "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
-             "__gs2 = __L->global_size[2];\n"
-             "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
-             "__go2 = __L->global_offset[2];\n"
-             "  const size_t __items = __els0 * __els1 * __els2;\n"
-             "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
+  kc_puts(o,
+          "  const size_t __els0 = __L->local_size[0], __els1 = __L->local_size[1], "
+          "__els2 = __L->local_size[2];\n"
+          "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
+          "__ng2 = __L->num_groups[2];\n"
+          "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
+          "__gs2 = __L->global_size[2];\n"
+          "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
+          "__go2 = __L->global_offset[2];\n"
+          "  const size_t __items = __els0 * __els1 * __els2;\n"
+          "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
   /* parameters */
   for (kl_variable *param = fn->params; param; param = param->next) {
     kc_var *info = kc_var_of(e, param);
@@ -1950,15 +1953,16 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
                 kc_type(e, type));
     }
   }
-  kc_puts(o, "  for (size_t __g = __first; __g < __first + __count; __g++) {\n"
-             "    const size_t __gid0 = __g % __ng0, __gid1 = (__g / __ng0) % __ng1, "
-             "__gid2 = __g / __ng0 / __ng1;\n"
-             "    const size_t __ls0 = __gs0 - __gid0 * __els0 < __els0 ? __gs0 - __gid0 * __els0 : "
-             "__els0, __ls1 = __gs1 - __gid1 * __els1 < __els1 ? __gs1 - __gid1 * __els1 : __els1, "
-             "__ls2 = __gs2 - __gid2 * __els2 < __els2 ? __gs2 - __gid2 * __els2 : __els2;\n"
-             "    const size_t __gb0 = __gid0 * __els0 + __go0, __gb1 = __gid1 * __els1 + __go1, "
-             "__gb2 = __gid2 * __els2 + __go2;\n"
-             "    (void)__gb0; (void)__gb1; (void)__gb2;\n");
+  kc_puts(o,
+          "  for (size_t __g = __first; __g < __first + __count; __g++) {\n"
+          "    const size_t __gid0 = __g % __ng0, __gid1 = (__g / __ng0) % __ng1, "
+          "__gid2 = __g / __ng0 / __ng1;\n"
+          "    const size_t __ls0 = __gs0 - __gid0 * __els0 < __els0 ? __gs0 - __gid0 * __els0 : "
+          "__els0, __ls1 = __gs1 - __gid1 * __els1 < __els1 ? __gs1 - __gid1 * __els1 : __els1, "
+          "__ls2 = __gs2 - __gid2 * __els2 < __els2 ? __gs2 - __gid2 * __els2 : __els2;\n"
+          "    const size_t __gb0 = __gid0 * __els0 + __go0, __gb1 = __gid1 * __els1 + __go1, "
+          "__gb2 = __gid2 * __els2 + __go2;\n"
+          "    (void)__gb0; (void)__gb1; (void)__gb2;\n");
   if (e->barrier_mode && e->has_return) kc_puts(o, "    __builtin_memset(__ret, 0, __items);\n");
   for (kl_variable *var = fn->params; var; var = var->next) {
     kc_var *info = kc_var_of(e, var);
@@ -1969,8 +1973,7 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
   for (kl_variable *var = fn->params; var; var = var->next)
     if (kc_var_of(e, var)->cls == KC_VAR_GROUP)
       kc_printf(o, "    %s = __arg_%s;\n",
-                kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)),
-                kc_var_name(e, var));
+                kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)), kc_var_name(e, var));
   for (kl_variable *var = fn->locals; var; var = var->next) {
     kc_var *info = kc_var_of(e, var);
     if (info->cls != KC_VAR_GROUP) continue;
@@ -2013,11 +2016,13 @@ static void kc_prelude(kc_buf *o) {
       kc_printf(o, "typedef %s %s%d __attribute__((vector_size(%d)));\n", elements[i][1],
                 elements[i][0], lengths[l], lanes * sizes[i]);
     }
-  kc_puts(o, "\n" KL_C_ABI_TEXT "\n\n"
-             "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3], gb[3]; "
-             "unsigned dim; } kl_c_wi;\n"
-             "#define KL_EXPORT __attribute__((visibility(\"default\")))\n"
-             "static inline size_t kl_align_(size_t n) { return (n + 127) & ~(size_t)127; }\n\n");
+  kc_puts(o,
+          "\n" KL_C_ABI_TEXT
+          "\n\n"
+          "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3], gb[3]; "
+          "unsigned dim; } kl_c_wi;\n"
+          "#define KL_EXPORT __attribute__((visibility(\"default\")))\n"
+          "static inline size_t kl_align_(size_t n) { return (n + 127) & ~(size_t)127; }\n\n");
 }
 
 static void kc_structs(kc_emitter *e, kc_buf *o) {

@@ -63,7 +63,8 @@ typedef struct spin_setup {
 static bool spin_prepare(spin_setup *s) {
   memset(s, 0, sizeof *s);
   s->program = build();
-  if (!s->program || agpu_kernel_create(s->program, "spin", &s->kernel) != AGPU_SUCCESS) return false;
+  if (!s->program || agpu_kernel_create(s->program, "spin", &s->kernel) != AGPU_SUCCESS)
+    return false;
   for (uint32_t i = 0; i < SPIN_N; i++) s->host_in[i] = (float)(next_random() % 20000) / 10.0f;
   if (agpu_buffer_create(cpu(), sizeof s->host_in, 0, &s->in) != AGPU_SUCCESS ||
       agpu_buffer_create(cpu(), sizeof s->host_in, 0, &s->out) != AGPU_SUCCESS)
@@ -146,9 +147,10 @@ static void launch_returns_before_kernel_ends(void) {
     agpu_event_release(start);
     agpu_event_release(end);
   }
-  printf("  a %.1f ms kernel (%u rounds): agpu_launch returned after %.3f ms, its event "
-         "completed after %.1f ms\n",
-         kernel_ms, rounds, best_launch, done_ms);
+  printf(
+      "  a %.1f ms kernel (%u rounds): agpu_launch returned after %.3f ms, its event "
+      "completed after %.1f ms\n",
+      kernel_ms, rounds, best_launch, done_ms);
   CHECK(best_launch < 1.0);
   CHECK(kernel_ms > 10.0);
   CHECK(done_ms >= kernel_ms * 0.9);

@@ -135,8 +135,8 @@ typedef struct agpu_cpu_launch_job {
   char name[128];
   size_t groups, scratch_bytes;
   _Atomic int out_of_memory;
-  void **pointers;          /* launch.args */
-  unsigned char *values;    /* the value arguments' bytes */
+  void **pointers;           /* launch.args */
+  unsigned char *values;     /* the value arguments' bytes */
   agpu_cpu_buffer **buffers; /* command.uses */
 } agpu_cpu_launch_job;
 

@@ -97,7 +97,8 @@ static void agpu_cpu_fence_wait(agpu_cpu_fence *fence) {
   }
   atomic_fetch_add(&agpu_cpu_fence_waiters, 1);
   pthread_mutex_lock(&agpu_cpu_fence_lock);
-  while (!agpu_cpu_fence_is_done(fence)) pthread_cond_wait(&agpu_cpu_fence_done, &agpu_cpu_fence_lock);
+  while (!agpu_cpu_fence_is_done(fence))
+    pthread_cond_wait(&agpu_cpu_fence_done, &agpu_cpu_fence_lock);
   pthread_mutex_unlock(&agpu_cpu_fence_lock);
   atomic_fetch_sub(&agpu_cpu_fence_waiters, 1);
 }

@@ -435,9 +435,8 @@ agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
     const size_t *g = part == 0 ? main_global : rest_global;
     const size_t *l = part == 0 ? local : rest_local;
     if (g[0] == 0) continue;
-    cl_int error = api->clEnqueueNDRangeKernel(cl_queue, native->kernel, dims,
-                                               part == 0 ? NULL : rest_offset, g, l, 0, NULL,
-                                               &event);
+    cl_int error = api->clEnqueueNDRangeKernel(
+        cl_queue, native->kernel, dims, part == 0 ? NULL : rest_offset, g, l, 0, NULL, &event);
     if (error != CL_SUCCESS) {
       status = agpu_cl_fail("clEnqueueNDRangeKernel", error);
       agpu_error_append(" (kernel '%s', global %zux%zux%zu, local %zux%zux%zu)", kernel->info.name,
