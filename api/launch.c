@@ -148,14 +148,25 @@ static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const ag
   return AGPU_SUCCESS;
 }
 
+/* `size` lowered to the device's and the kernel's work-group limits. */
+static size_t agpu_local_limit(const agpu_kernel *kernel, size_t size) {
+  const agpu_device_info *di = &kernel->program->device->info;
+  if (di->max_work_group_size && di->max_work_group_size < size) size = di->max_work_group_size;
+  if (di->max_work_item_sizes[0] && di->max_work_item_sizes[0] < size)
+    size = di->max_work_item_sizes[0];
+  if (kernel->info.max_work_group_size && kernel->info.max_work_group_size < size)
+    size = kernel->info.max_work_group_size;
+  return size;
+}
+
 /* With no local size given (docs/api.md, "Launch"): the kernel's required
- * size; else, in dimension 0, a power of two suited to the device (256 work-items
- * on a GPU, 64 on a CPU, at least the largest subgroup size it reports,
- * within the device's and the kernel's limits) and 1 in the others. A global
- * size up to that is one group of exactly that size. Otherwise, where the
- * backend runs a smaller last group, that group holds the rest; elsewhere the
- * largest power of two not above the preferred size that divides the global
- * size. Returns whether the last group may be partial. */
+ * size; else, in dimension 0, a power of two suited to the device (256
+ * work-items on a GPU, 64 on a CPU, at least the largest subgroup size it
+ * reports, within the limits) and 1 in the others. A global size up to that
+ * is one group of exactly that size. Otherwise, where the backend runs a
+ * smaller last group, that group holds the rest; elsewhere the largest
+ * divisor of the global size up to 256 (or the preferred size, if larger;
+ * within the limits). Returns whether the last group may be partial. */
 static bool agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const size_t global[3],
                               size_t local[3]) {
   const agpu_kernel_info *info = &kernel->info;
@@ -169,12 +180,7 @@ static bool agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const si
   size_t preferred = di->type == AGPU_DEVICE_TYPE_CPU ? 64 : 256;
   for (int i = 0; i < 4; i++)
     if (di->subgroup_sizes[i] > preferred) preferred = di->subgroup_sizes[i];
-  size_t limit = preferred;
-  if (di->max_work_group_size && di->max_work_group_size < limit) limit = di->max_work_group_size;
-  if (di->max_work_item_sizes[0] && di->max_work_item_sizes[0] < limit)
-    limit = di->max_work_item_sizes[0];
-  if (info->max_work_group_size && info->max_work_group_size < limit)
-    limit = info->max_work_group_size;
+  size_t limit = agpu_local_limit(kernel, preferred);
   size_t size = 1;
   while (size * 2 <= limit) size *= 2;
   for (uint32_t d = 1; d < 3; d++) local[d] = 1;
@@ -187,7 +193,13 @@ static bool agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const si
   const agpu_backend_ops *ops = device->backend->ops;
   uint32_t caps = ops->device_caps ? ops->device_caps((agpu_device *)device) : 0;
   if (caps & AGPU_CAP_NONUNIFORM_GROUPS) return true;
-  while (global[0] % local[0]) local[0] /= 2;
+  /* uniform groups only: the largest divisor (250 for 1000, 1 for a prime) */
+  for (size_t candidate = agpu_local_limit(kernel, preferred > 256 ? preferred : 256);
+       candidate >= 1; candidate--)
+    if (global[0] % candidate == 0) {
+      local[0] = candidate;
+      break;
+    }
   return false;
 }
 
