@@ -92,6 +92,10 @@ struct agpu_event {
 enum {
   AGPU_CAP_BUILD_PORTABLE = 1u << 0, /* agpu_program_build works */
   AGPU_CAP_MAP = 1u << 1,            /* agpu_buffer_map is cheap */
+  /* launch accepts a global size that the local size does not divide: the
+   * last group of such a dimension is smaller (OpenCL 2.0's non-uniform
+   * work-groups); the core asks for it only when it chose the local size */
+  AGPU_CAP_NONUNIFORM_GROUPS = 1u << 2,
 };
 
 struct agpu_backend_ops {

@@ -412,8 +412,12 @@ static inline agpu_arg agpu_arg_local(size_t bytes) {
 }
 
 /* Queues a kernel over `global` work-items in `dims` dimensions (1 to 3), in
- * work-groups of `local` (NULL: the kernel's required size, else chosen by
- * the backend). global[d] must be a multiple of local[d]. The arguments are
+ * work-groups of `local`; global[d] must be a multiple of local[d]. NULL: the
+ * kernel's required size, else a power of two suited to the device in
+ * dimension 0 (256 on a GPU, 64 on a CPU), the last group smaller where it
+ * does not divide global[0] and the backend can run that, else the largest
+ * divisor of global[0] up to 256 (docs/api.md, "Launch"). Returns once queued; errors that the queued work raises come
+ * back from the next call that waits for the queue. The arguments are
  * checked against the kernel's parameters and the device's limits; a wrong
  * launch returns AGPU_ERROR_INVALID_LAUNCH naming the argument (a NULL,
  * released or foreign buffer among them: AGPU_ERROR_INVALID_HANDLE). */

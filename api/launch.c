@@ -157,37 +157,63 @@ static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const ag
   return AGPU_SUCCESS;
 }
 
-/* With no local size given: the kernel's required size, or for dimension 0
- * the largest divisor of global[0] up to 256 work-items. */
-static void agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const size_t global[3],
+/* `size` lowered to the device's and the kernel's work-group limits. */
+static size_t agpu_local_limit(const agpu_kernel *kernel, size_t size) {
+  const agpu_device_info *di = &kernel->program->device->info;
+  if (di->max_work_group_size && di->max_work_group_size < size) size = di->max_work_group_size;
+  if (di->max_work_item_sizes[0] && di->max_work_item_sizes[0] < size)
+    size = di->max_work_item_sizes[0];
+  if (kernel->info.max_work_group_size && kernel->info.max_work_group_size < size)
+    size = kernel->info.max_work_group_size;
+  return size;
+}
+
+/* With no local size given (docs/api.md, "Launch"): the kernel's required
+ * size; else, in dimension 0, a power of two suited to the device (256
+ * work-items on a GPU, 64 on a CPU, at least the largest subgroup size it
+ * reports, within the limits) and 1 in the others. A global size up to that
+ * is one group of exactly that size. Otherwise, where the backend runs a
+ * smaller last group, that group holds the rest; elsewhere the largest
+ * divisor of the global size up to 256 (or the preferred size, if larger;
+ * within the limits). Returns whether the last group may be partial. */
+static bool agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const size_t global[3],
                               size_t local[3]) {
   const agpu_kernel_info *info = &kernel->info;
+  (void)dims;
   if (info->has_required_work_group_size) {
     for (uint32_t d = 0; d < 3; d++) local[d] = info->required_work_group_size[d];
-    return;
+    return false;
   }
-  size_t limit = 256;
-  const agpu_device_info *device = &kernel->program->device->info;
-  if (device->max_work_group_size && device->max_work_group_size < limit)
-    limit = device->max_work_group_size;
-  if (device->max_work_item_sizes[0] && device->max_work_item_sizes[0] < limit)
-    limit = device->max_work_item_sizes[0];
-  if (info->max_work_group_size && info->max_work_group_size < limit)
-    limit = info->max_work_group_size;
-  size_t best = 1;
-  for (size_t candidate = limit; candidate > 1; candidate--) {
+  const agpu_device *device = kernel->program->device;
+  const agpu_device_info *di = &device->info;
+  size_t preferred = di->type == AGPU_DEVICE_TYPE_CPU ? 64 : 256;
+  for (int i = 0; i < 4; i++)
+    if (di->subgroup_sizes[i] > preferred) preferred = di->subgroup_sizes[i];
+  size_t limit = agpu_local_limit(kernel, preferred);
+  size_t size = 1;
+  while (size * 2 <= limit) size *= 2;
+  for (uint32_t d = 1; d < 3; d++) local[d] = 1;
+  if (global[0] <= limit) {
+    local[0] = global[0]; /* one group */
+    return false;
+  }
+  local[0] = size;
+  if (global[0] % size == 0) return false;
+  const agpu_backend_ops *ops = device->backend->ops;
+  uint32_t caps = ops->device_caps ? ops->device_caps((agpu_device *)device) : 0;
+  if (caps & AGPU_CAP_NONUNIFORM_GROUPS) return true;
+  /* uniform groups only: the largest divisor (250 for 1000, 1 for a prime) */
+  for (size_t candidate = agpu_local_limit(kernel, preferred > 256 ? preferred : 256);
+       candidate >= 1; candidate--)
     if (global[0] % candidate == 0) {
-      best = candidate;
+      local[0] = candidate;
       break;
     }
-  }
-  local[0] = best;
-  for (uint32_t d = 1; d < 3; d++) local[d] = 1;
-  (void)dims;
+  return false;
 }
 
 static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
-                                    const size_t global[3], const size_t local[3]) {
+                                    const size_t global[3], const size_t local[3], bool partial) {
   const agpu_device_info *device = &kernel->program->device->info;
   const agpu_kernel_info *info = &kernel->info;
   uint64_t group_items = 1;
@@ -212,12 +238,12 @@ static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
                             "limit of %u",
                             agpu_launch_name, info->name, local[d], d, device->selector,
                             device->max_work_item_sizes[d]);
-    if (global[d] % local[d])
+    if (global[d] % local[d] && !(partial && d == 0))
       return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                             "%s: kernel '%s': global size %zu in dimension %u is not a multiple "
                             "of the local size %zu (round it up and guard the index)",
                             agpu_launch_name, info->name, global[d], d, local[d]);
-    uint64_t groups = global[d] / local[d];
+    uint64_t groups = global[d] / local[d] + (global[d] % local[d] != 0);
     if (device->max_work_groups[d] && groups > device->max_work_groups[d])
       return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                             "%s: kernel '%s': global size %zu in dimension %u needs %llu "
@@ -275,11 +301,12 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
                           agpu_launch_name, kernel->info.name);
   size_t global3[3] = {1, 1, 1}, local3[3] = {1, 1, 1};
   for (uint32_t d = 0; d < dims; d++) global3[d] = global[d];
+  bool partial = false;
   if (local)
     for (uint32_t d = 0; d < dims; d++) local3[d] = local[d];
   else
-    agpu_choose_local(kernel, dims, global3, local3);
-  status = agpu_check_sizes(kernel, dims, global3, local3);
+    partial = agpu_choose_local(kernel, dims, global3, local3);
+  status = agpu_check_sizes(kernel, dims, global3, local3, partial);
   if (status != AGPU_SUCCESS) return status;
   /* The backend gets the arguments with buffers resolved to objects. */
   agpu_arg stack[AGPU_LAUNCH_STACK_ARGS];

@@ -93,6 +93,8 @@ int main(int argc, char **argv) {
   const size_t n = (size_t)1 << 25, local = 256, groups = n / local;
   agpu_device *device;
   if (agpu_device_select("cpu:0", &device)) return die("cpu:0");
+  agpu_queue *queue = NULL; /* launches are queued: each is timed to its end */
+  if (agpu_device_default_queue(device, &queue)) return die("default queue");
   agpu_device_info info;
   agpu_device_get_info(device, &info);
   int threads = 1;
@@ -151,9 +153,11 @@ int main(int argc, char **argv) {
   agpu_arg targs[] = {agpu_arg_buffer(da), agpu_arg_buffer(db), agpu_arg_buffer(dc), agpu_arg_f32(3.0f)};
   size_t global = n, lsize = local;
   agpu_launch(NULL, triad, 1, &global, &lsize, 4, targs);
+  agpu_queue_finish(queue);
   for (int r = 0; r < reps; r++) {
     t0 = now();
-    if (agpu_launch(NULL, triad, 1, &global, &lsize, 4, targs)) return die("triad");
+    if (agpu_launch(NULL, triad, 1, &global, &lsize, 4, targs) || agpu_queue_finish(queue))
+      return die("triad");
     times[r] = now() - t0;
   }
   double triad_gbs = 12.0 * (double)n / median(times, reps) / 1e9;
@@ -176,9 +180,11 @@ int main(int argc, char **argv) {
   agpu_arg rargs[] = {agpu_arg_buffer(db), agpu_arg_buffer(partial), agpu_arg_local(local * 4),
                       agpu_arg_u32(count)};
   agpu_launch(NULL, reduce, 1, &global, &lsize, 4, rargs);
+  agpu_queue_finish(queue);
   for (int r = 0; r < reps; r++) {
     t0 = now();
-    if (agpu_launch(NULL, reduce, 1, &global, &lsize, 4, rargs)) return die("reduce");
+    if (agpu_launch(NULL, reduce, 1, &global, &lsize, 4, rargs) || agpu_queue_finish(queue))
+      return die("reduce");
     times[r] = now() - t0;
   }
   double reduce_gbs = 4.0 * (double)n / median(times, reps) / 1e9;

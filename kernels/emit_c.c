@@ -189,6 +189,25 @@ const char *kc_type(kc_emitter *e, const kl_type *type) {
   return kc_decl(e, type, "");
 }
 
+/* The type without its top-level const (an array's elements included): the
+ * storage of a variable that is declared in one place and assigned in
+ * another (one per group, or one per work-item across barriers). */
+static const kl_type *kc_unqualified(kc_emitter *e, const kl_type *type) {
+  if (type->kind == KL_TYPE_ARRAY) {
+    const kl_type *element = kc_unqualified(e, type->element);
+    if (element == type->element) return type;
+    kl_type *copy = kl_alloc(e->ctx, sizeof *copy);
+    *copy = *type;
+    copy->element = (kl_type *)element;
+    return copy;
+  }
+  if (!(type->qualifiers & KL_QUALIFIER_CONST)) return type;
+  kl_type *copy = kl_alloc(e->ctx, sizeof *copy);
+  *copy = *type;
+  copy->qualifiers &= ~(unsigned)KL_QUALIFIER_CONST;
+  return copy;
+}
+
 /* ------------------------------------------------------------ helpers */
 
 bool kc_node_int(const kl_node *node, int64_t *value) {
@@ -312,6 +331,26 @@ static kc_var *kc_var_of(kc_emitter *e, kl_variable *var) {
   return info;
 }
 
+/* Adds `region` to a set of regions (arena memory). */
+static void kc_region_set_add(kc_emitter *e, int **set, int *count, int *capacity, int region) {
+  for (int i = 0; i < *count; i++)
+    if ((*set)[i] == region) return;
+  if (*count == *capacity) {
+    int grown_capacity = *capacity ? *capacity * 2 : 4;
+    int *grown = kl_alloc(e->ctx, (size_t)grown_capacity * sizeof *grown);
+    if (*count) memcpy(grown, *set, (size_t)*count * sizeof *grown);
+    *set = grown;
+    *capacity = grown_capacity;
+  }
+  (*set)[(*count)++] = region;
+}
+
+static bool kc_region_set_has(const int *set, int count, int region) {
+  for (int i = 0; i < count; i++)
+    if (set[i] == region) return true;
+  return false;
+}
+
 static void kc_var_use(kc_emitter *e, kl_variable *var) {
   if (!e->analyzing || var->is_program_scope) return;
   kc_var *info = kc_var_of(e, var);
@@ -320,22 +359,11 @@ static void kc_var_use(kc_emitter *e, kl_variable *var) {
     info->used_at_group = true;
     return;
   }
-  for (int i = 0; i < info->region_count; i++)
-    if (info->regions[i] == e->region) return;
-  if (info->region_count == info->region_capacity) {
-    int capacity = info->region_capacity ? info->region_capacity * 2 : 4;
-    int *grown = kl_alloc(e->ctx, (size_t)capacity * sizeof *grown);
-    if (info->region_count) memcpy(grown, info->regions, (size_t)info->region_count * sizeof *grown);
-    info->regions = grown;
-    info->region_capacity = capacity;
-  }
-  info->regions[info->region_count++] = e->region;
+  kc_region_set_add(e, &info->regions, &info->region_count, &info->region_capacity, e->region);
 }
 
 static bool kc_var_in_region(const kc_var *info, int region) {
-  for (int i = 0; i < info->region_count; i++)
-    if (info->regions[i] == region) return true;
-  return false;
+  return kc_region_set_has(info->regions, info->region_count, region);
 }
 
 /* The variable an lvalue expression is rooted at, if private. */
@@ -365,7 +393,11 @@ static void kc_note_assign(kc_emitter *e, const kl_node *lhs) {
   kc_var *info = kc_var_of(e, var);
   if (!info) return;
   info->assigned = true;
-  if (e->region >= 0) info->assigned_in_region = true;
+  if (e->region >= 0) {
+    info->assigned_in_region = true;
+    kc_region_set_add(e, &info->assign_regions, &info->assign_region_count,
+                      &info->assign_region_capacity, e->region);
+  }
 }
 
 static const char *kc_var_name(kc_emitter *e, const kl_variable *var) {
@@ -1147,6 +1179,32 @@ static void kc_stmt(kc_emitter *e, const kl_node *node) {
 
 /* ------------------------------------------------------------ regions */
 
+/* One copy for the whole group (a group-level variable) that a region
+ * assigns: every work-item of the region must start from the value it had
+ * when the region began (`t += TILE` runs once per work-item). */
+static bool kc_reset_in_region(kc_emitter *e, kl_variable *var) {
+  kc_var *info = kc_var_of(e, var);
+  if (!info || info->decl_region == e->region) return false;
+  bool group = info->cls == KC_VAR_GROUP || (info->cls == KC_VAR_PLAIN && info->decl_region == -1);
+  return group && kc_region_set_has(info->assign_regions, info->assign_region_count, e->region);
+}
+
+static void kc_region_resets(kc_emitter *e, bool snapshot) {
+  if (e->analyzing || !e->barrier_mode) return;
+  for (int pass = 0; pass < 2; pass++)
+    for (kl_variable *var = pass ? e->function->locals : e->function->params; var;
+         var = var->next) {
+      if (!kc_reset_in_region(e, var)) continue;
+      const char *name = kc_var_name(e, var);
+      kc_indent(e);
+      if (snapshot)
+        kc_printf(e->out, "__typeof__(%s) __rin_%s; __builtin_memcpy(&__rin_%s, &%s, sizeof %s);\n",
+                  name, name, name, name, name);
+      else
+        kc_printf(e->out, "__builtin_memcpy(&%s, &__rin_%s, sizeof %s);\n", name, name, name);
+    }
+}
+
 static void kc_region_open(kc_emitter *e) {
   kc_buf *o = e->out;
   e->region = e->region_count++;
@@ -1155,6 +1213,7 @@ static void kc_region_open(kc_emitter *e) {
   e->breakable_depth = 0;
   kc_indent(e);
   kc_printf(o, "{ /* region %d */\n", e->region);
+  kc_region_resets(e, true);
   if (e->bound_kind && !e->analyzing) {
     kc_indent(e);
     kc_printf(o, "const %s __u = ", kc_type(e, e->bound->type));
@@ -1180,15 +1239,17 @@ static void kc_region_open(kc_emitter *e) {
   kc_puts(o, "const size_t __li = (__lz * __ls1 + __ly) * __ls0 + __lx; (void)__li;\n");
   if (e->uses_calls) {
     kc_indent(e);
-    kc_puts(o, "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
-               "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
-               "{__go0, __go1, __go2}, __L->work_dim}; const kl_c_wi *const __wi = &__wis; "
-               "(void)__wi;\n");
+    kc_puts(o,
+            "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
+            "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
+            "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, __L->work_dim}; "
+            "const kl_c_wi *const __wi = &__wis; (void)__wi;\n");
   }
   if (e->barrier_mode && e->has_return) {
     kc_indent(e);
     kc_puts(o, "if (__ret[__li]) continue;\n");
   }
+  kc_region_resets(e, false);
   if (!e->analyzing && e->barrier_mode) {
     /* values recomputed here rather than kept per work-item */
     const kl_function *fn = e->function;
@@ -1794,7 +1855,12 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
 
   for (kl_variable *param = fn->params; param; param = param->next) {
     kc_var *info = kc_var_of(e, param);
-    if (info->assigned) info->cls = e->barrier_mode ? KC_VAR_ARRAY : KC_VAR_PLAIN;
+    /* assigned: a copy per work-item, or one per group when the group-level
+     * control flow reads it (then it is uniform, or the condition is refused) */
+    if (info->assigned)
+      info->cls = !e->barrier_mode      ? KC_VAR_PLAIN
+                  : info->used_at_group ? KC_VAR_GROUP
+                                        : KC_VAR_ARRAY;
   }
   if (e->barrier_mode) {
     kc_classify(e, fn);
@@ -1820,16 +1886,19 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
 
   kc_printf(o, "static void kl_run_%s(const kl_c_launch *__L, size_t __first, size_t __count, "
                "char *__scratch) {\n", fn->name);
-  kc_puts(o, "  const size_t __ls0 = __L->local_size[0], __ls1 = __L->local_size[1], "
-             "__ls2 = __L->local_size[2];\n"
-             "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
-             "__ng2 = __L->num_groups[2];\n"
-             "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
-             "__gs2 = __L->global_size[2];\n"
-             "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
-             "__go2 = __L->global_offset[2];\n"
-             "  const size_t __items = __ls0 * __ls1 * __ls2;\n"
-             "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
+  /* __els: the enqueued local size; a group's own size (__ls) is smaller
+   * in the last group of a dimension the local size does not divide */
+  kc_puts(o,
+          "  const size_t __els0 = __L->local_size[0], __els1 = __L->local_size[1], "
+          "__els2 = __L->local_size[2];\n"
+          "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
+          "__ng2 = __L->num_groups[2];\n"
+          "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
+          "__gs2 = __L->global_size[2];\n"
+          "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
+          "__go2 = __L->global_offset[2];\n"
+          "  const size_t __items = __els0 * __els1 * __els2;\n"
+          "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
   /* parameters */
   for (kl_variable *param = fn->params; param; param = param->next) {
     kc_var *info = kc_var_of(e, param);
@@ -1878,17 +1947,22 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
       kc_var *info = kc_var_of(e, var);
       if (info->cls != KC_VAR_ARRAY) continue;
       const char *name = kc_var_name(e, var);
+      const kl_type *type = kc_unqualified(e, var->type);
       kc_printf(o, "  %s = (%s)__priv; __priv += kl_align_(sizeof(%s) * __items);\n",
-                kc_decl(e, var->type, kl_format(e->ctx, "*%s", name)), kc_decl(e, var->type, "*"),
-                kc_type(e, var->type));
+                kc_decl(e, type, kl_format(e->ctx, "*%s", name)), kc_decl(e, type, "*"),
+                kc_type(e, type));
     }
   }
-  kc_puts(o, "  for (size_t __g = __first; __g < __first + __count; __g++) {\n"
-             "    const size_t __gid0 = __g % __ng0, __gid1 = (__g / __ng0) % __ng1, "
-             "__gid2 = __g / __ng0 / __ng1;\n"
-             "    const size_t __gb0 = __gid0 * __ls0 + __go0, __gb1 = __gid1 * __ls1 + __go1, "
-             "__gb2 = __gid2 * __ls2 + __go2;\n"
-             "    (void)__gb0; (void)__gb1; (void)__gb2;\n");
+  kc_puts(o,
+          "  for (size_t __g = __first; __g < __first + __count; __g++) {\n"
+          "    const size_t __gid0 = __g % __ng0, __gid1 = (__g / __ng0) % __ng1, "
+          "__gid2 = __g / __ng0 / __ng1;\n"
+          "    const size_t __ls0 = __gs0 - __gid0 * __els0 < __els0 ? __gs0 - __gid0 * __els0 : "
+          "__els0, __ls1 = __gs1 - __gid1 * __els1 < __els1 ? __gs1 - __gid1 * __els1 : __els1, "
+          "__ls2 = __gs2 - __gid2 * __els2 < __els2 ? __gs2 - __gid2 * __els2 : __els2;\n"
+          "    const size_t __gb0 = __gid0 * __els0 + __go0, __gb1 = __gid1 * __els1 + __go1, "
+          "__gb2 = __gid2 * __els2 + __go2;\n"
+          "    (void)__gb0; (void)__gb1; (void)__gb2;\n");
   if (e->barrier_mode && e->has_return) kc_puts(o, "    __builtin_memset(__ret, 0, __items);\n");
   for (kl_variable *var = fn->params; var; var = var->next) {
     kc_var *info = kc_var_of(e, var);
@@ -1896,10 +1970,14 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
     const char *name = kc_var_name(e, var);
     kc_printf(o, "    for (size_t __i = 0; __i < __items; __i++) %s[__i] = __arg_%s;\n", name, name);
   }
+  for (kl_variable *var = fn->params; var; var = var->next)
+    if (kc_var_of(e, var)->cls == KC_VAR_GROUP)
+      kc_printf(o, "    %s = __arg_%s;\n",
+                kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)), kc_var_name(e, var));
   for (kl_variable *var = fn->locals; var; var = var->next) {
     kc_var *info = kc_var_of(e, var);
     if (info->cls != KC_VAR_GROUP) continue;
-    kc_printf(o, "    %s;\n", kc_decl(e, var->type, kc_var_name(e, var)));
+    kc_printf(o, "    %s;\n", kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)));
   }
   /* pass 2: the code */
   e->indent = 2;
@@ -1938,11 +2016,13 @@ static void kc_prelude(kc_buf *o) {
       kc_printf(o, "typedef %s %s%d __attribute__((vector_size(%d)));\n", elements[i][1],
                 elements[i][0], lengths[l], lanes * sizes[i]);
     }
-  kc_puts(o, "\n" KL_C_ABI_TEXT "\n\n"
-             "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3]; "
-             "unsigned dim; } kl_c_wi;\n"
-             "#define KL_EXPORT __attribute__((visibility(\"default\")))\n"
-             "static inline size_t kl_align_(size_t n) { return (n + 127) & ~(size_t)127; }\n\n");
+  kc_puts(o,
+          "\n" KL_C_ABI_TEXT
+          "\n\n"
+          "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3], gb[3]; "
+          "unsigned dim; } kl_c_wi;\n"
+          "#define KL_EXPORT __attribute__((visibility(\"default\")))\n"
+          "static inline size_t kl_align_(size_t n) { return (n + 127) & ~(size_t)127; }\n\n");
 }
 
 static void kc_structs(kc_emitter *e, kc_buf *o) {

@@ -12,6 +12,9 @@
  *                                  backend passes in args[i] (as uintptr_t)
  *   [private_offset, + private_bytes(items))  per-work-item copies of the
  *                                  values that live across a barrier
+ * local_size is the enqueued size and num_groups[d] = ceil(global_size[d] /
+ * local_size[d]): the last group of a dimension that local_size does not
+ * divide is smaller (OpenCL 2.0's non-uniform work-groups; version 2).
  * args[i] is: a __global/__constant parameter -> the buffer's data pointer;
  * a value parameter -> a pointer to its bytes; a __local parameter -> its
  * byte offset in scratch. */
@@ -20,7 +23,7 @@
 
 #include <stddef.h>
 
-#define KL_C_ABI_VERSION 1u
+#define KL_C_ABI_VERSION 2u
 
 #define KL_C_ABI_DECLARATIONS(X)                                                                \
   X(typedef struct kl_c_launch {                                                                \

@@ -328,8 +328,7 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
     if (field)
       kc_printf(o, "); __d%d < 3 ? __wi->%s[__d%d] : (size_t)%s; })", t, field, t, fallback);
     else
-      kc_printf(o, "); __d%d < 3 ? __wi->gid[__d%d] * __wi->lsz[__d%d] + __wi->lid[__d%d] + __wi->goff[__d%d] : (size_t)0; })",
-                t, t, t, t, t);
+      kc_printf(o, "); __d%d < 3 ? __wi->gb[__d%d] + __wi->lid[__d%d] : (size_t)0; })", t, t, t);
     return;
   }
   const char *forms[3];

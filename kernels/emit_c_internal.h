@@ -37,6 +37,8 @@ typedef struct kc_var {
   bool used_at_group;
   bool assigned;     /* assigned other than by its initializer */
   bool assigned_in_region;
+  int *assign_regions; /* regions it is assigned in (other than by its initializer) */
+  int assign_region_count, assign_region_capacity;
   bool address_taken;
   int param_index;
 } kc_var;

@@ -5,3 +5,13 @@ target_include_directories(test_cpu_kernels PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 target_compile_definitions(test_cpu_kernels PRIVATE _GNU_SOURCE)
 add_test(NAME test_cpu_kernels COMMAND test_cpu_kernels)
 set_tests_properties(test_cpu_kernels PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS cpu)
+
+# Asynchronous queues on cpu:0 (it submits a command to a queue directly, so it
+# links the library's objects).
+add_executable(test_cpu_async ${CMAKE_CURRENT_LIST_DIR}/test_cpu_async.c)
+target_link_libraries(test_cpu_async PRIVATE anygpu_objects Threads::Threads ${CMAKE_DL_LIBS} m)
+target_include_directories(test_cpu_async PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/api
+                           ${CMAKE_SOURCE_DIR}/backends/cpu ${CMAKE_SOURCE_DIR}/kernels)
+target_compile_definitions(test_cpu_async PRIVATE _GNU_SOURCE)
+add_test(NAME test_cpu_async COMMAND test_cpu_async)
+set_tests_properties(test_cpu_async PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS cpu)

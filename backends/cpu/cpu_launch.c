@@ -3,13 +3,15 @@
  * hands the work-groups to the thread pool, each thread running whole
  * work-groups (all of a group's work-items, barriers included) in its own
  * scratch memory: the group's __local memory and the per-work-item copies of
- * values that live across barriers. */
+ * values that live across barriers. A launch is queued (cpu_queue.c) and
+ * runs on the queue's thread with the pool. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cpu_internal.h"
+#include "cpu_queue.h"
 
 #define AGPU_CPU_SCRATCH_ALIGNMENT 128 /* a double16 */
 
@@ -130,11 +132,19 @@ static char *agpu_cpu_scratch_get(size_t size) {
 
 /* ------------------------------------------------------------- launch */
 
+/* A queued launch: the arguments as the kernel reads them (values copied,
+ * buffers held), the program kept loaded until the launch has run. */
 typedef struct agpu_cpu_launch_job {
+  agpu_cpu_command command; /* first: the queue runs it */
   kl_c_launch launch;
   const kl_c_kernel *abi;
-  size_t scratch_bytes;
+  agpu_cpu_program *program; /* a reference */
+  char name[128];
+  size_t groups, scratch_bytes;
   _Atomic int out_of_memory;
+  void **pointers;           /* launch.args */
+  unsigned char *values;     /* the value arguments' bytes */
+  agpu_cpu_buffer **buffers; /* command.uses */
 } agpu_cpu_launch_job;
 
 static void agpu_cpu_run_groups(void *context, size_t begin, size_t end) {
@@ -147,55 +157,89 @@ static void agpu_cpu_run_groups(void *context, size_t begin, size_t end) {
   job->abi->run(&job->launch, begin, end - begin, scratch);
 }
 
+static agpu_status agpu_cpu_launch_run(agpu_cpu_command *command) {
+  agpu_cpu_launch_job *job = (agpu_cpu_launch_job *)command;
+  size_t threads = agpu_cpu_pool_threads();
+  size_t chunk = job->groups / (threads * 32);
+  if (chunk < 1) chunk = 1;
+  agpu_cpu_pool_run(job->groups, chunk, agpu_cpu_run_groups, job);
+  if (atomic_load(&job->out_of_memory))
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
+                          "cpu: kernel '%s': no memory for %zu bytes of work-group scratch; the "
+                          "launch did not complete",
+                          job->name, job->scratch_bytes);
+  return AGPU_SUCCESS;
+}
+
+static void agpu_cpu_launch_destroy(agpu_cpu_command *command) {
+  agpu_cpu_launch_job *job = (agpu_cpu_launch_job *)command;
+  agpu_cpu_program_unref(job->program);
+  free(job);
+}
+
 agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                             const size_t global[3], const size_t local[3], uint32_t nargs,
                             const agpu_arg args[]) {
   const agpu_cpu_kernel_entry *entry = kernel->native;
-  agpu_cpu_launch_job job;
-  memset(&job, 0, sizeof job);
-  job.abi = entry->abi;
-  job.launch.work_dim = dims;
   size_t groups = 1, items = 1;
+  size_t num_groups[3];
   for (int d = 0; d < 3; d++) {
-    job.launch.global_size[d] = global[d];
-    job.launch.local_size[d] = local[d];
-    job.launch.num_groups[d] = global[d] / local[d];
-    groups *= job.launch.num_groups[d];
+    num_groups[d] = global[d] / local[d] + (global[d] % local[d] != 0); /* the last partial */
+    groups *= num_groups[d];
     items *= local[d];
   }
   if (groups == 0) return AGPU_SUCCESS;
-  void *small[32];
-  void **pointers = nargs <= 32 ? small : malloc(nargs * sizeof *pointers);
-  if (!pointers) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
-  size_t offset = agpu_cpu_align(entry->abi->static_local_bytes);
+  /* one allocation: the job, the argument pointers, the held buffers, the values */
+  size_t values = 0;
+  for (uint32_t i = 0; i < nargs; i++)
+    if (args[i].kind == AGPU_ARG_VALUE) values += agpu_cpu_align(args[i].size);
+  size_t pointers_at = agpu_cpu_align(sizeof(agpu_cpu_launch_job));
+  size_t buffers_at = pointers_at + agpu_cpu_align(nargs * sizeof(void *));
+  size_t values_at = buffers_at + agpu_cpu_align(nargs * sizeof(agpu_cpu_buffer *));
+  char *block = calloc(1, values_at + values);
+  if (!block) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
+  agpu_cpu_launch_job *job = (agpu_cpu_launch_job *)block;
+  job->pointers = (void **)(block + pointers_at);
+  job->buffers = (agpu_cpu_buffer **)(block + buffers_at);
+  job->values = (unsigned char *)(block + values_at);
+  job->command.run = agpu_cpu_launch_run;
+  job->command.destroy = agpu_cpu_launch_destroy;
+  job->command.uses = job->buffers;
+  job->abi = entry->abi;
+  job->program = kernel->program->native;
+  atomic_fetch_add(&job->program->references, 1);
+  snprintf(job->name, sizeof job->name, "%s", kernel->info.name);
+  job->groups = groups;
+  job->launch.work_dim = dims;
+  for (int d = 0; d < 3; d++) {
+    job->launch.global_size[d] = global[d];
+    job->launch.local_size[d] = local[d];
+    job->launch.num_groups[d] = num_groups[d];
+  }
+  size_t offset = agpu_cpu_align(entry->abi->static_local_bytes), value_offset = 0;
   for (uint32_t i = 0; i < nargs; i++) {
     switch (args[i].kind) {
-      case AGPU_ARG_BUFFER:
-        pointers[i] = args[i].buffer->native;
+      case AGPU_ARG_BUFFER: {
+        agpu_cpu_buffer *buffer = args[i].buffer->native;
+        job->pointers[i] = buffer->data;
+        job->buffers[job->command.use_count++] = buffer;
         break;
+      }
       case AGPU_ARG_VALUE:
-        pointers[i] = (void *)args[i].value.bytes;
+        memcpy(job->values + value_offset, args[i].value.bytes, args[i].size);
+        job->pointers[i] = job->values + value_offset;
+        value_offset += agpu_cpu_align(args[i].size);
         break;
       case AGPU_ARG_LOCAL:
-        pointers[i] = (void *)(uintptr_t)offset;
+        job->pointers[i] = (void *)(uintptr_t)offset;
         offset += agpu_cpu_align(args[i].size);
         break;
     }
   }
-  job.launch.args = pointers;
-  job.launch.private_offset = offset;
-  job.scratch_bytes = offset + (entry->abi->private_bytes ? entry->abi->private_bytes(items) : 0);
-  if (job.scratch_bytes == 0) job.scratch_bytes = 1;
-  atomic_init(&job.out_of_memory, 0);
-  size_t threads = agpu_cpu_pool_threads();
-  size_t chunk = groups / (threads * 32);
-  if (chunk < 1) chunk = 1;
-  agpu_cpu_pool_run(groups, chunk, agpu_cpu_run_groups, &job);
-  if (pointers != small) free(pointers);
-  if (atomic_load(&job.out_of_memory))
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
-                          "cpu: kernel '%s': no memory for %zu bytes of work-group scratch; the "
-                          "launch did not complete",
-                          kernel->info.name, job.scratch_bytes);
-  return AGPU_SUCCESS;
+  job->launch.args = job->pointers;
+  job->launch.private_offset = offset;
+  job->scratch_bytes = offset + (entry->abi->private_bytes ? entry->abi->private_bytes(items) : 0);
+  if (job->scratch_bytes == 0) job->scratch_bytes = 1;
+  atomic_init(&job->out_of_memory, 0);
+  return agpu_cpu_queue_submit(queue, &job->command);
 }

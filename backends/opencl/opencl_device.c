@@ -325,7 +325,7 @@ agpu_status agpu_cl_enumerate(agpu_backend *backend, const agpu_cl_api *api) {
 }
 
 uint32_t agpu_cl_device_caps(agpu_device *device) {
-  uint32_t caps = AGPU_CAP_MAP;
+  uint32_t caps = AGPU_CAP_MAP | AGPU_CAP_NONUNIFORM_GROUPS; /* split in agpu_cl_launch */
   if (agpu_cl_device_of(device)->compiler_available) caps |= AGPU_CAP_BUILD_PORTABLE;
   return caps;
 }

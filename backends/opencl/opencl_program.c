@@ -468,16 +468,30 @@ agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
                         kernel->info.name);
     }
   }
-  if (status == AGPU_SUCCESS) {
-    cl_int error = api->clEnqueueNDRangeKernel(cl_queue, native->kernel, dims, NULL, global, local,
-                                               0, NULL, &event);
+  /* A smaller last group in dimension 0 (AGPU_CAP_NONUNIFORM_GROUPS; OpenCL
+   * 1.2 has none): the whole groups, then the rest as one group at a global
+   * offset. In the second launch get_global_id is right, get_local_size is
+   * the rest's size, and get_group_id, get_num_groups and get_global_size
+   * describe that launch alone. */
+  size_t rest = global[0] % local[0];
+  size_t main_global[3] = {global[0] - rest, global[1], global[2]};
+  size_t rest_global[3] = {rest, global[1], global[2]};
+  size_t rest_local[3] = {rest, local[1], local[2]};
+  size_t rest_offset[3] = {global[0] - rest, 0, 0};
+  for (int part = 0; part < 2 && status == AGPU_SUCCESS; part++) {
+    const size_t *g = part == 0 ? main_global : rest_global;
+    const size_t *l = part == 0 ? local : rest_local;
+    if (g[0] == 0) continue;
+    cl_int error = api->clEnqueueNDRangeKernel(
+        cl_queue, native->kernel, dims, part == 0 ? NULL : rest_offset, g, l, 0, NULL, &event);
     if (error != CL_SUCCESS) {
       status = agpu_cl_fail("clEnqueueNDRangeKernel", error);
       agpu_error_append(" (kernel '%s', global %zux%zux%zu, local %zux%zux%zu)", kernel->info.name,
-                        global[0], global[1], global[2], local[0], local[1], local[2]);
+                        g[0], g[1], g[2], l[0], l[1], l[2]);
+      break;
     }
+    agpu_cl_queue_track(queue, event);
   }
   pthread_mutex_unlock(&native->lock);
-  if (status == AGPU_SUCCESS) agpu_cl_queue_track(queue, event);
   return status;
 }

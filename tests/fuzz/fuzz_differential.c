@@ -7,7 +7,11 @@
  * work-items update with commutative atomics.
  *
  *   fuzz_differential [--seconds S] [--count N] [--seed S] [--save DIR]
- *                     [--a SELECTOR] [--b SELECTOR] [FILE...]
+ *                     [--a SELECTOR] [--b SELECTOR] [--barriers] [FILE...]
+ *
+ * --barriers mixes barrier-heavy statements into the kernels (uniform loops
+ * with barriers, a group-level counter advanced between barriers, __global
+ * pointers advanced across them, early uniform continues; kernel_gen.h).
  *
  * A FILE ending in .cl is a kernel (with the generator's interface) run as
  * it is: how a saved failure is reproduced and reduced by hand.
@@ -94,9 +98,12 @@ static void save(const char *dir, const char *name, const char *kernel) {
 static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes, size_t size,
                            const char *name, const char *save_dir);
 
+static bool barrier_heavy; /* --barriers */
+
 static bool run_case(side *a, side *b, const uint8_t *bytes, size_t size, const char *name,
                      const char *save_dir) {
-  kgen_options options = {.floats = false, .int64 = true, .no_abs_int_min = true};
+  kgen_options options = {
+      .floats = false, .int64 = true, .no_abs_int_min = true, .barriers = barrier_heavy};
   char *kernel = kgen_generate(bytes, size, &options);
   if (!kernel) return true;
   return compare_kernel(a, b, kernel, bytes, size, name, save_dir);
@@ -171,10 +178,12 @@ int main(int argc, char **argv) {
       a.selector = argv[++i];
     else if (!strcmp(argv[i], "--b") && i + 1 < argc)
       b.selector = argv[++i];
+    else if (!strcmp(argv[i], "--barriers"))
+      barrier_heavy = true;
     else if (argv[i][0] == '-') {
       fprintf(stderr,
               "usage: %s [--seconds S] [--count N] [--seed S] [--save DIR] [--a SEL] "
-              "[--b SEL] [FILE...]\n",
+              "[--b SEL] [--barriers] [FILE...]\n",
               argv[0]);
       return 2;
     } else {

@@ -748,10 +748,62 @@ static kgen_type pick_type(kgen *g) {
 }
 
 static void block(kgen *g, int depth, bool in_loop);
+static void statement(kgen *g, int depth, bool in_loop, bool top);
+
+/* A uniform loop with barriers (top level only): each round stages a value
+ * in local memory between two barriers and reads a neighbour's, reads
+ * through a __global pointer that advances by the group size each round,
+ * advances a group-level counter, may `continue` early on a uniform
+ * condition (after the second barrier, so that no round's writes can race a
+ * read), then runs private statements. At most 3 rounds: the pointer stays
+ * inside in[]. */
+static void barrier_loop(kgen *g) {
+  const kgen_var *v = pick_var(g, T_UINT, true);
+  if (!v) return;
+  int id = g->next_id++;
+  unsigned rounds = take(g, 3) + 1, step = take(g, 5) + 1, skip = take(g, 4);
+  bool do_while = take(g, 2);
+  indent(g), put(g, "{\n");
+  g->indent++;
+  indent(g), put(g, "const uint n%d = get_local_size(0);\n", id);
+  indent(g), put(g, "__global const uint *p%d = in + lid;\n", id);
+  indent(g), put(g, "uint t%d = 0u;\n", id);
+  indent(g), put(g, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier reads of tile[] */\n");
+  if (do_while) {
+    indent(g), put(g, "do {\n");
+  } else {
+    indent(g), put(g, "for (uint u%d = 0u; u%d < %uu; u%d++) {\n", id, id, rounds, id);
+  }
+  g->indent++;
+  indent(g), put(g, "tile[lid] = "), expr(g, T_UINT, 0), put(g, ";\n");
+  indent(g), put(g, "barrier(CLK_LOCAL_MEM_FENCE);\n");
+  indent(g), put(g, "%s += tile[(lid + %uu + t%d) %% n%d] ^ *p%d;\n", v->name,
+                 take(g, KGEN_LOCAL_SIZE), id, id, id);
+  indent(g), put(g, "p%d += n%d;\n", id, id);
+  indent(g), put(g, "t%d += %uu;\n", id, step);
+  indent(g), put(g, "barrier(CLK_LOCAL_MEM_FENCE);\n");
+  if (skip < 3) indent(g), put(g, "if (t%d == %uu) continue;\n", id, step * (skip + 1));
+  int saved = g->var_count;
+  for (unsigned i = take(g, 3); i > 0 && g->statements < MAX_STATEMENTS; i--)
+    statement(g, 1, false, false); /* no break/continue of this loop: they may diverge */
+  g->var_count = saved;
+  g->indent--;
+  if (do_while)
+    indent(g), put(g, "} while (t%d < %uu);\n", id, step * rounds);
+  else
+    indent(g), put(g, "}\n");
+  indent(g), put(g, "%s ^= t%d;\n", v->name, id);
+  g->indent--;
+  indent(g), put(g, "}\n");
+}
 
 static void statement(kgen *g, int depth, bool in_loop, bool top) {
   g->statements++;
-  unsigned choice = take(g, top ? 13 : 10);
+  unsigned choice = take(g, top ? (g->options.barriers ? 16 : 13) : 10);
+  if (choice >= 13) {
+    barrier_loop(g);
+    return;
+  }
   if (depth >= MAX_STMT_DEPTH && choice >= 3 && choice <= 7) choice = 0;
   switch (choice) {
     case 0: { /* a declaration */

@@ -40,6 +40,11 @@ typedef struct kgen_options {
    * constant INT_MIN to poison (docs/fuzzing.md), which the differential
    * fuzzer would otherwise report again and again */
   bool no_abs_int_min;
+  /* barrier-heavy kernels too: uniform for and do-while loops with barriers
+   * (a group-level counter advanced between barriers and read by the
+   * condition, a const bound from get_local_size), __global pointers
+   * advanced across barriers, an early uniform `continue` */
+  bool barriers;
 } kgen_options;
 
 /* The kernel's source (malloc'd, NUL-terminated), or NULL when out of memory. */
