@@ -127,6 +127,21 @@ def main():
                        text=True)
     report(r.returncode == 2 and "unknown target" in r.stderr, "unknown target")
 
+    # -I DIR: a kernel read from standard input has no folder of its own,
+    # so its headers come from the -I directories only.
+    include_kernel = corpus / "valid" / "078_include_headers.cl"
+    source = include_kernel.read_text()
+    r = subprocess.run([anygpu, "compile", "-"], input=source, capture_output=True, text=True)
+    report(r.returncode == 1 and '-:11:1: error: #include "headers/kl_math.h": file not found'
+           in r.stderr, f"include without -I: rc {r.returncode}: {r.stderr[:300]}")
+    for flags in (["-I", str(corpus / "valid")], ["-I" + str(corpus / "valid")]):
+        r = subprocess.run([anygpu, "compile", "-", *flags, "--target", "c"], input=source,
+                           capture_output=True, text=True)
+        report(r.returncode == 0 and "include_headers" in r.stdout,
+               f"include with {flags}: rc {r.returncode}: {r.stderr[:300]}")
+    r = subprocess.run([anygpu, "compile", "x.cl", "-I"], capture_output=True, text=True)
+    report(r.returncode == 2 and "missing directory after" in r.stderr, "-I without a directory")
+
     # SPIR-V is binary: written to a pipe as is (a terminal is refused).
     saxpy = corpus / "valid" / "001_saxpy.cl"
     r = subprocess.run([anygpu, "compile", str(saxpy), "--target", "spirv"], capture_output=True)
