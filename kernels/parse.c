@@ -514,6 +514,25 @@ static bool is_image_type(const kl_token *t) {
          tok_is(t, "write_only") || tok_is(t, "__read_write") || tok_is(t, "read_write");
 }
 
+/* "images" or "samplers" for OpenCL C's image builtins and constants
+ * (read_imagef, get_image_width, CLK_ADDRESS_CLAMP, CLK_RGBA), else NULL. */
+static const char *image_name_kind(const kl_token *t) {
+  static const char *const image_prefixes[] = {"read_image", "write_image", "get_image_", "CLK_",
+                                               NULL};
+  static const char *const sampler_prefixes[] = {"CLK_NORMALIZED_COORDS_", "CLK_ADDRESS_",
+                                                 "CLK_FILTER_", NULL};
+  if (t->kind != KL_TOKEN_IDENTIFIER) return NULL;
+  for (int i = 0; sampler_prefixes[i]; i++) {
+    size_t n = strlen(sampler_prefixes[i]);
+    if ((size_t)t->length > n && memcmp(t->text, sampler_prefixes[i], n) == 0) return "samplers";
+  }
+  for (int i = 0; image_prefixes[i]; i++) {
+    size_t n = strlen(image_prefixes[i]);
+    if ((size_t)t->length > n && memcmp(t->text, image_prefixes[i], n) == 0) return "images";
+  }
+  return NULL;
+}
+
 static const char *const type_keywords[] = {
     "void",       "bool",     "char",      "short",         "int",       "long",     "float",
     "double",     "half",     "unsigned",  "signed",        "struct",    "union",    "enum",
@@ -685,12 +704,17 @@ static void declspec(parser *p, decl_spec *spec, bool allow_storage) {
     }
     if (is_image_type(t)) {
       if (tok_is(t, "sampler_t"))
-        kl_error(p->ctx, here(p), "sampler types are not supported ('sampler_t')");
+        kl_error(p->ctx, here(p),
+                 "samplers are not in the portable subset: sampler types are not supported "
+                 "('sampler_t'); index a __global buffer instead");
       else if (tok_is(t, "event_t"))
         kl_error(p->ctx, here(p),
                  "event types are not supported ('event_t'): async copies are outside the subset");
       else if (t->text[t->length - 1] == 't')
-        kl_error(p->ctx, here(p), "image types are not supported ('%.*s')", t->length, t->text);
+        kl_error(p->ctx, here(p),
+                 "images are not in the portable subset: image types are not supported ('%.*s'); "
+                 "pass the pixels in a __global buffer",
+                 t->length, t->text);
       else
         named = named ? named : NULL; /* __read_only and friends: the image type reports */
       advance(p);
@@ -1688,7 +1712,11 @@ static kl_node *primary(parser *p) {
       return call_builtin(p, b, type, t);
     }
     advance(p);
-    if (is(p, "("))
+    const char *image_what = image_name_kind(t);
+    if (image_what)
+      kl_error(p->ctx, at, "%s are not in the portable subset: '%.*s' is not supported", image_what,
+               t->length, t->text);
+    else if (is(p, "("))
       kl_error(p->ctx, at, "call to undeclared function '%.*s'", t->length, t->text);
     else
       kl_error(p->ctx, at, "use of undeclared identifier '%.*s'", t->length, t->text);
@@ -2468,11 +2496,7 @@ static kl_node *init_list(parser *p, kl_type *type, int depth) {
       if (!accept(p, ",")) break;
     }
   } else {
-    if (type->kind == KL_TYPE_VECTOR)
-      kl_error(p->ctx, at, "braces cannot initialise a vector: use a vector literal (%s)(...)",
-               type_name(p, type));
-    else
-      kl_error(p->ctx, at, "braces around a scalar initializer");
+    kl_error(p->ctx, at, "braces around a scalar initializer");
     while (!is(p, "}") && p->tok->kind != KL_TOKEN_END) advance(p);
   }
   expect(p, "}", "to close the initializer");
@@ -2556,7 +2580,64 @@ static kl_node *zero_value(parser *p, kl_type *type, kl_location at, int depth) 
   return kl_convert(p->ctx, new_int(p, 0, NULL, at), type);
 }
 
+/* {a, b, ...} for a vector, as OpenCL C takes it: the parts are scalars
+ * (converted to the element type) and vectors of the element type whose
+ * components add up to the length, exactly as in a vector literal; {} is
+ * zero. The result is the vector literal, so every emitter prints it. */
+static kl_node *vector_init_list(parser *p, kl_type *type) {
+  kl_location at = here(p);
+  advance(p); /* { */
+  if (accept(p, "}")) return zero_value(p, type, at, 0);
+  kl_node head = {0}, *tail = &head;
+  int count = 0, components = 0;
+  while (!is(p, "}") && !p->panic && p->tok->kind != KL_TOKEN_END) {
+    if (is(p, "{")) {
+      kl_error(p->ctx, here(p),
+               "braces inside the initializer of a '%s': its parts are scalars "
+               "and vectors",
+               type_name(p, type));
+      skip_parens(p);
+      if (!accept(p, ",")) break;
+      continue;
+    }
+    kl_node *part = assignment(p);
+    if (!part->type) part->type = int_type(p);
+    if (part->type->kind == KL_TYPE_VECTOR) {
+      if (part->type->element->kind != type->element->kind)
+        kl_error(p->ctx, part->location,
+                 "a '%s' part in the initializer of a '%s': vector parts must have the element "
+                 "type '%s' (use convert_%s%d())",
+                 type_name(p, part->type), type_name(p, type), type_name(p, type->element),
+                 type_name(p, type->element), part->type->length);
+      components += part->type->length;
+    } else if (is_bool_or_arith(part->type)) {
+      part = kl_convert(p->ctx, part, type->element);
+      components++;
+    } else {
+      kl_error(p->ctx, part->location, "a '%s' cannot initialise a part of a '%s'",
+               type_name(p, part->type), type_name(p, type));
+      components++;
+    }
+    tail->next = part;
+    tail = part;
+    count++;
+    if (!accept(p, ",")) break;
+  }
+  expect(p, "}", "to close the initializer");
+  if (count == 1 && kl_type_equal(head.next->type, type)) return head.next;
+  if (components != type->length && !p->panic)
+    kl_error(p->ctx, at, "%s elements in the initializer of a '%s': it needs %d, %d given",
+             components < type->length ? "too few" : "too many", type_name(p, type), type->length,
+             components);
+  kl_node *n = new_node(p, KL_EXPR_VECTOR_LITERAL, at);
+  n->args = head.next;
+  n->arg_count = count;
+  n->type = type;
+  return n;
+}
+
 static kl_node *initializer(parser *p, kl_type *type, int depth) {
+  if (is(p, "{") && type->kind == KL_TYPE_VECTOR) return vector_init_list(p, type);
   if (is(p, "{")) {
     kl_node *list = init_list(p, type, depth);
     if (type->kind == KL_TYPE_ARRAY || type->kind == KL_TYPE_STRUCT) pad_list(p, list, depth);

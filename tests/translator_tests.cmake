@@ -2,7 +2,7 @@
 # functions, which the shared library keeps hidden, so they link the
 # library's objects directly.
 foreach(name test_translator_frontend test_translator_corpus test_translator_include
-             test_fuzz_regressions)
+             test_translator_features test_fuzz_regressions)
   add_executable(${name} ${name}.c)
   target_link_libraries(${name} PRIVATE anygpu_objects Threads::Threads ${CMAKE_DL_LIBS} m)
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/kernels)
