@@ -426,6 +426,7 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
       }
       int es, ea;
       glsl_std430(el, &es, &ea);
+      glsl_check_shared_struct(&e, el, p->location);
       lp->element_size = (uint32_t)el->size;
       if (p->type->pointee_space == KL_SPACE_LOCAL) {
         lp->kind = KL_GLSL_PARAM_LOCAL;
@@ -455,6 +456,7 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
     }
     lp->kind = KL_GLSL_PARAM_VALUE;
     const kl_type *t = p->type;
+    glsl_check_shared_struct(&e, t, p->location);
     uint32_t align = (uint32_t)(t->align ? t->align : 1);
     offset = glsl_align_up(offset, align);
     lp->offset = offset;

@@ -2587,7 +2587,19 @@ static kl_node *zero_value(parser *p, kl_type *type, kl_location at, int depth) 
 static kl_node *vector_init_list(parser *p, kl_type *type) {
   kl_location at = here(p);
   advance(p); /* { */
-  if (accept(p, "}")) return zero_value(p, type, at, 0);
+  if (accept(p, "}")) {
+    /* {}: a literal of zeros (which a __constant__ table in CUDA can hold) */
+    kl_node *n = new_node(p, KL_EXPR_VECTOR_LITERAL, at);
+    kl_node head = {0}, *tail = &head;
+    for (int i = 0; i < type->length; i++) {
+      tail->next = zero_value(p, type->element, at, 0);
+      tail = tail->next;
+    }
+    n->args = head.next;
+    n->arg_count = type->length;
+    n->type = type;
+    return n;
+  }
   kl_node head = {0}, *tail = &head;
   int count = 0, components = 0;
   while (!is(p, "}") && !p->panic && p->tok->kind != KL_TOKEN_END) {
@@ -2990,6 +3002,41 @@ static kl_node *compound(parser *p, bool new_scope) {
 
 /* ------------------------------------------------------- program scope */
 
+/* The first member (nested structs and arrays included) whose size OpenCL
+ * C leaves to the implementation, so that a struct holding it cannot be
+ * shared with the host: bool, size_t, ptrdiff_t. NULL when there is none;
+ * *owner is the struct that holds it. */
+static const kl_member *unportable_member(const kl_type *t, const kl_type **owner, int depth) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  if (t->kind != KL_TYPE_STRUCT || depth > KL_MAX_DEPTH) return NULL;
+  for (const kl_member *m = t->members; m; m = m->next) {
+    const kl_type *mt = m->type;
+    while (mt->kind == KL_TYPE_ARRAY) mt = mt->element;
+    const kl_type *scalar = kl_type_scalar_of(mt);
+    if (scalar->kind == KL_TYPE_BOOL || scalar->kind == KL_TYPE_SIZE_T ||
+        scalar->kind == KL_TYPE_PTRDIFF_T) {
+      *owner = t;
+      return m;
+    }
+    const kl_member *inner = unportable_member(mt, owner, depth + 1);
+    if (inner) return inner;
+  }
+  return NULL;
+}
+
+/* A struct shared with the host (a kernel parameter, __global or __constant
+ * data) must have a layout every device agrees on. */
+static void check_shared_struct(parser *p, const kl_type *t, kl_location at, const char *where) {
+  const kl_type *owner = NULL;
+  const kl_member *m = unportable_member(t, &owner, 0);
+  if (m)
+    kl_error(p->ctx, at,
+             "%s: member '%s' of '%s' has type '%s', whose size is not portable (use a "
+             "fixed-size type such as int or uint)",
+             where, m->name, type_name(p, kl_type_unqualified(p->ctx, (kl_type *)owner)),
+             type_name(p, kl_type_unqualified(p->ctx, m->type)));
+}
+
 static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
   kl_type *t = v->type;
   if (t->kind == KL_TYPE_POINTER) {
@@ -2997,12 +3044,13 @@ static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
     if (s == KL_SPACE_PRIVATE)
       kl_error(p->ctx, v->location,
                "kernel pointer parameter '%s' must be __global, __constant or __local", v->name);
-    if (t->element->kind == KL_TYPE_STRUCT)
-      kl_error(p->ctx, v->location, "structs in %s memory are not supported (parameter '%s')",
-               s == KL_SPACE_LOCAL      ? "__local"
-               : s == KL_SPACE_CONSTANT ? "__constant"
-                                        : "__global",
+    if (t->element->kind == KL_TYPE_STRUCT && s == KL_SPACE_LOCAL)
+      kl_error(p->ctx, v->location, "structs in __local memory are not supported (parameter '%s')",
                v->name);
+    else if (t->element->kind == KL_TYPE_STRUCT)
+      check_shared_struct(p, t->element, v->location,
+                          kl_format(p->ctx, "a struct in %s memory (parameter '%s')",
+                                    s == KL_SPACE_CONSTANT ? "__constant" : "__global", v->name));
     if (t->element->kind == KL_TYPE_BOOL)
       kl_error(p->ctx, v->location,
                "kernel parameter '%s' cannot point to bool (its size is not portable)", v->name);
@@ -3017,7 +3065,8 @@ static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
     kl_error(p->ctx, v->location, "kernel parameter '%s' cannot have type '%s' in OpenCL C",
              v->name, type_name(p, t));
   if (t->kind == KL_TYPE_STRUCT)
-    kl_error(p->ctx, v->location, "struct kernel parameters are not supported ('%s')", v->name);
+    check_shared_struct(p, t, v->location,
+                        kl_format(p->ctx, "a struct kernel parameter ('%s')", v->name));
   (void)f;
 }
 
@@ -3187,9 +3236,10 @@ static void program_variable(parser *p, decl_spec *spec, kl_type *type, kl_token
              name->length, name->text);
   }
   check_variable_type(p, type, at, name);
-  if (type->kind == KL_TYPE_STRUCT ||
-      (type->kind == KL_TYPE_ARRAY && type->element->kind == KL_TYPE_STRUCT))
-    kl_error(ctx, at, "structs in __constant memory are not supported");
+  if (type->kind == KL_TYPE_STRUCT || type->kind == KL_TYPE_ARRAY)
+    check_shared_struct(
+        p, type, at,
+        kl_format(ctx, "a struct in __constant memory ('%.*s')", name->length, name->text));
   type = kl_type_qualified(ctx, type, type->qualifiers | KL_QUALIFIER_CONST);
   kl_variable *v = new_variable(p, name, type, KL_SPACE_CONSTANT);
   v->is_program_scope = true;
