@@ -26,6 +26,12 @@ struct kl_included {
 /* The headers of OpenCL C that every kernel has without including them. */
 static const char *const built_in_headers[] = {"opencl-c.h", "opencl-c-base.h", "opencl_c.h", NULL};
 
+/* strerror, thread-safe (GNU strerror_r: the library builds with _GNU_SOURCE). */
+static const char *error_text(kl_context *ctx, int error) {
+  char buffer[128];
+  return kl_format(ctx, "%s", strerror_r(error, buffer, sizeof buffer));
+}
+
 void kl_include_add_dir(kl_context *ctx, const char *dir, size_t length) {
   if (ctx->include_dir_count == ctx->include_dir_capacity) {
     int capacity = ctx->include_dir_capacity ? ctx->include_dir_capacity * 2 : 8;
@@ -122,7 +128,7 @@ static char *read_all(kl_context *ctx, const kl_token *hash, opened *file, size_
     ssize_t n = read(file->fd, text + done, (size_t)size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      kl_error(ctx, at, "#include \"%s\": cannot read it: %s", file->path, strerror(errno));
+      kl_error(ctx, at, "#include \"%s\": cannot read it: %s", file->path, error_text(ctx, errno));
       return NULL;
     }
     if (n == 0) break; /* it shrank while we read: take what there is */
@@ -164,7 +170,7 @@ kl_token *kl_include(kl_context *ctx, const kl_token *hash, const char *name, bo
   int error = 0;
   if (!find_file(ctx, includer, name, &file, &error)) {
     if (error)
-      kl_error(ctx, at, "#include \"%s\": cannot open it: %s", name, strerror(error));
+      kl_error(ctx, at, "#include \"%s\": cannot open it: %s", name, error_text(ctx, error));
     else
       kl_error(ctx, at, "#include \"%s\": file not found (searched %s)", name,
                searched(ctx, includer));
