@@ -13,9 +13,9 @@ import json
 import pathlib
 import re
 import shutil
+import struct
 import subprocess
 import sys
-import struct
 import tempfile
 
 TARGETS = ["opencl", "cuda", "hip", "glsl", "c", "spirv"]
