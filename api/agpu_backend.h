@@ -32,6 +32,8 @@ struct agpu_device {
   agpu_device_info info;
   void *native;
   agpu_queue *default_queue;
+  /* The queues the user created on it, for agpu_device_finish (api/device_finish.c). */
+  agpu_queue *user_queues;
   /* Zeroes ZERO_INIT and SCRUB_ON_RELEASE buffers; never seen by the user. */
   agpu_queue *hygiene_queue;
   pthread_mutex_t hygiene_lock;
@@ -74,6 +76,9 @@ struct agpu_queue {
   /* One for the user's handle plus one per live event: the native queue
    * goes when the last of them does. */
   _Atomic uint32_t references;
+  /* The device's list of user queues (not the default or internal ones). */
+  bool listed;
+  agpu_queue *next_of_device, *previous_of_device;
 };
 
 struct agpu_event {
@@ -137,6 +142,12 @@ struct agpu_backend_ops {
   agpu_status (*launch)(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                         const size_t global[3], const size_t local[3], uint32_t nargs,
                         const agpu_arg args[]);
+
+  /* The program's kernel names, one space between them, malloc'd (the core
+   * frees it); NULL when the backend cannot tell (a native binary). Optional.
+   * agpu_kernel_create checks the name against it and words a missing
+   * kernel the same for every backend. */
+  char *(*program_kernel_names)(const agpu_program *program);
 };
 
 #define AGPU_MAX_LOAD_ATTEMPTS 16
@@ -162,6 +173,11 @@ struct agpu_backend {
  * backend, index and selector fields, and returns the new device. */
 agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_info *info,
                                      void *native);
+
+/* For program_kernel_names: the `count` names of an array of entries
+ * `stride` bytes apart, the first name at `first_name` (NULL when count is
+ * 0), joined by spaces; malloc'd, NULL when out of memory. */
+char *agpu_join_kernel_names(const char *first_name, size_t count, size_t stride);
 
 /* The ops tables, one per backend folder. */
 extern const agpu_backend_ops agpu_cuda_backend_ops;

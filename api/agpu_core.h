@@ -53,6 +53,19 @@ agpu_status agpu_queue_new_internal(agpu_device *device, agpu_queue **queue);
 agpu_status agpu_device_default_queue_object(agpu_device *device, agpu_queue **queue);
 /* Drops one reference to a queue; the last one releases it. */
 void agpu_queue_unreference(agpu_queue *queue);
+/* The device's list of user queues, for agpu_device_finish. */
+void agpu_device_list_queue(agpu_queue *queue);
+void agpu_device_unlist_queue(agpu_queue *queue);
+/* The device's default queue if it was created, else NULL. */
+agpu_queue *agpu_device_existing_default_queue(agpu_device *device);
+/* Finishes the default queue of every device that has one (a NULL queue). */
+agpu_status agpu_finish_default_queues(const char *function);
+
+/* agpu_kernel_create's words, the same on every backend (kernel_describe.c):
+ * a name the program lacks is AGPU_ERROR_NOT_FOUND naming those it has; the
+ * parameters' type names are spelt one way ("const float*", "uint"). */
+agpu_status agpu_kernel_check_name(const agpu_program *program, const char *name);
+void agpu_kernel_normalize_params(agpu_kernel *kernel);
 
 /* Allocation bookkeeping shown by agpu_device_memory. */
 void agpu_device_account_alloc(agpu_device *device, uint64_t bytes);

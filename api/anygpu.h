@@ -61,8 +61,10 @@ typedef enum agpu_status {
 /* "AGPU_ERROR_OUT_OF_RANGE" for AGPU_ERROR_OUT_OF_RANGE; never NULL. */
 AGPU_API const char *agpu_status_name(agpu_status status);
 
-/* The message of the last failed call on this thread ("" if none). The
- * string stays valid until the next anygpu call on this thread. */
+/* The message of the last failed call on this thread ("" if none). A call
+ * that succeeds does not clear it: read it only right after a call returned
+ * an error (check the status, never the message, for success). The string
+ * stays valid until the next anygpu call on this thread. */
 AGPU_API const char *agpu_last_error(void);
 
 AGPU_API const char *agpu_version(void);
@@ -189,15 +191,29 @@ AGPU_API agpu_status agpu_device_memory(agpu_device *device, agpu_memory_info *i
 
 /* In-order queues. Each device has a default queue that is never released
  * (releasing it is a no-op). Events keep their queue: a queue released before
- * its events goes when the last of them does. */
+ * its events goes when the last of them does.
+ *
+ * A NULL queue means a default queue where the call says which device:
+ * - agpu_buffer_write, _read, _fill, _map, _unmap: the buffer's device;
+ *   agpu_buffer_copy: the source buffer's device;
+ * - agpu_launch: the kernel's device;
+ * - agpu_queue_finish(NULL): the default queue of every device (all work
+ *   queued with a NULL queue); agpu_device_finish waits for one device.
+ * Elsewhere a NULL queue is AGPU_ERROR_INVALID_HANDLE: agpu_event_record
+ * (an event names no device: pass agpu_device_default_queue's queue) and
+ * agpu_queue_release. */
 AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue);
 AGPU_API agpu_status agpu_queue_release(agpu_queue *queue);
 AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue);
-/* Waits until all work submitted to the queue has completed. */
+/* Waits until all work submitted to the queue has completed; NULL: to the
+ * default queue of every device. */
 AGPU_API agpu_status agpu_queue_finish(agpu_queue *queue);
+/* Waits until all work submitted to the device has completed: its default
+ * queue and every queue created on it that is not released. */
+AGPU_API agpu_status agpu_device_finish(agpu_device *device);
 
-/* Records a point in the queue; the time between two recorded events of one
- * queue is the device time of the work submitted between them. */
+/* Records a point in the queue (not NULL); the time between two recorded
+ * events of one queue is the device time of the work submitted between them. */
 AGPU_API agpu_status agpu_event_record(agpu_queue *queue, agpu_event **event);
 AGPU_API agpu_status agpu_event_wait(agpu_event *event);
 AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns);
@@ -298,10 +314,13 @@ typedef enum agpu_param_kind {
 
 typedef struct agpu_kernel_param {
   char name[64];
-  char type_name[64]; /* as written: "float*", "uint", "float4" */
+  /* The same on every backend: the type without its address space (kind
+   * says it), const kept for a pointer to const: "const float*", "float*",
+   * "uint", "float4". */
+  char type_name[64];
   agpu_param_kind kind;
   uint32_t size; /* bytes of a scalar/vector value; 0 for pointers or unknown */
-  bool is_const; /* pointer to const */
+  bool is_const; /* pointer to const (every __constant buffer); false for values */
 } agpu_kernel_param;
 
 typedef struct agpu_kernel_info {
@@ -313,6 +332,9 @@ typedef struct agpu_kernel_info {
   uint32_t max_work_group_size; /* for this kernel on its device, 0 if unknown */
 } agpu_kernel_info;
 
+/* A name the program lacks is AGPU_ERROR_NOT_FOUND, worded the same on
+ * every backend: "agpu_kernel_create: the program on cpu:0 has no kernel
+ * 'x'; it has: a, b". */
 AGPU_API agpu_status agpu_kernel_create(agpu_program *program, const char *name,
                                         agpu_kernel **kernel);
 AGPU_API agpu_status agpu_kernel_release(agpu_kernel *kernel);

@@ -91,6 +91,7 @@ static agpu_status agpu_queue_new(agpu_device *device, bool is_default, bool vis
     free(queue);
     return status;
   }
+  if (visible && !is_default) agpu_device_list_queue(queue);
   *out = queue;
   return AGPU_SUCCESS;
 }
@@ -105,7 +106,7 @@ AGPU_API agpu_status agpu_queue_create(agpu_device *device, agpu_queue **queue) 
   if (!queue)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_queue_create: queue is NULL");
   *queue = NULL;
-  agpu_queue *created;
+  agpu_queue *created = NULL;
   status = agpu_queue_new(device, false, true, &created);
   if (status == AGPU_SUCCESS) *queue = created->object.handle;
   return status;
@@ -118,6 +119,13 @@ agpu_status agpu_device_default_queue_object(agpu_device *device, agpu_queue **q
   *queue = device->default_queue;
   pthread_mutex_unlock(&agpu_default_queue_lock);
   return status;
+}
+
+agpu_queue *agpu_device_existing_default_queue(agpu_device *device) {
+  pthread_mutex_lock(&agpu_default_queue_lock);
+  agpu_queue *queue = device->default_queue;
+  pthread_mutex_unlock(&agpu_default_queue_lock);
+  return queue;
 }
 
 AGPU_API agpu_status agpu_device_default_queue(agpu_device *device, agpu_queue **queue) {

@@ -184,10 +184,14 @@ static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
   uint64_t group_items = 1;
   for (uint32_t d = 0; d < 3; d++) {
     if (global[d] == 0)
-      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s': global size %u is 0",
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                            "%s: kernel '%s': the global size in dimension %u is 0; "
+                            "each dimension needs at least one work-item (unused ones: 1)",
                             agpu_launch_name, info->name, d);
     if (local[d] == 0)
-      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s': local size %u is 0",
+      return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                            "%s: kernel '%s': the local size in dimension %u is 0; "
+                            "a work-group needs at least one work-item in each dimension",
                             agpu_launch_name, info->name, d);
     if (d >= dims && (global[d] != 1 || local[d] != 1))
       return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,

@@ -156,6 +156,8 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
   *kernel = NULL;
   if (!name || !*name)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no kernel name given", function);
+  status = agpu_kernel_check_name(program, name);
+  if (status != AGPU_SUCCESS) return status;
   agpu_kernel *created = calloc(1, sizeof *created);
   if (!created)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
@@ -168,6 +170,7 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
     return agpu_error_prefix(status, function);
   }
   created->info.params = created->params;
+  agpu_kernel_normalize_params(created);
   status = agpu_object_publish(&created->object, AGPU_OBJECT_KERNEL);
   if (status != AGPU_SUCCESS) {
     program->device->backend->ops->kernel_release(created);

@@ -4,6 +4,7 @@
 
 void agpu_queue_unreference(agpu_queue *queue) {
   if (atomic_fetch_sub(&queue->references, 1) != 1) return;
+  agpu_device_unlist_queue(queue);
   queue->device->backend->ops->queue_release(queue);
   free(queue);
 }
@@ -21,7 +22,10 @@ AGPU_API agpu_status agpu_queue_release(agpu_queue *handle) {
   return AGPU_SUCCESS;
 }
 
+/* NULL names no device: it means the default queue of every device, the
+ * work queued with a NULL queue anywhere (api/device_finish.c). */
 AGPU_API agpu_status agpu_queue_finish(agpu_queue *handle) {
+  if (!handle) return agpu_finish_default_queues("agpu_queue_finish");
   agpu_queue *queue;
   agpu_status status = agpu_lookup_queue(handle, "agpu_queue_finish", "queue", &queue);
   if (status != AGPU_SUCCESS) return status;
@@ -30,6 +34,11 @@ AGPU_API agpu_status agpu_queue_finish(agpu_queue *handle) {
 
 AGPU_API agpu_status agpu_event_record(agpu_queue *handle, agpu_event **event) {
   static const char function[] = "agpu_event_record";
+  if (!handle) /* no device to take the default queue of */
+    return agpu_error_set(AGPU_ERROR_INVALID_HANDLE,
+                          "%s: queue is NULL, and an event names no device whose default queue "
+                          "it could mean: pass agpu_device_default_queue(device, &queue)'s queue",
+                          function);
   agpu_queue *queue;
   agpu_status status = agpu_lookup_queue(handle, function, "queue", &queue);
   if (status != AGPU_SUCCESS) return status;

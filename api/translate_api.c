@@ -59,9 +59,11 @@ static agpu_status agpu_pick_glsl_kernel(const kl_program *program, const char *
   }
   if (kernels == 1) return AGPU_SUCCESS;
   agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                 "agpu_translate: GLSL makes one shader per kernel; name one of:");
+                 "agpu_translate: GLSL makes one shader per kernel; name one in "
+                 "agpu_translate_desc.kernel:");
+  int listed = 0;
   for (const kl_function *f = program->functions; f; f = f->next)
-    if (f->is_kernel) agpu_error_append(" %s", f->name);
+    if (f->is_kernel) agpu_error_append("%s %s", listed++ ? "," : "", f->name);
   if (kernels == 0) agpu_error_append(" (the source has no kernel)");
   return AGPU_ERROR_INVALID_ARGUMENT;
 }

@@ -20,5 +20,20 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/anygpuConfig.cmake
 # The .pc file finds its prefix from where it lies, so a relocated install works.
 file(RELATIVE_PATH AGPU_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" AGPU_PC_TO_PREFIX "${AGPU_PC_TO_PREFIX}")
+# Libs.private: what libanygpu.a needs at the final link (pkg-config --static):
+# the glslang and SPIRV-Tools archives when it has the SPIR-V target, then
+# the C++ runtime they need, then the system libraries.
+set(AGPU_PC_LIBS_PRIVATE "")
+if(AGPU_WITH_GLSLANG)
+  foreach(archive ${AGPU_GLSLANG_LIBRARIES})
+    string(APPEND AGPU_PC_LIBS_PRIVATE "${archive} ")
+  endforeach()
+  string(APPEND AGPU_PC_LIBS_PRIVATE "-lstdc++ ")
+endif()
+string(APPEND AGPU_PC_LIBS_PRIVATE "-lm -ldl -lpthread")
 configure_file(cmake/anygpu.pc.in ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# anygpu-static.pc names the archive itself: beside libanygpu.so, -lanygpu
+# would pick the shared library whatever --static says.
+configure_file(cmake/anygpu-static.pc.in ${CMAKE_CURRENT_BINARY_DIR}/anygpu-static.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/anygpu.pc ${CMAKE_CURRENT_BINARY_DIR}/anygpu-static.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1002,6 +1002,11 @@ const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
   klg_init(&e.out, ctx);
   klg_puts(&e.out, hip ? "/* HIP C++ for hiprtc, translated by anygpu */\n"
                        : "/* CUDA C++ for NVRTC, translated by anygpu */\n");
+  /* #pragma OPENCL FP_CONTRACT OFF: hiprtc is clang and takes its pragma;
+   * NVRTC has none, so the CUDA backend sees this line and compiles with
+   * --fmad=false (backends/cuda/cuda_nvrtc.c). */
+  if (program->fp_contract_off)
+    klg_puts(&e.out, hip ? "#pragma clang fp contract(off)\n" : KL_CUDA_FP_CONTRACT_OFF_MARK "\n");
   klg_puts(&e.out, kl_cuda_prelude_types);
   klg_puts(&e.out, hip ? kl_cuda_prelude_hip : kl_cuda_prelude_cuda);
   klg_puts(&e.out, kl_cuda_prelude_half);

@@ -442,6 +442,13 @@ void glsl_convert(glsl_emitter *e, const kl_node *n) {
                         : rm == KL_ROUND_RTP ? "ceil"
                         : rm == KL_ROUND_RTN ? "floor"
                                              : "";
+    if (from->kind == KL_TYPE_DOUBLE && (round[0] || b->saturate)) /* exact on every device */
+      round = glsl_fp64_rounding(e,
+                                 rm == KL_ROUND_RTE   ? "rint"
+                                 : rm == KL_ROUND_RTP ? "ceil"
+                                 : rm == KL_ROUND_RTN ? "floor"
+                                                      : "trunc",
+                                 b->saturate ? from : x->type, n->location);
     if (!b->saturate) {
       klg_printf(o, "%s(%s(", tt, round);
       glsl_expr(e, x);
@@ -997,7 +1004,8 @@ void glsl_out_builtin(glsl_emitter *e, const kl_node *n) {
   const char *t = glsl_type(e, n->type, n->location);
   const char *xs = glsl_text_of(e, x);
   if (kl_type_scalar_of(n->type)->kind == KL_TYPE_DOUBLE &&
-      (b->id == KL_BUILTIN_SINCOS || b->id == KL_BUILTIN_REMQUO || b->id == KL_BUILTIN_LGAMMA_R)) {
+      (b->id == KL_BUILTIN_SINCOS || b->id == KL_BUILTIN_REMQUO || b->id == KL_BUILTIN_LGAMMA_R ||
+       b->id == KL_BUILTIN_MODF || b->id == KL_BUILTIN_FRACT)) {
     if (!glsl_fp64_out_call(e, n))
       glsl_fail(e, n->location,
                 kl_format(e->ctx, "%s on double (GLSL has it for float only)", b->canonical));

@@ -99,10 +99,33 @@ bool glsl_fp64_out_call(glsl_emitter *e, const kl_node *n) {
   return true;
 }
 
+/* The name of the library's version of floor, ceil, trunc, rint or round
+ * for double, marked as used, with an overload for `type` where it is a
+ * vector (conversions with a rounding mode call them). */
+const char *glsl_fp64_rounding(glsl_emitter *e, const char *builtin, const kl_type *type,
+                               kl_location at) {
+  use(e, builtin);
+  const char *name = kl_glsl_fp64_function(builtin);
+  if (klg_is_vector(type)) {
+    const char *t = glsl_type(e, type, at);
+    if (glsl_need(e, kl_format(e->ctx, "fp64:%s/%s", name, t)))
+      klg_printf(&e->helpers,
+                 "%s %s(%s a) { %s r; for (int i = 0; i < %d; i++) r[i] = %s(a[i]); return r; }\n",
+                 t, name, t, t, type->length, name);
+  }
+  return name;
+}
+
 const char *glsl_fp64_library(glsl_emitter *e) {
   if (!e->fp64_count) return NULL;
+  /* the device's own rounding only where the backend found it exact */
+  const char *rounding = kl_context_traits(e->ctx).f64_rounding_exact
+                             ? "#define KL_F64_SOFT_ROUNDING 0\n"
+                             : "#define KL_F64_SOFT_ROUNDING 1\n";
+  size_t prefix = strlen(rounding);
   size_t length = kl_glsl_fp64_source(e->fp64_names, (size_t)e->fp64_count, NULL, 0);
-  char *text = kl_alloc(e->ctx, length + 1);
-  kl_glsl_fp64_source(e->fp64_names, (size_t)e->fp64_count, text, length + 1);
+  char *text = kl_alloc(e->ctx, prefix + length + 1);
+  memcpy(text, rounding, prefix);
+  kl_glsl_fp64_source(e->fp64_names, (size_t)e->fp64_count, text + prefix, length + 1);
   return text;
 }

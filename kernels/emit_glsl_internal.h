@@ -148,6 +148,9 @@ void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec);
 bool glsl_fp64_call(glsl_emitter *e, const kl_node *n);
 bool glsl_fp64_out_call(glsl_emitter *e, const kl_node *n);
 const char *glsl_fp64_library(glsl_emitter *e);
+/* the library's floor, ceil, trunc, rint or round for double, marked used */
+const char *glsl_fp64_rounding(glsl_emitter *e, const char *builtin, const kl_type *type,
+                               kl_location at);
 
 /* 8- and 16-vectors (emit_glsl_wide.c) */
 bool glsl_is_wide(const kl_type *t);

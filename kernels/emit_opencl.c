@@ -300,6 +300,7 @@ const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
   klg_puts(o, "/* OpenCL C 1.2, normalised by anygpu */\n");
   if (program->features & KL_FEATURE_FP64) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   if (program->features & KL_FEATURE_FP16) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
+  if (program->fp_contract_off) klg_puts(o, "#pragma OPENCL FP_CONTRACT OFF\n");
   bool long_atomics = false;
   for (const kl_function *f = program->functions; f; f = f->next)
     if (f->body && ocl_uses_long_atomics(f->body)) long_atomics = true;

@@ -39,6 +39,56 @@ static const char kl_fp64_text[] =
     "  return packDouble2x32(w);\n"
     "}\n"
     "bool kl_f64_signbit(double x) { return (unpackDouble2x32(x).y & 0x80000000u) != 0u; }\n"
+    "/* Rounding to an integer: floor, ceil, trunc, rint (to even) and round (half\n"
+    " * away from zero). Some drivers round doubles wrongly: lavapipe on a host\n"
+    " * without AVX-512 returns trunc and roundEven of any |x| >= 2^24 unchanged\n"
+    " * and roundEven(1.5) = 1. KL_F64_SOFT_ROUNDING 1 (the default) computes them\n"
+    " * from the bits, exactly on any device; the Vulkan backend defines it 0 for\n"
+    " * a device whose own functions it has probed and found exact. */\n"
+    "#ifndef KL_F64_SOFT_ROUNDING\n"
+    "#define KL_F64_SOFT_ROUNDING 1\n"
+    "#endif\n"
+    "#if KL_F64_SOFT_ROUNDING\n"
+    "/* x with the bits of its fraction cleared: exact for every double. */\n"
+    "double kl_f64_trunc(double x) {\n"
+    "  uvec2 w = unpackDouble2x32(x);\n"
+    "  int e = int((w.y >> 20) & 0x7ffu) - 1023;\n"
+    "  if (e < 0) return kl_f64_make(0u, w.y & 0x80000000u);\n"
+    "  if (e >= 52) return x; /* an integer, an infinity or a NaN */\n"
+    "  if (e < 20) {\n"
+    "    w.y = w.y & ~(0x000fffffu >> uint(e));\n"
+    "    w.x = 0u;\n"
+    "  } else {\n"
+    "    w.x = w.x & ~(0xffffffffu >> uint(e - 20));\n"
+    "  }\n"
+    "  return packDouble2x32(w);\n"
+    "}\n"
+    "/* t +- 1 and x - t are exact below 2^52, where x has a fraction. */\n"
+    "double kl_f64_floor(double x) {\n"
+    "  precise double t = kl_f64_trunc(x);\n"
+    "  return x < t ? t - 1.0lf : t;\n"
+    "}\n"
+    "double kl_f64_ceil(double x) {\n"
+    "  precise double t = kl_f64_trunc(x);\n"
+    "  return x > t ? t + 1.0lf : t;\n"
+    "}\n"
+    "double kl_f64_rint(double x) {\n"
+    "  precise double t = kl_f64_trunc(x);\n"
+    "  precise double d = abs(x - t);\n"
+    "  precise double h = t * 0.5lf;\n"
+    "  bool odd = kl_f64_trunc(h) != h;\n"
+    "  return d > 0.5lf || (d == 0.5lf && odd) ? t + kl_f64_copysign(1.0lf, x) : t;\n"
+    "}\n"
+    "#else\n"
+    "double kl_f64_trunc(double x) { return trunc(x); }\n"
+    "double kl_f64_floor(double x) { return floor(x); }\n"
+    "double kl_f64_ceil(double x) { return ceil(x); }\n"
+    "double kl_f64_rint(double x) { return roundEven(x); }\n"
+    "#endif\n"
+    "double kl_f64_round(double x) {\n"
+    "  precise double t = kl_f64_trunc(x);\n"
+    "  return abs(x - t) >= 0.5lf ? t + kl_f64_copysign(1.0lf, x) : t;\n"
+    "}\n"
     "/* 2^k for k in [-1074, 1023], exactly. */\n"
     "double kl_f64_pow2i(int k) {\n"
     "  if (k >= -1022) return kl_f64_make(0u, uint(k + 1023) << 20);\n"
@@ -168,17 +218,17 @@ static const char kl_fp64_text[] =
     "    int d = kl_f64_exponent(a) - eb;\n"
     "    int s = d > 25 ? d - 25 : 0;\n"
     "    precise double bs = kl_ldexp_f64(b, s);\n"
-    "    precise double q = floor(a / bs); /* the quotient or one more, < 2^26 */\n"
+    "    precise double q = kl_f64_floor(a / bs); /* the quotient or one more, < 2^26 */\n"
     "    precise dvec2 p = kl_f64_mul_small_int(q, bs);\n"
     "    precise double r = (a - p.x) - p.y; /* exact: in (-bs, bs) */\n"
     "    if (r < 0.0lf) {\n"
     "      r = r + bs;\n"
     "      q = q - 1.0lf;\n"
     "    }\n"
-    "    if (s < 3) q8 = q8 + (q - 8.0lf * floor(q * 0.125lf)) * kl_f64_pow2i(s);\n"
+    "    if (s < 3) q8 = q8 + (q - 8.0lf * kl_f64_floor(q * 0.125lf)) * kl_f64_pow2i(s);\n"
     "    a = r;\n"
     "  }\n"
-    "  return dvec2(a, q8 - 8.0lf * floor(q8 * 0.125lf));\n"
+    "  return dvec2(a, q8 - 8.0lf * kl_f64_floor(q8 * 0.125lf));\n"
     "}\n"
     "/* a mod b for finite a >= 0, b > 0, exactly; .y is the quotient modulo 8.\n"
     " * A tiny b is scaled up by 2^600 after reducing a modulo b 2^600. */\n"
@@ -202,11 +252,11 @@ static const char kl_fp64_text[] =
     "  precise double r = f.x;\n"
     "  precise double q = f.y;\n"
     "  precise double twice = 2.0lf * r;\n"
-    "  if (twice > b || (twice == b && floor(q * 0.5lf) != q * 0.5lf)) {\n"
+    "  if (twice > b || (twice == b && kl_f64_floor(q * 0.5lf) != q * 0.5lf)) {\n"
     "    r = r - b;\n"
     "    q = q + 1.0lf;\n"
     "  }\n"
-    "  return dvec2(r, q - 8.0lf * floor(q * 0.125lf));\n"
+    "  return dvec2(r, q - 8.0lf * kl_f64_floor(q * 0.125lf));\n"
     "}\n"
     "double kl_remainder_f64(double x, double y) {\n"
     "  if (isnan(x) || isnan(y)) return kl_f64_make(0u, 0x7ff80000u);\n"
@@ -225,12 +275,12 @@ static const char kl_fp64_text[] =
     "// unit kl_modf_f64\n"
     "double kl_modf_f64(double x) {\n"
     "  if (isinf(x)) return kl_f64_copysign(0.0lf, x);\n"
-    "  return kl_f64_copysign(x - trunc(x), x);\n"
+    "  return kl_f64_copysign(x - kl_f64_trunc(x), x);\n"
     "}\n"
     "double kl_fract_f64(double x) {\n"
     "  if (isnan(x) || x == 0.0lf) return x;\n"
     "  if (isinf(x)) return kl_f64_copysign(0.0lf, x);\n"
-    "  return min(x - floor(x), 0.99999999999999989lf);\n"
+    "  return min(x - kl_f64_floor(x), 0.99999999999999989lf);\n"
     "}\n"
     "// unit kl_exp_f64\n"
     "/* exp(r + c) * 2^k for |r| <= 0.36, |c| <= ulp(r), k in [-1076, 1024]. */\n"
@@ -246,7 +296,7 @@ static const char kl_fp64_text[] =
     "  if (isnan(hi)) return hi;\n"
     "  if (hi > 709.8lf) return kl_f64_make(0u, 0x7ff00000u);\n"
     "  if (hi < -745.2lf) return 0.0lf;\n"
-    "  precise double k = floor(fma(hi, 1.4426950408889634lf, 0.5lf));\n"
+    "  precise double k = kl_f64_floor(fma(hi, 1.4426950408889634lf, 0.5lf));\n"
     "  precise double r = fma(-k, 0.6931471803691238lf, hi);\n"
     "  precise double c = lo - k * 1.9082149292705877e-10lf;\n"
     "  precise dvec2 t = kl_f64_two_sum(r, c);\n"
@@ -257,7 +307,7 @@ static const char kl_fp64_text[] =
     "  if (isnan(x)) return x;\n"
     "  if (x >= 1024.0lf) return kl_f64_make(0u, 0x7ff00000u);\n"
     "  if (x < -1080.0lf) return 0.0lf;\n"
-    "  precise double k = floor(x + 0.5lf);\n"
+    "  precise double k = kl_f64_floor(x + 0.5lf);\n"
     "  precise double f = x - k;\n"
     "  precise double h = f * 0.6931471805599453lf;\n"
     "  precise double l = kl_f64_mul_err(f, 0.6931471805599453lf) + f * 2.3190468138462996e-17lf;\n"
@@ -277,7 +327,7 @@ static const char kl_fp64_text[] =
     "  if (x > 709.8lf) return kl_f64_make(0u, 0x7ff00000u);\n"
     "  if (x < -38.0lf) return -1.0lf;\n"
     "  if (abs(x) < 0.34657359027997264lf) return x + x * x * fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(fma(1.1470745597729725e-11lf, x, 1.6059043836821613e-10lf), x, 2.08767569878681e-09lf), x, 2.505210838544172e-08lf), x, 2.755731922398589e-07lf), x, 2.7557319223985893e-06lf), x, 2.48015873015873e-05lf), x, 0.0001984126984126984lf), x, 0.001388888888888889lf), x, 0.008333333333333333lf), x, 0.041666666666666664lf), x, 0.16666666666666666lf), x, 0.5lf);\n"
-    "  precise double k = floor(fma(x, 1.4426950408889634lf, 0.5lf));\n"
+    "  precise double k = kl_f64_floor(fma(x, 1.4426950408889634lf, 0.5lf));\n"
     "  precise double r0 = fma(-k, 0.6931471803691238lf, x);\n"
     "  precise dvec2 t = kl_f64_two_sum(r0, -k * 1.9082149292705877e-10lf);\n"
     "  precise double r = t.x;\n"
@@ -425,7 +475,7 @@ static const char kl_fp64_text[] =
     "  return kl_f64_exp_dd(p, pe);\n"
     "}\n"
     "bool kl_f64_is_odd(double y) {\n"
-    "  return abs(y) < 9007199254740992.0lf && floor(y) == y && floor(y * 0.5lf) != y * 0.5lf;\n"
+    "  return abs(y) < 9007199254740992.0lf && kl_f64_floor(y) == y && kl_f64_floor(y * 0.5lf) != y * 0.5lf;\n"
     "}\n"
     "double kl_pow_f64(double x, double y) {\n"
     "  precise double inf = kl_f64_make(0u, 0x7ff00000u);\n"
@@ -445,7 +495,7 @@ static const char kl_fp64_text[] =
     "    precise double r = y < 0.0lf ? 0.0lf : inf;\n"
     "    return (x < 0.0lf && odd) ? -r : r;\n"
     "  }\n"
-    "  if (x < 0.0lf && floor(y) != y) return kl_f64_make(0u, 0x7ff80000u);\n"
+    "  if (x < 0.0lf && kl_f64_floor(y) != y) return kl_f64_make(0u, 0x7ff80000u);\n"
     "  precise double r = kl_f64_pow_core(a, y);\n"
     "  return (x < 0.0lf && odd) ? -r : r;\n"
     "}\n"
@@ -625,13 +675,13 @@ static const char kl_fp64_text[] =
     "dvec3 kl_f64_rem_pio2(double x) {\n"
     "  if (abs(x) < 67108864.0lf) {\n"
     "    /* k * PIO2_1 is exact (27 bits times k < 2^26), and so is x - k PIO2_1 */\n"
-    "    precise double k = roundEven(x * 0.6366197723675814lf);\n"
+    "    precise double k = kl_f64_rint(x * 0.6366197723675814lf);\n"
     "    precise double a = x - k * 1.570796325802803lf;\n"
     "    precise dvec2 p = kl_f64_two_prod(k, 9.920935796805404e-10lf);\n"
     "    precise dvec2 s = kl_f64_two_sum(a, -p.x);\n"
     "    precise double t = s.y - p.y - k * 1.6446256936324258e-26lf;\n"
     "    precise dvec2 r = kl_f64_two_sum(s.x, t);\n"
-    "    return dvec3(r.x, r.y, k - 4.0lf * floor(k * 0.25lf));\n"
+    "    return dvec3(r.x, r.y, k - 4.0lf * kl_f64_floor(k * 0.25lf));\n"
     "  }\n"
     "  /* |x| = m 2^e with m an integer; the products of m with the chunks of 2/pi\n"
     "   * that give multiples of 4 are skipped, the next nine summed modulo 4. */\n"
@@ -648,18 +698,18 @@ static const char kl_fp64_text[] =
     "    p = p * scale;\n"
     "    pl = pl * scale;\n"
     "    /* reduced to [-2, 2]: small terms keep all their bits */\n"
-    "    p = p - 4.0lf * roundEven(p * 0.25lf);\n"
-    "    pl = pl - 4.0lf * roundEven(pl * 0.25lf);\n"
+    "    p = p - 4.0lf * kl_f64_rint(p * 0.25lf);\n"
+    "    pl = pl - 4.0lf * kl_f64_rint(pl * 0.25lf);\n"
     "    precise dvec2 a = kl_f64_two_sum(sum.x, p);\n"
     "    precise dvec2 b = kl_f64_two_sum(a.x, pl);\n"
-    "    sum = kl_f64_two_sum(b.x - 4.0lf * roundEven(b.x * 0.25lf), sum.y + (a.y + b.y));\n"
+    "    sum = kl_f64_two_sum(b.x - 4.0lf * kl_f64_rint(b.x * 0.25lf), sum.y + (a.y + b.y));\n"
     "  }\n"
-    "  precise double k = roundEven(sum.x);\n"
+    "  precise double k = kl_f64_rint(sum.x);\n"
     "  precise dvec2 f = kl_f64_two_sum(sum.x - k, sum.y);\n"
     "  precise double rh = f.x * 1.5707963267948966lf;\n"
     "  precise double rl = kl_f64_mul_err(f.x, 1.5707963267948966lf) + (f.x * 6.123233995736766e-17lf + f.y * 1.5707963267948966lf);\n"
     "  precise dvec2 r = kl_f64_two_sum(rh, rl);\n"
-    "  precise double q = k - 4.0lf * floor(k * 0.25lf);\n"
+    "  precise double q = k - 4.0lf * kl_f64_floor(k * 0.25lf);\n"
     "  if (x < 0.0lf) return dvec3(-r.x, -r.y, q == 0.0lf ? 0.0lf : 4.0lf - q);\n"
     "  return dvec3(r.x, r.y, q);\n"
     "}\n"
@@ -689,11 +739,11 @@ static const char kl_fp64_text[] =
     "// unit kl_sinpi_f64\n"
     "/* pi * (x - q/2) as a double-double with q = round(2x) mod 4 in .z, for |x| < 2^52. */\n"
     "dvec3 kl_f64_rem_half(double x) {\n"
-    "  precise double k = roundEven(2.0lf * x);\n"
+    "  precise double k = kl_f64_rint(2.0lf * x);\n"
     "  precise double f = x - 0.5lf * k;\n"
     "  precise double h = 3.141592653589793lf * f;\n"
     "  precise double l = kl_f64_mul_err(3.141592653589793lf, f) + 1.2246467991473532e-16lf * f;\n"
-    "  return dvec3(h, l, k - 4.0lf * floor(k * 0.25lf));\n"
+    "  return dvec3(h, l, k - 4.0lf * kl_f64_floor(k * 0.25lf));\n"
     "}\n"
     "double kl_sinpi_f64(double x) {\n"
     "  if (isinf(x) || isnan(x)) return kl_f64_make(0u, 0x7ff80000u);\n"
@@ -926,7 +976,7 @@ static const char kl_fp64_text[] =
     "double kl_f64_gamma_pos(double x) {\n"
     "  if (x < 1.0lf) return kl_f64_gamma1(x) / x;\n"
     "  if (x < 10.0lf) {\n"
-    "    precise double n = floor(x);\n"
+    "    precise double n = kl_f64_floor(x);\n"
     "    precise double p = kl_f64_gamma1(x - n);\n"
     "    for (int i = 1; i < int(n); i++) p = p * (x - double(i));\n"
     "    return p;\n"
@@ -940,13 +990,13 @@ static const char kl_fp64_text[] =
     "  if (x == 0.0lf) return kl_f64_copysign(kl_f64_make(0u, 0x7ff00000u), x);\n"
     "  if (isinf(x)) return x > 0.0lf ? x : kl_f64_make(0u, 0x7ff80000u);\n"
     "  if (x > 0.0lf) return kl_f64_gamma_pos(x);\n"
-    "  if (floor(x) == x) return kl_f64_make(0u, 0x7ff80000u);\n"
+    "  if (kl_f64_floor(x) == x) return kl_f64_make(0u, 0x7ff80000u);\n"
     "  if (x > -1.0lf) {\n"
     "    precise double u = x + 1.0lf;\n"
     "    return kl_f64_gamma1(u) / (x * u);\n"
     "  }\n"
-    "  precise double h = floor(x) * 0.5lf;\n"
-    "  precise double sign = floor(h) == h ? 1.0lf : -1.0lf;\n"
+    "  precise double h = kl_f64_floor(x) * 0.5lf;\n"
+    "  precise double sign = kl_f64_floor(h) == h ? 1.0lf : -1.0lf;\n"
     "  if (x < -190.0lf) return sign * 0.0lf;\n"
     "  if (x < -170.0lf) {\n"
     "    /* |gamma(x)| = pi / (|x sinpi(x)| gamma(-x)) as one exp, so that results\n"
@@ -969,7 +1019,7 @@ static const char kl_fp64_text[] =
     "  if (x < 1.5lf) return (x - 1.0lf) * kl_f64_lgamma1(x - 1.0lf);\n"
     "  if (x < 2.5lf) return (x - 2.0lf) * kl_f64_lgamma2(x - 2.0lf);\n"
     "  if (x < 10.0lf) {\n"
-    "    precise double n = floor(x - 1.5lf);\n"
+    "    precise double n = kl_f64_floor(x - 1.5lf);\n"
     "    precise double t = x - n;\n"
     "    precise double p = 1.0lf;\n"
     "    for (int i = 0; i < int(n); i++) p = p * (x - (n - double(i)));\n"
@@ -983,7 +1033,7 @@ static const char kl_fp64_text[] =
     "  precise double inf = kl_f64_make(0u, 0x7ff00000u);\n"
     "  if (isnan(x)) return x;\n"
     "  if (isinf(x)) return inf;\n"
-    "  if (x <= 0.0lf && floor(x) == x) return inf;\n"
+    "  if (x <= 0.0lf && kl_f64_floor(x) == x) return inf;\n"
     "  if (x > 0.0lf) return kl_f64_lgamma_pos(x);\n"
     "  if (x > -0.5lf) return x * kl_f64_lgamma1(x) - kl_log_f64(-x);\n"
     "  return kl_log_f64(3.141592653589793lf / abs(x * kl_sinpi_f64(x))) - kl_f64_lgamma_pos(-x);\n"
@@ -994,9 +1044,9 @@ static const char kl_fp64_text[] =
     "  if (isnan(x)) return 0;\n"
     "  if (x == 0.0lf) return kl_f64_signbit(x) ? -1 : 1;\n"
     "  if (x > 0.0lf) return 1;\n"
-    "  if (isinf(x) || floor(x) == x) return 0;\n"
-    "  precise double h = floor(x) * 0.5lf;\n"
-    "  return floor(h) == h ? 1 : -1;\n"
+    "  if (isinf(x) || kl_f64_floor(x) == x) return 0;\n"
+    "  precise double h = kl_f64_floor(x) * 0.5lf;\n"
+    "  return kl_f64_floor(h) == h ? 1 : -1;\n"
     "}\n"
     "// unit kl_degrees_f64\n"
     "/* GLSL's radians and degrees take genFType only */\n"
@@ -1045,6 +1095,7 @@ static const kl_fp64_builtin kl_fp64_builtins[] = {
     {"atanpi", "kl_atanpi_f64", NULL, "kl_asinpi_f64", NULL},
     {"atan2pi", "kl_atan2pi_f64", NULL, "kl_asinpi_f64", NULL},
     {"cbrt", "kl_cbrt_f64", NULL, "kl_cbrt_f64", NULL},
+    {"ceil", "kl_f64_ceil", NULL, "kl_f64_bits", NULL},
     {"cos", "kl_cos_f64", NULL, "kl_sin_f64", NULL},
     {"cosh", "kl_cosh_f64", NULL, "kl_sinh_f64", NULL},
     {"cospi", "kl_cospi_f64", NULL, "kl_sinpi_f64", NULL},
@@ -1054,8 +1105,9 @@ static const kl_fp64_builtin kl_fp64_builtins[] = {
     {"exp2", "kl_exp2_f64", NULL, "kl_exp_f64", NULL},
     {"exp10", "kl_exp10_f64", NULL, "kl_exp_f64", NULL},
     {"expm1", "kl_expm1_f64", NULL, "kl_expm1_f64", NULL},
+    {"floor", "kl_f64_floor", NULL, "kl_f64_bits", NULL},
     {"fmod", "kl_fmod_f64", NULL, "kl_fmod_f64", NULL},
-    {"fract", "kl_fract_f64", "floor", "kl_modf_f64", NULL},
+    {"fract", "kl_fract_f64", "kl_f64_floor", "kl_modf_f64", NULL},
     {"frexp", "kl_frexp_f64", "kl_frexp_exp_f64", "kl_frexp_f64", "kl_frexp_f64"},
     {"hypot", "kl_hypot_f64", NULL, "kl_hypot_f64", NULL},
     {"ilogb", "kl_ilogb_f64", NULL, "kl_ilogb_f64", NULL},
@@ -1067,14 +1119,16 @@ static const kl_fp64_builtin kl_fp64_builtins[] = {
     {"log10", "kl_log10_f64", NULL, "kl_log_f64", NULL},
     {"log1p", "kl_log1p_f64", NULL, "kl_log_f64", NULL},
     {"logb", "kl_logb_f64", NULL, "kl_ilogb_f64", NULL},
-    {"modf", "kl_modf_f64", "trunc", "kl_modf_f64", NULL},
+    {"modf", "kl_modf_f64", "kl_f64_trunc", "kl_modf_f64", NULL},
     {"nextafter", "kl_nextafter_f64", NULL, "kl_nextafter_f64", NULL},
     {"pow", "kl_pow_f64", NULL, "kl_pow_f64", NULL},
     {"pown", "kl_pown_f64", NULL, "kl_pow_f64", NULL},
     {"powr", "kl_powr_f64", NULL, "kl_pow_f64", NULL},
     {"remainder", "kl_remainder_f64", NULL, "kl_fmod_f64", NULL},
     {"remquo", "kl_remainder_f64", "kl_remquo_quo_f64", "kl_fmod_f64", "kl_fmod_f64"},
+    {"rint", "kl_f64_rint", NULL, "kl_f64_bits", NULL},
     {"rootn", "kl_rootn_f64", NULL, "kl_pow_f64", NULL},
+    {"round", "kl_f64_round", NULL, "kl_f64_bits", NULL},
     {"sin", "kl_sin_f64", NULL, "kl_sin_f64", NULL},
     {"sincos", "kl_sin_f64", "kl_cos_f64", "kl_sin_f64", "kl_sin_f64"},
     {"sinh", "kl_sinh_f64", NULL, "kl_sinh_f64", NULL},
@@ -1083,6 +1137,7 @@ static const kl_fp64_builtin kl_fp64_builtins[] = {
     {"tanh", "kl_tanh_f64", NULL, "kl_sinh_f64", NULL},
     {"tanpi", "kl_tanpi_f64", NULL, "kl_sinpi_f64", NULL},
     {"tgamma", "kl_tgamma_f64", NULL, "kl_tgamma_f64", NULL},
+    {"trunc", "kl_f64_trunc", NULL, "kl_f64_bits", NULL},
     {"degrees", "kl_degrees_f64", NULL, "kl_degrees_f64", NULL},
     {"radians", "kl_radians_f64", NULL, "kl_degrees_f64", NULL},
 };

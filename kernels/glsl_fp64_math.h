@@ -14,20 +14,23 @@
 /* The GLSL name of the double implementation of an OpenCL C math builtin
  * ("exp" gives "kl_exp_f64"), or NULL when the library has none: the builtins
  * GLSL already has for double with OpenCL's meaning (sqrt, rsqrt as
- * inversesqrt, fma, mad, fabs, floor, ceil, trunc, rint as roundEven, fmin,
- * fmax, mix, step, smoothstep, sign ...), those the emitter writes exactly
- * with them (round, copysign, fdim, maxmag, minmag) and the non-math ones. The signatures are
- * `double f(double)`, `double f(double, double)`, `double f(double, int)` (ldexp, pown, rootn) and
- * `int f(double)` (ilogb). degrees and radians are here too: GLSL has them for float only. For the
- * builtins with an out-pointer (sincos, frexp, lgamma_r, remquo, modf, fract) this is the function
- * that gives the return value. */
+ * inversesqrt, fma, mad, fabs, fmin, fmax, mix, step, smoothstep, sign ...),
+ * those the emitter writes exactly with them (copysign, fdim, maxmag, minmag)
+ * and the non-math ones. floor, ceil, trunc, rint and round are the
+ * library's (kl_f64_floor ...): computed from the bits, unless the text is
+ * preceded by `#define KL_F64_SOFT_ROUNDING 0` for a device whose own are
+ * exact. The signatures are `double f(double)`, `double f(double, double)`,
+ * `double f(double, int)` (ldexp, pown, rootn) and `int f(double)` (ilogb).
+ * degrees and radians are here too: GLSL has them for float only. For the
+ * builtins with an out-pointer (sincos, frexp, lgamma_r, remquo, modf, fract)
+ * this is the function that gives the return value. */
 const char *kl_glsl_fp64_function(const char *builtin);
 
 /* For the builtins with an out-pointer, the function that computes what is
  * stored through it, called with the same arguments (sincos: "kl_cos_f64";
  * frexp: "kl_frexp_exp_f64", int; lgamma_r: "kl_lgamma_sign_f64", int;
- * remquo: "kl_remquo_quo_f64", int; modf: "trunc" and fract: "floor", GLSL's
- * own); NULL for every other name. */
+ * remquo: "kl_remquo_quo_f64", int; modf: "kl_f64_trunc" and fract:
+ * "kl_f64_floor"); NULL for every other name. */
 const char *kl_glsl_fp64_out_function(const char *builtin);
 
 /* Writes the GLSL source of the functions of `builtins` (OpenCL C names, as

@@ -322,6 +322,9 @@ typedef struct kl_program {
   kl_type **structs;       /* struct types in declaration order, for emitters */
   int struct_count;
   unsigned features;
+  /* #pragma OPENCL FP_CONTRACT OFF anywhere: no a*b+c becomes an fma, in the
+   * whole program (the emitters say so in each target's words). */
+  bool fp_contract_off;
 } kl_program;
 
 #endif /* AGPU_KL_H */

@@ -49,6 +49,7 @@ struct kl_context {
   kl_macro **macros; /* hash table */
   int macro_buckets;
   kl_extension *extensions;
+  bool fp_contract_off; /* a #pragma OPENCL FP_CONTRACT OFF was seen */
   const char *preprocessed_text;
   long token_count;
 

@@ -89,8 +89,9 @@ static const char *token_text(parser *p, const kl_token *t) {
   return kl_format(p->ctx, "'%.*s'", t->length > 40 ? 40 : t->length, t->text);
 }
 
-/* Where "expected X" is reported: just after the previous token, as clang does. */
-__attribute__((unused)) static kl_location after_prev(parser *p) {
+/* Where "expected ';'" is reported: just after the previous token, as clang
+ * and GCC do (the line the user forgot it on). */
+static kl_location after_prev(parser *p) {
   if (!p->prev) return here(p);
   kl_location at = kl_token_where(p->prev);
   if (!p->prev->expanded_from.source) at.column += p->prev->length;
@@ -100,7 +101,9 @@ __attribute__((unused)) static kl_location after_prev(parser *p) {
 static void expect(parser *p, const char *text, const char *context) {
   if (accept(p, text)) return;
   if (p->panic) return;
-  kl_location at = here(p); /* at the token that is there instead, as the corpus expects */
+  /* A missing ';' at the end of the previous token, naming the next one;
+   * other missing tokens at the token that is there instead. */
+  kl_location at = strcmp(text, ";") == 0 ? after_prev(p) : here(p);
   syntax_error_at(p, at,
                   kl_format(p->ctx, "expected '%s'%s%s, found %s", text, context ? " " : "",
                             context ? context : "", token_text(p, p->tok)),

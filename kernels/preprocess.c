@@ -906,7 +906,19 @@ static void read_pragma(pp *p, kl_token *pragma, kl_token *t) {
       ctx->extensions = e;
       return;
     }
-    if (token_equals(what, "FP_CONTRACT")) return;
+    if (token_equals(what, "FP_CONTRACT")) {
+      /* ON, OFF or DEFAULT; an OFF anywhere turns contraction off in the
+       * whole program (the scope rules are not kept). */
+      kl_token *state = what->next;
+      if (state->at_line_start || state->kind == KL_TOKEN_END ||
+          !(token_equals(state, "ON") || token_equals(state, "OFF") ||
+            token_equals(state, "DEFAULT")))
+        kl_error(ctx, kl_token_where(what),
+                 "expected '#pragma OPENCL FP_CONTRACT ON', 'OFF' or 'DEFAULT'");
+      else if (token_equals(state, "OFF"))
+        ctx->fp_contract_off = true;
+      return;
+    }
     kl_warning(ctx, kl_token_where(what), "unknown '#pragma OPENCL' ignored");
     return;
   }

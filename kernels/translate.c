@@ -35,6 +35,7 @@ static kl_program *parse_source(kl_context *ctx, const char *source, size_t leng
   kl_token *tokens = kl_tokenize(ctx, src);
   tokens = kl_preprocess(ctx, tokens);
   kl_program *program = kl_parse(ctx, tokens);
+  if (program) program->fp_contract_off = ctx->fp_contract_off;
   if (!kl_error_count(ctx)) kl_check_program(ctx, program);
   return program;
 }

@@ -28,6 +28,11 @@ typedef struct kl_device_traits {
    * correctly rounded there; false: the GLSL target emulates it in software
    * (about 30 operations). Vulkan's GPUs fuse; lavapipe does not. */
   bool fused_fma_float;
+  /* The device's double floor, ceil, trunc and roundEven are exact (probed
+   * by the Vulkan backend); false: the GLSL target computes them from the
+   * bits (kernels/glsl_fp64_math.c). lavapipe without AVX-512 gets trunc and
+   * roundEven wrong. */
+  bool f64_rounding_exact;
 } kl_device_traits;
 
 typedef struct kl_translate_options {
@@ -71,6 +76,9 @@ const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target
 /* Each emitter, called by kl_emit. */
 const char *kl_emit_opencl(kl_context *ctx, const kl_program *program);
 const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip);
+/* The line kl_emit_cuda writes for a program with FP_CONTRACT OFF: NVRTC
+ * is then asked for --fmad=false. */
+#define KL_CUDA_FP_CONTRACT_OFF_MARK "/* anygpu: FP_CONTRACT OFF, compile with --fmad=false */"
 const char *kl_emit_glsl(kl_context *ctx, const kl_program *program, const kl_function *kernel);
 const char *kl_emit_c(kl_context *ctx, const kl_program *program);
 

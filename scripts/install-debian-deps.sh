@@ -9,7 +9,8 @@
 # the HIP translation is compiled for real, with no AMD GPU present) with its
 # headers (libamdhip64-dev: only test_hip_abi reads them, to check the HIP
 # backend's own declarations; the build needs none), and OpenBLAS
-# (bench/native/native_openblas, the CPU sgemm baseline), and Chromium (the
+# (bench/native/native_openblas, the CPU sgemm baseline), CLBlast
+# (native_clblast, the OpenCL sgemm baseline), and Chromium (the
 # bench test renders anygpu bench --html headless).
 set -euo pipefail
 packages=(
@@ -17,7 +18,7 @@ packages=(
   opencl-c-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo glslang-tools glslang-dev spirv-tools
   libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libamdhip64-5 libhiprtc-builtins5 libamdhip64-dev
-  libopenblas-dev chromium
+  libopenblas-dev libclblast-dev chromium
 )
 missing=()
 for p in "${packages[@]}"; do

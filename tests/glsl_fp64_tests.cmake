@@ -11,3 +11,14 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/kernels/glsl_fp64_math.c)
   add_test(NAME test_glsl_fp64_math COMMAND test_glsl_fp64_math)
   set_tests_properties(test_glsl_fp64_math PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()
+
+# Rounding doubles to integers on every device against the host's C library,
+# bit for bit; on Vulkan as anygpu chooses after its probe, with the software
+# versions and with the driver's own (test_f64_rounding.c).
+add_executable(test_f64_rounding test_f64_rounding.c)
+target_link_libraries(test_f64_rounding PRIVATE anygpu m)
+target_include_directories(test_f64_rounding PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+target_compile_definitions(test_f64_rounding PRIVATE _GNU_SOURCE)
+add_test(NAME test_f64_rounding COMMAND test_f64_rounding)
+set_tests_properties(test_f64_rounding PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT "${AGPU_VULKAN_TEST_ENV}")

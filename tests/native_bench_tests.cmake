@@ -3,7 +3,7 @@
 # the protocol `anygpu bench` reads; included from tests/CMakeLists.txt.
 find_package(Python3 COMPONENTS Interpreter)
 set(native_programs native_cpu native_opencl native_vulkan native_cuda native_cublas
-                    native_openblas)
+                    native_openblas native_clblast)
 foreach(program IN LISTS native_programs)
   if(NOT TARGET ${program})
     continue()

@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from cli_harness import CaseSkipped, run_cases
 
@@ -193,6 +194,55 @@ def test_help(cli, case, options):
     code, out, err = cli.run_text(case)
     case.check(code == 2, f"no arguments exited {code}, expected 2")
     case.check("Usage: anygpu" in err and out == "", "no arguments: the usage belongs on stderr")
+
+
+COMMANDS = ("list", "info", "doctor", "compile", "test", "run", "bench")
+
+
+def test_command_help(cli, case, options):
+    """Every command answers --help (and -h, and help COMMAND) with its own
+    usage on stdout and exit 0."""
+    for command in COMMANDS:
+        for args in ((command, "--help"), (command, "-h"), ("help", command)):
+            code, out, err = cli.run_text(case, *args)
+            shown = " ".join(args)
+            case.check(code == 0, f"'anygpu {shown}' exited {code}: {err.strip()}")
+            case.check(out.startswith(f"Usage: anygpu {command}"),
+                       f"'anygpu {shown}' printed {out[:80]!r}, not its own usage")
+    # --help after other arguments still wins, before any "--".
+    code, out, _ = cli.run_text(case, "run", "k.cl", "--kernel", "k", "--help")
+    case.check(code == 0 and out.startswith("Usage: anygpu run"), f"run k.cl --help: exit {code}")
+
+
+def test_help_lists_targets(cli, case, options):
+    code, out, _ = cli.run_text(case, "--help")
+    for word in ("spirv", "--fp16", "--no-fp64", "--atol", "--rtol", "--ulp"):
+        case.check(word in out, f"anygpu --help does not mention {word}")
+    code, out, _ = cli.run_text(case, "compile", "--help")
+    for target in ("opencl", "cuda", "hip", "glsl", "c,", "spirv"):
+        case.check(target in out, f"anygpu compile --help does not list {target}")
+
+
+def test_compile_output(cli, case, options):
+    """-o - writes to stdout; the GLSL one-shader-per-kernel error names --kernel."""
+    work = tempfile.mkdtemp(prefix="anygpu-cli-test-")
+    try:
+        two = os.path.join(work, "two.cl")
+        with open(two, "w", encoding="utf-8") as file:
+            file.write("__kernel void a(__global int *x) { x[0] = 1; }\n"
+                       "__kernel void b(__global int *x) { x[0] = 2; }\n")
+        code, out, err = cli.run_text(case, "compile", two, "-o", "-")
+        case.check(code == 0 and "__kernel void a" in out and not os.path.exists("-"),
+                   f"compile -o -: exit {code}, stdout {out[:80]!r}: {err.strip()}")
+        for target in ("glsl", "spirv"):
+            code, out, err = cli.run_text(case, "compile", two, "--target", target, "-o", "-")
+            case.check(code == 1 and err.count("\n") == 1 and "pass --kernel NAME" in err
+                       and "one of: a, b" in err,
+                       f"compile --target {target} with two kernels: exit {code}, stderr {err!r}")
+        code, out, err = cli.run_text(case, "compile", two, "--target", "glsl", "--kernel", "b")
+        case.check(code == 0 and "#version" in out, f"compile --target glsl --kernel b: exit {code}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def check_usage_error(cli, case, args, expected_line):
@@ -664,6 +714,9 @@ def test_physical_selectors(cli, case, options):
 CASES = [
     test_version,
     test_help,
+    test_command_help,
+    test_help_lists_targets,
+    test_compile_output,
     test_usage_errors,
     test_list_json_schema,
     test_list_text,

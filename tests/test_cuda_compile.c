@@ -152,6 +152,40 @@ static void forced_ptx_for_sm90(void) {
   agpu_cuda_binary_free(&binary);
 }
 
+/* PTX of a saxpy translated with or without #pragma OPENCL FP_CONTRACT OFF. */
+static bool saxpy_ptx(bool contract_off, agpu_cuda_binary *binary) {
+  static const char body[] =
+      "__kernel void saxpy(__global const float *x, __global float *y, float a) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  y[i] = a * x[i] + y[i];\n"
+      "}\n";
+  char text[512];
+  snprintf(text, sizeof text, "%s%s", contract_off ? "#pragma OPENCL FP_CONTRACT OFF\n" : "", body);
+  kl_context *ctx = kl_context_create();
+  emit_source source = {.name = "saxpy.cl", .text = text, .length = strlen(text)};
+  const char *cuda = translate(ctx, &source);
+  agpu_status status =
+      cuda ? agpu_cuda_compile(cuda, "saxpy.cu", 90, true, binary) : AGPU_ERROR_INTERNAL;
+  kl_context_destroy(ctx);
+  return status == AGPU_SUCCESS && binary->data;
+}
+
+/* FP_CONTRACT OFF reaches NVRTC as --fmad=false: a multiply and an add, no fma. */
+static void fp_contract_off_gives_no_fma(void) {
+  REQUIRE_NVRTC(nvrtc);
+  agpu_cuda_binary fused, separate;
+  CHECK(saxpy_ptx(false, &fused));
+  CHECK(saxpy_ptx(true, &separate));
+  if (fused.data) CHECK(strstr(fused.data, "fma.rn.f32") != NULL);
+  if (separate.data) {
+    CHECK(strstr(separate.data, "fma.rn.f32") == NULL);
+    CHECK(strstr(separate.data, "mul.rn.f32") != NULL &&
+          strstr(separate.data, "add.rn.f32") != NULL);
+  }
+  agpu_cuda_binary_free(&fused);
+  agpu_cuda_binary_free(&separate);
+}
+
 static void compile_error_gives_status_and_log(void) {
   REQUIRE_NVRTC(nvrtc);
   const char *source =
@@ -231,6 +265,7 @@ int main(int argc, char **argv) {
   RUN(corpus_kernels_give_sm90_cubins);
   RUN(unknown_architecture_gives_ptx);
   RUN(forced_ptx_for_sm90);
+  RUN(fp_contract_off_gives_no_fma);
   RUN(compile_error_gives_status_and_log);
   return agpu_test_finish();
 }

@@ -70,6 +70,25 @@ static void corpus_kernels_compile_to_code_objects(void) {
   emit_free_corpus(sources, count);
 }
 
+/* #pragma OPENCL FP_CONTRACT OFF becomes clang's own pragma, which hiprtc takes. */
+static void fp_contract_off_compiles(void) {
+  REQUIRE_HIPRTC();
+  static const char text[] =
+      "#pragma OPENCL FP_CONTRACT OFF\n"
+      "__kernel void saxpy(__global const float *x, __global float *y, float a) {\n"
+      "  size_t i = get_global_id(0);\n"
+      "  y[i] = a * x[i] + y[i];\n"
+      "}\n";
+  kl_context *ctx = kl_context_create();
+  emit_source source = {.name = "saxpy.cl", .text = (char *)text, .length = sizeof text - 1};
+  const char *hip = translate(ctx, &source);
+  CHECK(hip && strstr(hip, "#pragma clang fp contract(off)") != NULL);
+  agpu_hip_code code;
+  if (hip) CHECK_OK(agpu_hip_compile(rtc, hip, "saxpy.hip", "gfx90a", 0, &code));
+  if (hip) agpu_hip_code_free(&code);
+  kl_context_destroy(ctx);
+}
+
 static void compile_error_returns_the_log(void) {
   REQUIRE_HIPRTC();
   static const char source[] =
@@ -373,6 +392,7 @@ static void peak_table_and_arch_names(void) {
 int main(void) {
   rtc = agpu_hiprtc_get(NULL, rtc_why, sizeof rtc_why);
   RUN(corpus_kernels_compile_to_code_objects);
+  RUN(fp_contract_off_compiles);
   RUN(compile_error_returns_the_log);
   RUN(crashing_target_is_a_clean_error);
   RUN(compile_past_its_deadline_is_killed);

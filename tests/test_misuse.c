@@ -159,6 +159,7 @@ static void device_rows(fixture *f) {
     ROW(agpu_queue_create(bad, &queue), AGPU_ERROR_INVALID_HANDLE, "agpu_queue_create", why);
     ROW(agpu_device_default_queue(bad, &queue), AGPU_ERROR_INVALID_HANDLE,
         "agpu_device_default_queue", why);
+    ROW(agpu_device_finish(bad), AGPU_ERROR_INVALID_HANDLE, "agpu_device_finish", why);
     agpu_buffer *buffer;
     ROW(agpu_buffer_create(bad, 64, 0, &buffer), AGPU_ERROR_INVALID_HANDLE, "agpu_buffer_create",
         why);
@@ -337,11 +338,12 @@ static void cross_device_rows(fixture *f) {
 }
 
 static void queue_and_event_rows(fixture *f) {
+  agpu_event *event;
   ROW(agpu_queue_release(NULL), AGPU_ERROR_INVALID_HANDLE, "agpu_queue_release", "queue is NULL");
-  ROW(agpu_queue_finish(NULL), AGPU_ERROR_INVALID_HANDLE, "agpu_queue_finish", "queue is NULL");
+  ROW(agpu_event_record(NULL, &event), AGPU_ERROR_INVALID_HANDLE, "agpu_event_record",
+      "queue is NULL", "agpu_device_default_queue");
   BAD_QUEUES(f, "agpu_queue_release", agpu_queue_release(badq_));
   BAD_QUEUES(f, "agpu_queue_finish", agpu_queue_finish(badq_));
-  agpu_event *event;
   BAD_QUEUES(f, "agpu_event_record", agpu_event_record(badq_, &event));
   ROW(agpu_event_record(f->queue, NULL), AGPU_ERROR_INVALID_ARGUMENT, "agpu_event_record",
       "event is NULL");
@@ -537,9 +539,9 @@ static void launch_rows(fixture *f) {
       "agpu_launch", "global is NULL");
   const size_t zero = 0, ragged = 100;
   ROW(agpu_launch(NULL, f->kernel, 1, &zero, &local, 4, args), AGPU_ERROR_INVALID_LAUNCH,
-      "agpu_launch", "global size 0 is 0");
+      "agpu_launch", "the global size in dimension 0 is 0");
   ROW(agpu_launch(NULL, f->kernel, 1, &global, &zero, 4, args), AGPU_ERROR_INVALID_LAUNCH,
-      "agpu_launch", "local size 0 is 0");
+      "agpu_launch", "the local size in dimension 0 is 0");
   ROW(agpu_launch(NULL, f->kernel, 1, &ragged, &local, 4, args), AGPU_ERROR_INVALID_LAUNCH,
       "agpu_launch", "not a multiple of the local size");
   if (f->info.max_work_item_sizes[0]) {

@@ -28,6 +28,7 @@ PROGRAMS = {
     "native_hip": ({"triad": "GB/s", "launch_roundtrip": "us"}, 1 << 16),
     "native_cublas": ({"sgemm": "GFLOP/s"}, 128),
     "native_openblas": ({"sgemm": "GFLOP/s"}, 128),
+    "native_clblast": ({"sgemm": "GFLOP/s"}, 128),
 }
 
 

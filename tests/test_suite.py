@@ -91,6 +91,35 @@ __kernel void differs(__global const int *a, __global int *out, uint n) {
 }
 """
 
+SAXPY = """
+__kernel void saxpy(__global const float *x, __global float *y, float a, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+# A float that differs by 1e-3 relative at index 5 on the CPU backend only.
+NUDGED_ON_CPU = """
+__kernel void nudged(__global const float *x, __global float *y) {
+  size_t i = get_global_id(0);
+#ifdef __ANYGPU_CPU__
+  y[i] = i == 5 ? x[i] * 1.001f : x[i];
+#else
+  y[i] = x[i];
+#endif
+}
+"""
+
+MATMUL_CONTRACT_OFF = """
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void mm(__global const float *A, __global const float *B, __global float *C, uint n) {
+  size_t r = get_global_id(1), c = get_global_id(0);
+  float acc = 0.0f;
+  for (uint k = 0; k < n; k++) acc += A[r * n + k] * B[k * n + c];
+  C[r * n + c] = acc;
+}
+"""
+
 # Which backend macro each device's build sees.
 WHICH_BACKEND = """
 __kernel void which(__global int *out) {
@@ -326,6 +355,62 @@ def test_run_compare_reports_mismatch(fixture, case, options):
         case.check(part in line, f"the mismatch line does not name {part}: {line}")
 
 
+def test_run_compare_tolerances(fixture, case, options):
+    """--atol/--rtol (numpy.allclose) and --ulp; the defaults accept fma
+    contraction; the report names the worst element and what would pass."""
+    selectors = [s for s, _ in fixture.devices(case)]
+    if "cpu:0" not in selectors or len(selectors) < 2:
+        raise CaseSkipped("needs cpu:0 and another device")
+    saxpy = fixture.write("saxpy.cl", SAXPY)
+    base = ("run", saxpy, "--kernel", "saxpy", "--global", "4096", "--arg",
+            "buf:float:4096:random", "--arg", "buf:float:4096:random", "--arg", "float:1.37",
+            "--arg", "uint:4096", "--compare", "--seed", "3")
+    code, out, err = fixture.run(*base)
+    case.check(code == 0 and "All devices agree." in out,
+               f"saxpy with the default tolerances: exit {code}\n{out}{err}")
+    case.check("|a - b| <= atol + rtol * |b|, rtol 0.0001 (float)" in out,
+               f"the rule is not stated:\n{out}")
+    code, _, err = fixture.run(*base, "--ulp", "2", "--atol", "0")
+    case.check(code == 2 and "--ulp" in err, f"--ulp with --atol: exit {code}, {err!r}")
+    for bad in (("--atol", "-1"), ("--rtol", "x"), ("--ulp", "1.5")):
+        code, _, err = fixture.run(*base, *bad)
+        case.check(code == 2, f"{' '.join(bad)}: exit {code}, expected 2: {err!r}")
+
+    nudged = fixture.write("nudged.cl", NUDGED_ON_CPU)
+    base = ("run", nudged, "--kernel", "nudged", "--global", "64", "--arg",
+            "buf:float:64:random=1,2", "--arg", "buf:float:64", "--compare", "--seed", "4")
+    code, out, err = fixture.run(*base)
+    mismatch = [line for line in out.splitlines() if "MISMATCH: cpu:0" in line]
+    case.check(code == 1 and len(mismatch) == 1 and "index 5" in mismatch[0],
+               f"a 1e-3 difference with the defaults: exit {code}\n{out}")
+    case.check("worst at index 5:" in out and "all pass with --atol" in out and "--ulp" in out,
+               f"the worst element and the needed tolerance are not named:\n{out}")
+    for passing in (("--rtol", "0.002", "--atol", "0"), ("--atol", "0.01"), ("--ulp", "20000")):
+        code, out, _ = fixture.run(*base, *passing)
+        case.check(code == 0, f"{' '.join(passing)}: exit {code}\n{out}")
+    for failing in (("--rtol", "0.0005", "--atol", "0"), ("--ulp", "100")):
+        code, out, _ = fixture.run(*base, *failing)
+        case.check(code == 1 and "MISMATCH: cpu:0" in out, f"{' '.join(failing)}: exit {code}\n{out}")
+
+
+def test_run_fp_contract_off(fixture, case, options):
+    """#pragma OPENCL FP_CONTRACT OFF: a float matmul is bit for bit the same
+    on opencl:0 (PoCL, which contracts otherwise) and cpu:0."""
+    selectors = [s for s, _ in fixture.devices(case)]
+    if "cpu:0" not in selectors or "opencl:0" not in selectors:
+        raise CaseSkipped("needs opencl:0 and cpu:0")
+    source = fixture.write("matmul_off.cl", MATMUL_CONTRACT_OFF)
+    code, out, err = fixture.run("run", source, "--kernel", "mm", "--global", "64,64", "--local",
+                                 "16,16", "--arg", "buf:float:4096:random", "--arg",
+                                 "buf:float:4096:random", "--arg", "buf:float:4096", "--arg",
+                                 "uint:64", "--device", "opencl:0;cpu:0", "--compare", "--ulp", "0",
+                                 "--seed", "5")
+    case.check(code == 0, f"exit {code}: {err.strip()}\n{out}")
+    lines = [line.split() for line in out.splitlines()]
+    case.check(any(l[:2] == ["cpu:0", "C"] and l[-1] == "identical" for l in lines),
+               f"cpu:0 is not identical to opencl:0:\n{out}")
+
+
 def test_run_backend_macros(fixture, case, options):
     source = fixture.write("which.cl", WHICH_BACKEND)
     out_dir = os.path.join(fixture.work, "which")
@@ -369,8 +454,38 @@ def test_run_usage_errors(fixture, case, options):
                   ("--device", "cpu:0", "--all-devices")):
         code, _, err = fixture.run(*base, *extra)
         case.check(code == 2, f"{' '.join(extra)}: exit {code}, expected 2: {err.strip()}")
-    code, out, _ = fixture.run(*base, "--arg", "buf:float:8", "--device", "cpu:0")
-    case.check(code == 1 and "4 parameters" in out, f"a wrong argument count: exit {code}\n{out}")
+    # A wrong --arg count: said once (not once per device), naming the parameter.
+    code, out, err = fixture.run(*base, "--arg", "buf:float:8", "--all-devices")
+    case.check(code == 1 and err == "anygpu: kernel 'vector_add' has 4 parameters, 1 --arg given: "
+               "parameter 1 ('b', __global const float*) has no --arg\n",
+               f"too few --arg: exit {code}, stderr {err!r}\n{out}")
+    code, out, err = fixture.run(*base, "--arg", "buf:float:8", "--arg", "buf:float:8", "--arg",
+                                 "buf:float:8", "--arg", "uint:8", "--arg", "int:3",
+                                 "--device", "cpu:0")
+    case.check(code == 1 and "--arg 4 ('int:3') has no parameter" in err and err.count("\n") == 1,
+               f"too many --arg: exit {code}, stderr {err!r}")
+    # One prefix for a library error.
+    code, out, err = fixture.run("run", source, "--kernel", "vector_add", "--global", "100",
+                                 "--local", "64", "--arg", "buf:float:100", "--arg",
+                                 "buf:float:100", "--arg", "buf:float:100", "--arg", "uint:100",
+                                 "--device", "cpu:0")
+    case.check(code == 1 and "FAILED: agpu_launch: kernel 'vector_add'" in out
+               and out.count("agpu_launch") == 1 and "(AGPU_ERROR_INVALID_LAUNCH)" in out,
+               f"a launch error: exit {code}\n{out}")
+    # A local: scratch smaller than the work-group: a warning, the run goes on.
+    scratch = fixture.write("scratch.cl", "__kernel void k(__global float *x, __local float *t) {\n"
+                            "  if (get_local_id(0) < 16) t[get_local_id(0)] = x[get_global_id(0)];\n"
+                            "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+                            "  x[get_global_id(0)] = t[0];\n}\n")
+    code, out, err = fixture.run("run", scratch, "--kernel", "k", "--global", "64", "--local", "64",
+                                 "--arg", "buf:float:64:iota", "--arg", "local:float:64",
+                                 "--device", "cpu:0")
+    case.check(code == 0 and "warning" not in err, f"a scratch that fits: exit {code}, {err!r}")
+    code, out, err = fixture.run("run", scratch, "--kernel", "k", "--global", "64", "--local", "64",
+                                 "--arg", "buf:float:64:iota", "--arg", "local:float:16",
+                                 "--device", "cpu:0")
+    case.check(code == 0 and "anygpu: warning: --arg local:float:16 (argument 1) holds 16 elements, fewer than "
+               "the 64 work-items" in err, f"a small scratch: exit {code}, stderr {err!r}")
     missing = os.path.join(fixture.work, "missing.bin")
     code, _, err = fixture.run(*base, "--arg", f"buf:float:8:file={missing}", "--arg",
                                "buf:float:8", "--arg", "buf:float:8", "--arg", "uint:8")
@@ -387,6 +502,8 @@ CASES = [
     *[planted_bug_case(bug) for bug in PLANTED_BUGS],
     test_run_compare_agrees,
     test_run_compare_reports_mismatch,
+    test_run_compare_tolerances,
+    test_run_fp_contract_off,
     test_run_backend_macros,
     test_run_inputs_and_outputs,
     test_run_usage_errors,

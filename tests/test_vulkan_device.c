@@ -24,7 +24,13 @@ static void vulkan_device_info(void) {
   if (strstr(info.name, "llvmpipe")) {
     /* lavapipe, as DESIGN.md describes it */
     CHECK(info.type == AGPU_DEVICE_TYPE_CPU);
-    CHECK(info.subgroup_sizes[0] == 8);
+    /* a subgroup is one SIMD vector of 32-bit lanes: "(LLVM 15.0.6, 256 bits)"
+     * has 8, 128 bits (LP_NATIVE_VECTOR_WIDTH=128, an SSE host) 4 */
+    const char *bits = strstr(info.name, " bits)");
+    int width = 0;
+    while (bits && bits > info.name && bits[-1] >= '0' && bits[-1] <= '9') bits--;
+    if (bits) width = atoi(bits);
+    CHECK(width >= 128 && info.subgroup_sizes[0] == (uint32_t)width / 32);
     CHECK(info.fp64 && info.int64);
     CHECK(info.unified_memory);
     CHECK(info.local_mem_bytes == 32768);

@@ -39,6 +39,8 @@ int cli_out_of_memory(void);
 int cli_finish_output(void);
 
 void cli_print_help(FILE *out);
+/* A command's own usage (cli_usage.c); false for one without (bench has its own). */
+bool cli_print_command_help(FILE *out, const char *command);
 
 /* The commands take the arguments after their name. */
 int cmd_list(int argc, char **argv);

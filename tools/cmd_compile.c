@@ -11,7 +11,8 @@
 
 typedef struct compile_request {
   const char *file;
-  const char *output_file;
+  const char *output_file; /* NULL: standard output */
+  bool explicit_stdout;    /* -o -: even a binary to a terminal */
   agpu_translate_desc desc;
   bool signature;
   char options[COMPILE_MAX_OPTIONS_LENGTH];
@@ -50,7 +51,7 @@ static int parse_compile_arguments(int argc, char **argv, compile_request *reque
     const char *argument = argv[i];
     const char *value;
     if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
-      cli_print_help(stdout);
+      cli_print_command_help(stdout, "compile");
       return -1;
     } else if (strncmp(argument, "-D", 2) == 0 || strncmp(argument, "-U", 2) == 0) {
       char flag[3] = {argument[0], argument[1], '\0'};
@@ -76,6 +77,10 @@ static int parse_compile_arguments(int argc, char **argv, compile_request *reque
     } else if (strcmp(argument, "-o") == 0) {
       if (i + 1 >= argc) return cli_usage_error("missing value after", argument);
       request->output_file = argv[++i];
+      if (strcmp(request->output_file, "-") == 0) {
+        request->output_file = NULL;
+        request->explicit_stdout = true;
+      }
     } else if (strcmp(argument, "--signature") == 0) {
       request->signature = true;
     } else if (strcmp(argument, "--no-fp64") == 0) {
@@ -136,8 +141,10 @@ static int write_result(const compile_request *request, const char *text) {
  * terminal. */
 static int write_binary(const compile_request *request, const void *bytes, size_t size) {
   if (!request->output_file) {
-    if (isatty(STDOUT_FILENO)) {
-      fprintf(stderr, "anygpu: refusing to write SPIR-V (binary) to a terminal; use -o FILE.spv\n");
+    if (!request->explicit_stdout && isatty(STDOUT_FILENO)) {
+      fprintf(stderr,
+              "anygpu: refusing to write SPIR-V (binary) to a terminal; use -o FILE.spv (or -o - "
+              "to insist)\n");
       return CLI_EXIT_FAILURE;
     }
     fwrite(bytes, 1, size, stdout);
@@ -176,6 +183,17 @@ int cmd_compile(int argc, char **argv) {
   if (result == AGPU_ERROR_BUILD_FAILED) {
     /* Diagnostics are meant to be read whole: the lines and carets stay. */
     fputs(agpu_last_error(), stderr);
+    return CLI_EXIT_FAILURE;
+  }
+  bool one_shader =
+      request.desc.target == AGPU_TARGET_GLSL || request.desc.target == AGPU_TARGET_SPIRV;
+  if (result == AGPU_ERROR_INVALID_ARGUMENT && one_shader && !request.desc.kernel) {
+    /* The library names its field; here the option says it. */
+    const char *names = strstr(agpu_last_error(), "agpu_translate_desc.kernel:");
+    fprintf(stderr,
+            "anygpu: the %s target makes one shader per kernel: pass --kernel NAME, one of:%s\n",
+            agpu_target_name(request.desc.target),
+            names ? names + strlen("agpu_translate_desc.kernel:") : "");
     return CLI_EXIT_FAILURE;
   }
   if (result != AGPU_SUCCESS) return cli_library_error(result);

@@ -108,7 +108,7 @@ int cmd_doctor(int argc, char **argv) {
   exit_status = cli_parse_arguments(rest_count, rest, 0, &arguments);
   if (exit_status != CLI_EXIT_OK) return exit_status;
   if (arguments.help) {
-    cli_print_help(stdout);
+    cli_print_command_help(stdout, "doctor");
     return cli_finish_output();
   }
   char *sysroot = normalize_sysroot(sysroot_argument);

@@ -136,7 +136,7 @@ int cmd_info(int argc, char **argv) {
   int exit_status = cli_parse_arguments(argc, argv, 1, &arguments);
   if (exit_status != CLI_EXIT_OK) return exit_status;
   if (arguments.help) {
-    cli_print_help(stdout);
+    cli_print_command_help(stdout, "info");
     return cli_finish_output();
   }
   /* NULL lets the library apply $ANYGPU_DEVICE, then pick the best device. */

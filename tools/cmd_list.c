@@ -189,7 +189,7 @@ int cmd_list(int argc, char **argv) {
   int exit_status = cli_parse_arguments(argc, argv, 0, &arguments);
   if (exit_status != CLI_EXIT_OK) return exit_status;
   if (arguments.help) {
-    cli_print_help(stdout);
+    cli_print_command_help(stdout, "list");
     return cli_finish_output();
   }
   device_listing listing = {0};

@@ -3,6 +3,7 @@
  * the first device's (OpenCL where present). */
 #define _GNU_SOURCE /* clock_gettime, getpid */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +63,13 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
     bool takes_value = run_option_is(argument, "--kernel") || run_option_is(argument, "--global") ||
                        run_option_is(argument, "--local") || run_option_is(argument, "--arg") ||
                        run_option_is(argument, "--device") || run_option_is(argument, "--tol") ||
-                       run_option_is(argument, "--seed") || run_option_is(argument, "--out");
+                       run_option_is(argument, "--atol") || run_option_is(argument, "--rtol") ||
+                       run_option_is(argument, "--ulp") || run_option_is(argument, "--seed") ||
+                       run_option_is(argument, "--out");
     if (takes_value && !(value = run_option_value(argc, argv, &i)))
       return cli_usage_error("missing value after", argument);
     if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
-      cli_print_help(stdout);
+      cli_print_command_help(stdout, "run");
       return -1;
     } else if ((strncmp(argument, "-D", 2) == 0 || strncmp(argument, "-U", 2) == 0)) {
       char flag[3] = {argument[0], argument[1], '\0'};
@@ -101,11 +104,28 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
       request->all_devices = true;
     } else if (strcmp(argument, "--compare") == 0) {
       request->compare = true;
-    } else if (run_option_is(argument, "--tol")) {
+    } else if (run_option_is(argument, "--atol") || run_option_is(argument, "--rtol") ||
+               run_option_is(argument, "--tol")) {
       char *end = NULL;
-      request->tolerance = strtod(value, &end);
-      if (!*value || *end || !(request->tolerance >= 0))
-        return cli_usage_error("--tol takes a relative tolerance >= 0, not", value);
+      double number = strtod(value, &end);
+      if (!*value || *end || !(number >= 0) || isinf(number))
+        return cli_usage_error("a tolerance is a number >= 0, not", value);
+      run_tolerance *t = &request->tolerance;
+      if (run_option_is(argument, "--atol")) {
+        t->atol = number;
+        t->atol_given = true;
+      } else { /* --tol, the old spelling: relative only */
+        t->rtol = number;
+        t->rtol_given = true;
+        if (run_option_is(argument, "--tol") && !t->atol_given) t->atol_given = true;
+      }
+    } else if (run_option_is(argument, "--ulp")) {
+      char *end = NULL;
+      errno = 0;
+      request->tolerance.ulps = strtoull(value, &end, 10);
+      if (!*value || *end || errno || value[0] == '-')
+        return cli_usage_error("--ulp takes a whole number of units in the last place, not", value);
+      request->tolerance.by_ulp = true;
     } else if (run_option_is(argument, "--seed")) {
       char *end = NULL;
       errno = 0;
@@ -128,6 +148,8 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
   if (!request->dims) return cli_usage_error("missing --global X[,Y[,Z]] for", request->file);
   if (request->has_local && local_dims != request->dims)
     return cli_usage_error("--local needs as many dimensions as --global", "--local");
+  if (request->tolerance.by_ulp && (request->tolerance.atol_given || request->tolerance.rtol_given))
+    return cli_usage_error("--ulp is a rule of its own; drop --atol/--rtol for", "--ulp");
   if (request->selector && request->all_devices)
     return cli_usage_error("choose one of --device and", "--all-devices");
   if (!seed_given) {
@@ -139,6 +161,23 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
 }
 
 /* -------------------------------------------------------------- running */
+
+/* A local: scratch with fewer elements than a work-group has work-items is
+ * often a mistake (each work-item writing its own element), not always:
+ * warn, do not refuse. */
+static void run_warn_small_scratch(const run_request *request) {
+  if (!request->has_local) return;
+  size_t items = 1;
+  for (uint32_t d = 0; d < request->dims; d++) items *= request->local[d];
+  for (uint32_t i = 0; i < request->arg_count; i++) {
+    const run_arg *arg = &request->args[i];
+    if (arg->kind == RUN_ARG_LOCAL && arg->count < items)
+      fprintf(stderr,
+              "anygpu: warning: --arg %s (argument %u) holds %zu elements, fewer than the %zu "
+              "work-items of a work-group: a kernel that gives each work-item one overruns it\n",
+              arg->spec, i, arg->count, items);
+  }
+}
 
 static char *run_read_source(const char *path) {
   FILE *file = fopen(path, "rb");
@@ -158,12 +197,52 @@ static char *run_read_source(const char *path) {
   return text;
 }
 
+/* The library's message with one prefix: `what` unless the message starts
+ * with it already, then the status name. */
 static run_outcome run_say(run_device *device, run_outcome outcome, const char *what,
                            agpu_status status) {
-  snprintf(device->message, sizeof device->message, "%s%s%s: %s", what,
-           status == AGPU_SUCCESS ? "" : ": ",
-           status == AGPU_SUCCESS ? "" : agpu_status_name(status), agpu_last_error());
+  const char *message = agpu_last_error();
+  size_t length = strlen(what);
+  bool prefixed = strncmp(message, what, length) == 0 && message[length] == ':';
+  snprintf(device->message, sizeof device->message, "%s%s%s%s%s%s", prefixed ? "" : what,
+           prefixed ? "" : ": ", message, status == AGPU_SUCCESS ? "" : " (",
+           status == AGPU_SUCCESS ? "" : agpu_status_name(status),
+           status == AGPU_SUCCESS ? "" : ")");
   return outcome;
+}
+
+static const char *run_param_kind_text(agpu_param_kind kind) {
+  switch (kind) {
+    case AGPU_PARAM_GLOBAL_BUFFER:
+      return "__global ";
+    case AGPU_PARAM_CONSTANT_BUFFER:
+      return "__constant ";
+    case AGPU_PARAM_LOCAL:
+      return "__local ";
+    default:
+      return "";
+  }
+}
+
+/* A wrong number of --arg, said once for all devices: the first parameter
+ * without one, or the first --arg without a parameter. */
+static run_outcome run_wrong_arg_count(const run_request *request, run_device *device,
+                                       const agpu_kernel_info *info) {
+  int used = snprintf(device->message, sizeof device->message,
+                      "kernel '%s' has %u parameter%s, %u --arg given: ", request->kernel,
+                      info->param_count, info->param_count == 1 ? "" : "s", request->arg_count);
+  size_t at = used > 0 ? (size_t)used : 0;
+  if (info->param_count > request->arg_count) {
+    const agpu_kernel_param *missing = &info->params[request->arg_count];
+    snprintf(device->message + at, sizeof device->message - at,
+             "parameter %u ('%s', %s%s) has no --arg", request->arg_count, missing->name,
+             run_param_kind_text(missing->kind), missing->type_name);
+  } else {
+    snprintf(device->message + at, sizeof device->message - at, "--arg %u ('%s') has no parameter",
+             info->param_count, request->args[info->param_count].spec);
+  }
+  device->wrong_arg_count = true;
+  return RUN_FAILED;
 }
 
 /* The arguments against the kernel's parameters (kinds), with the
@@ -173,12 +252,7 @@ static run_outcome run_check_signature(const run_request *request, run_device *d
   agpu_kernel_info info;
   agpu_status status = agpu_kernel_get_info(kernel, &info);
   if (status != AGPU_SUCCESS) return run_say(device, RUN_FAILED, "agpu_kernel_get_info", status);
-  if (info.param_count != request->arg_count) {
-    snprintf(device->message, sizeof device->message,
-             "kernel '%s' has %u parameters; %u --arg given", request->kernel, info.param_count,
-             request->arg_count);
-    return RUN_FAILED;
-  }
+  if (info.param_count != request->arg_count) return run_wrong_arg_count(request, device, &info);
   for (uint32_t i = 0; i < info.param_count; i++) {
     const agpu_kernel_param *param = &info.params[i];
     snprintf(device->names[i], sizeof device->names[i], "%s", param->name[0] ? param->name : "?");
@@ -263,7 +337,7 @@ static run_outcome run_on_device(const run_request *request, const char *source,
   agpu_status status = agpu_program_build(device->device, &desc, &program);
   if (status == AGPU_ERROR_UNSUPPORTED)
     return run_say(device, RUN_SKIPPED, "skipped", AGPU_SUCCESS);
-  if (status != AGPU_SUCCESS) return run_say(device, RUN_FAILED, "build", status);
+  if (status != AGPU_SUCCESS) return run_say(device, RUN_FAILED, "agpu_program_build", status);
   agpu_kernel *kernel = NULL;
   status = agpu_kernel_create(program, request->kernel, &kernel);
   run_outcome outcome = status == AGPU_SUCCESS
@@ -336,9 +410,17 @@ int cmd_run(int argc, char **argv) {
       for (uint32_t d = 1; d < request->dims; d++) printf(",%zu", request->local[d]);
     }
     printf(", seed %llu\n", (unsigned long long)request->seed);
-    for (uint32_t d = 0; d < count; d++)
+    run_warn_small_scratch(request);
+    bool wrong_args = false;
+    for (uint32_t d = 0; d < count && !wrong_args; d++) {
       devices[d].outcome = run_on_device(request, source, &devices[d], initial);
-    status = run_report(request, devices, count);
+      wrong_args = devices[d].wrong_arg_count; /* the same on every device: said once */
+      if (wrong_args) {
+        fflush(stdout);
+        fprintf(stderr, "anygpu: %s\n", devices[d].message);
+      }
+    }
+    status = wrong_args ? CLI_EXIT_FAILURE : run_report(request, devices, count);
     int flushed = cli_finish_output();
     if (status == CLI_EXIT_OK) status = flushed;
   }

@@ -43,7 +43,7 @@ static int parse_test_arguments(int argc, char **argv, test_request *request) {
   for (int i = 0; i < argc; i++) {
     const char *argument = argv[i], *value = NULL;
     if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
-      cli_print_help(stdout);
+      cli_print_command_help(stdout, "test");
       return -1;
     } else if (strcmp(argument, "--json") == 0) {
       request->json = true;

@@ -27,10 +27,11 @@ void cli_print_help(FILE *out) {
       "                            why a backend or a GPU is missing: libraries,\n"
       "                            drivers, ICD files, variables, permissions\n"
       "  compile FILE [-D NAME[=VALUE]]... [-I DIR]... [--target T] [--kernel NAME]\n"
-      "          [--signature] [--no-fp64] [-o OUT]\n"
+      "          [--signature] [--no-fp64] [--fp16] [-o OUT]\n"
       "                            translate a kernel for a target (opencl, cuda,\n"
-      "                            hip, glsl, c), print its signature as JSON, or its\n"
-      "                            errors (file:line:col) with exit status 1\n"
+      "                            hip, glsl, c, spirv), print its signature as JSON,\n"
+      "                            or its errors (file:line:col) with exit status 1;\n"
+      "                            --fp16/--no-fp64 the device traits assumed\n"
       "  test [--device SEL] [--kernel NAME[,NAME...]] [--size small|medium|large]\n"
       "       [--seed N] [--json] [--list] [--kernels-dir DIR]\n"
       "                            the conformance suite (vector, matmul, reduction,\n"
@@ -39,7 +40,7 @@ void cli_print_help(FILE *out) {
       "                            exit status 1 on any failure\n"
       "  run FILE --kernel NAME --global X[,Y[,Z]] [--local X[,Y[,Z]]] --arg SPEC...\n"
       "      [-D NAME[=VALUE]]... [-I DIR]... [--device SEL | --all-devices] [--compare]\n"
-      "      [--tol REL] [--seed N] [--out DIR]\n"
+      "      [--atol A] [--rtol R] [--ulp N] [--seed N] [--out DIR]\n"
       "                            run a kernel with generated or file inputs; SPEC is\n"
       "                            buf:TYPE:N[:random|random=LO,HI|fill=V|iota|file=F],\n"
       "                            local:TYPE:N, TYPE:VALUE or bytes:HEX (a struct\n"
@@ -52,7 +53,7 @@ void cli_print_help(FILE *out) {
       "                            table per physical device with a column per\n"
       "                            backend, against the theoretical peak and the\n"
       "                            native API (anygpu bench --help)\n"
-      "  help                      this help\n"
+      "  help [COMMAND]            this help, or a command's (also COMMAND --help)\n"
       "\n"
       "Options:\n"
       "  --json      print one JSON object instead of text\n"
@@ -85,6 +86,15 @@ static bool is_help_request(const char *argument) {
          strcmp(argument, "help") == 0;
 }
 
+/* --help or -h among a command's arguments, before any "--". */
+static bool asks_for_help(int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) return false;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+  }
+  return false;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     cli_print_help(stderr);
@@ -92,6 +102,9 @@ int main(int argc, char **argv) {
   }
   const char *command = argv[1];
   if (is_help_request(command)) {
+    /* help COMMAND: that command's usage. */
+    if (argc > 2 && cli_print_command_help(stdout, argv[2])) return cli_finish_output();
+    if (argc > 2 && strcmp(argv[2], "bench") == 0) return cmd_bench(1, (char *[]){"--help", NULL});
     cli_print_help(stdout);
     return cli_finish_output();
   }
@@ -99,8 +112,13 @@ int main(int argc, char **argv) {
     if (argc > 2) return cli_usage_error("unexpected argument", argv[2]);
     return print_version();
   }
-  for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++)
-    if (strcmp(command, cli_commands[i].name) == 0) return cli_commands[i].run(argc - 2, argv + 2);
+  for (size_t i = 0; i < sizeof cli_commands / sizeof cli_commands[0]; i++) {
+    if (strcmp(command, cli_commands[i].name) != 0) continue;
+    /* COMMAND --help: that command's usage, exit 0. */
+    if (asks_for_help(argc - 2, argv + 2) && cli_print_command_help(stdout, command))
+      return cli_finish_output();
+    return cli_commands[i].run(argc - 2, argv + 2);
+  }
   if (command[0] == '-') return cli_usage_error("unknown option", command);
   return cli_usage_error("unknown command", command);
 }

@@ -4,6 +4,7 @@
 #define ANYGPU_TOOLS_RUN_H
 
 #include "run_args.h"
+#include "run_compare.h"
 
 #define RUN_MAX_ARGS 32
 #define RUN_MAX_DEVICES 32
@@ -21,7 +22,7 @@ typedef struct run_request {
   const char *selector;
   bool all_devices;
   bool compare;
-  double tolerance; /* relative, for floats; integers are compared bit for bit */
+  run_tolerance tolerance; /* for floats; integers are compared bit for bit */
   uint64_t seed;
   const char *out_dir;
   char options[RUN_OPTIONS_MAX];
@@ -36,6 +37,7 @@ typedef struct run_device {
   agpu_device_info info;
   run_outcome outcome;
   char message[4096];
+  bool wrong_arg_count; /* the --arg count does not fit the kernel (said once) */
   double milliseconds;
   void *buffers[RUN_MAX_ARGS]; /* every buffer argument after the run */
   char names[RUN_MAX_ARGS][64];

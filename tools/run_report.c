@@ -24,6 +24,14 @@ static void run_print_element(const run_type *type, const void *data, size_t ind
     printf(" (0x%016llx)", (unsigned long long)bits);
 }
 
+/* The rule in words, for the report. */
+static void run_print_rule(const run_rule *rule) {
+  if (rule->by_ulp)
+    printf("within %llu ulp", (unsigned long long)rule->ulps);
+  else
+    printf("|a - b| <= %.3g + %.3g * |b|", rule->atol, rule->rtol);
+}
+
 /* One buffer of `device` against the reference's; true when within the
  * tolerance. */
 static bool run_compare_buffer(const run_request *request, const run_device *reference,
@@ -31,44 +39,47 @@ static bool run_compare_buffer(const run_request *request, const run_device *ref
   const run_arg *arg = &request->args[index];
   const run_type *type = arg->type;
   const void *expected = reference->buffers[index], *got = device->buffers[index];
-  size_t differ = 0, beyond = 0, first = 0, first_beyond = 0;
-  double max_abs = 0, max_rel = 0;
-  for (size_t i = 0; i < arg->count; i++) {
-    uint64_t e_bits = run_element_bits(type, expected, i), g_bits = run_element_bits(type, got, i);
-    if (e_bits == g_bits) continue;
-    double e = run_element(type, expected, i), g = run_element(type, got, i);
-    if (type->is_float && isnan(e) && isnan(g)) continue;
-    if (!differ++) first = i;
-    double abs_diff = fabs(e - g), scale = fmax(fabs(e), fabs(g));
-    double rel = isnan(abs_diff) ? INFINITY : scale > 0 ? abs_diff / scale : 0;
-    if (isnan(abs_diff)) abs_diff = INFINITY;
-    if (abs_diff > max_abs) max_abs = abs_diff;
-    if (rel > max_rel) max_rel = rel;
-    bool within = type->is_float && rel <= request->tolerance;
-    if (!within && !beyond++) first_beyond = i;
-  }
+  run_rule rule = run_rule_for(&request->tolerance, type, expected, arg->count);
+  run_verdict v = run_compare_elements(&rule, type, expected, got, arg->count);
   printf("  %-10s %-12s %s[%zu]  ", device->info.selector, device->names[index], type->name,
          arg->count);
-  if (!differ) {
+  if (!v.differ) {
     printf("identical\n");
     return true;
   }
-  printf("%zu of %zu elements differ (the first at index %zu), max abs %.3g, max rel %.3g", differ,
-         arg->count, first, max_abs, max_rel);
-  if (!beyond) {
-    printf(" (within --tol %g)\n", request->tolerance);
+  printf("%zu of %zu elements differ (the first at index %zu), max abs %.3g, max rel %.3g",
+         v.differ, arg->count, v.first, v.max_abs, v.max_rel);
+  if (type->is_float) {
+    /* Where the worst element is, and what would accept every element. */
+    printf("\n             worst at index %zu: %s has ", v.worst, reference->info.selector);
+    run_print_element(type, expected, v.worst);
+    printf(", %s has ", device->info.selector);
+    run_print_element(type, got, v.worst);
+    printf("; all pass with --atol %.3g (at rtol %.3g), --rtol %.3g (at atol %.3g)", v.needed_atol,
+           rule.rtol, v.needed_rtol, rule.atol);
+    if (v.needed_ulps != UINT64_MAX) printf(" or --ulp %llu", (unsigned long long)v.needed_ulps);
+  }
+  if (!v.beyond) {
+    printf("\n             within the tolerance (");
+    run_print_rule(&rule);
+    printf(")\n");
     return true;
   }
-  size_t at = first_beyond;
+  size_t at = v.first_beyond;
   printf(
       "\n  MISMATCH: %s differs from %s in buffer '%s' (argument %u): %zu element%s beyond "
       "%s; first at index %zu: %s has ",
-      device->info.selector, reference->info.selector, device->names[index], index, beyond,
-      beyond == 1 ? "" : "s", type->is_float ? "the tolerance" : "bit-exact equality", at,
+      device->info.selector, reference->info.selector, device->names[index], index, v.beyond,
+      v.beyond == 1 ? "" : "s", type->is_float ? "the tolerance" : "bit-exact equality", at,
       reference->info.selector);
   run_print_element(type, expected, at);
   printf(", %s has ", device->info.selector);
   run_print_element(type, got, at);
+  if (type->is_float) {
+    printf(" (tolerance ");
+    run_print_rule(&rule);
+    printf(")");
+  }
   putchar('\n');
   return false;
 }
@@ -144,9 +155,24 @@ int run_report(const run_request *request, run_device *devices, uint32_t count) 
   bool all_within = true;
   for (uint32_t d = 0; d < count; d++) {
     if (&devices[d] == reference || devices[d].outcome != RUN_RAN) continue;
-    if (!compared++)
-      printf("\nCompared with %s (floats within --tol %g relative, integers bit for bit):\n",
-             reference->info.selector, request->tolerance);
+    if (!compared++) {
+      const run_tolerance *t = &request->tolerance;
+      printf("\nCompared with %s (floats: ", reference->info.selector);
+      if (t->by_ulp)
+        printf("within %llu ulp", (unsigned long long)t->ulps);
+      else if (t->rtol_given)
+        printf("|a - b| <= atol + %g * |b|", t->rtol);
+      else
+        printf("|a - b| <= atol + rtol * |b|, rtol %g (float) or %g (double)",
+               RUN_DEFAULT_RTOL_FLOAT, RUN_DEFAULT_RTOL_DOUBLE);
+      if (!t->by_ulp) {
+        if (t->atol_given)
+          printf(", atol %g", t->atol);
+        else
+          printf(", atol rtol * the largest |b| of each buffer");
+      }
+      printf("; integers bit for bit):\n");
+    }
     for (uint32_t i = 0; i < request->arg_count; i++)
       if (devices[d].buffers[i] && !devices[d].is_const[i] &&
           !run_compare_buffer(request, reference, &devices[d], i))

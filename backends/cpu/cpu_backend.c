@@ -162,5 +162,6 @@ const agpu_backend_ops agpu_cpu_backend_ops = {
     .program_release = agpu_cpu_program_release,
     .kernel_create = agpu_cpu_kernel_create,
     .kernel_release = agpu_cpu_kernel_release,
+    .program_kernel_names = agpu_cpu_program_kernel_names,
     .launch = agpu_cpu_launch,
 };

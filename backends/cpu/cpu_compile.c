@@ -6,6 +6,7 @@
  * the bytes were written (agpu_cpu_load). No shell is involved: the compiler
  * runs through posix_spawn with an argument vector, its output captured
  * through a pipe for the build log. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,12 +28,13 @@ extern char **environ;
 #define AGPU_CPU_MAX_CC_ARGS 16
 #define AGPU_CPU_LOG_LIMIT (256u << 10)
 
-/* The flags every translation is compiled with. -ffp-contract=off keeps
+/* The flags every translation is compiled with, after -march (the host's
+ * CPU, or $ANYGPU_CPU_MARCH: x86-64-v2 and x86-64-v3 let a test run the
+ * code an older host would get). -ffp-contract=off keeps
  * a*b+c two roundings (as the scalar references and PoCL's results within
  * tolerance); -fwrapv gives signed overflow the wraparound that OpenCL
  * devices show; -fno-math-errno and -fno-trapping-math change no result. */
 static const char *const agpu_cpu_cflags[] = {"-O3",
-                                              "-march=native",
                                               "-fPIC",
                                               "-shared",
                                               "-std=c11",
@@ -50,7 +52,8 @@ typedef struct agpu_cpu_compiler {
   char *argv_prefix[AGPU_CPU_MAX_CC_ARGS]; /* path and any arguments given in $CC */
   int prefix_count;
   char storage[1024]; /* $CC's words */
-  char identity[PATH_MAX * 2 + 512];
+  char march[80];     /* -march=native or -march=$ANYGPU_CPU_MARCH */
+  char identity[PATH_MAX * 2 + 1024];
   char reason[512];
 } agpu_cpu_compiler;
 
@@ -89,6 +92,47 @@ static bool agpu_cpu_find_program(const char *name, char *out, size_t cap) {
   return false;
 }
 
+/* -march=native, or the CPU that $ANYGPU_CPU_MARCH names (letters, digits,
+ * '-', '_' and '.' only: it becomes a compiler argument). */
+static bool agpu_cpu_choose_march(agpu_cpu_compiler *cc) {
+  const char *name = getenv("ANYGPU_CPU_MARCH");
+  if (!name || !*name) name = "native";
+  bool valid = strlen(name) < sizeof cc->march - 8;
+  for (const char *c = name; *c && valid; c++)
+    valid = isalnum((unsigned char)*c) || *c == '-' || *c == '_' || *c == '.';
+  if (!valid) {
+    cc->found = false;
+    snprintf(cc->reason, sizeof cc->reason,
+             "ANYGPU_CPU_MARCH is '%.100s', which is not a CPU name for -march "
+             "(x86-64-v2, x86-64-v3, native ...)",
+             name);
+    return false;
+  }
+  snprintf(cc->march, sizeof cc->march, "-march=%s", name);
+  return true;
+}
+
+/* The SHA-256 of this CPU's model name and feature flags (/proc/cpuinfo's
+ * first processor), or of "unknown" where that cannot be read. */
+static void agpu_cpu_host_signature(char hex[AGPU_SHA256_HEX_SIZE]) {
+  agpu_sha256_ctx sha;
+  agpu_sha256_init(&sha);
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[8192];
+  int seen = 0;
+  while (f && seen < 2 && fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) == 0 || strncmp(line, "flags", 5) == 0) {
+      agpu_sha256_update(&sha, line, strlen(line));
+      seen++;
+    }
+  }
+  if (f) fclose(f);
+  if (!seen) agpu_sha256_update(&sha, "unknown", 7);
+  uint8_t digest[AGPU_SHA256_DIGEST_SIZE];
+  agpu_sha256_final(&sha, digest);
+  agpu_sha256_hex(digest, hex);
+}
+
 static void agpu_cpu_find_compiler(void) {
   agpu_cpu_compiler *cc = &agpu_cpu_cc;
   const char *env = getenv("CC");
@@ -115,6 +159,7 @@ static void agpu_cpu_find_compiler(void) {
     cc->prefix_count = 0;
   }
   if (!cc->found) return;
+  if (!agpu_cpu_choose_march(cc)) return;
   cc->argv_prefix[0] = cc->path;
   if (cc->prefix_count == 0) cc->prefix_count = 1;
   /* The compiler's identity without running it (a build that hits the cache
@@ -134,6 +179,13 @@ static void agpu_cpu_find_compiler(void) {
   for (int i = 0; agpu_cpu_cflags[i] && used > 0 && (size_t)used < sizeof cc->identity; i++)
     used += snprintf(cc->identity + used, sizeof cc->identity - (size_t)used, "%s ",
                      agpu_cpu_cflags[i]);
+  /* -march=native means this CPU: a cache shared with another host (a
+   * network home) must not hand it code for instructions it lacks */
+  char cpu[AGPU_SHA256_HEX_SIZE];
+  agpu_cpu_host_signature(cpu);
+  if (used > 0 && (size_t)used < sizeof cc->identity)
+    snprintf(cc->identity + used, sizeof cc->identity - (size_t)used, "%.79s cpu=%.64s", cc->march,
+             cpu);
 }
 
 const char *agpu_cpu_compiler_identity(void) {
@@ -389,6 +441,7 @@ agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
     char *argv[AGPU_CPU_MAX_CC_ARGS + 32];
     int argc = 0;
     for (int i = 0; i < cc->prefix_count; i++) argv[argc++] = cc->argv_prefix[i];
+    argv[argc++] = (char *)cc->march;
     for (int i = 0; agpu_cpu_cflags[i]; i++) argv[argc++] = (char *)agpu_cpu_cflags[i];
     argv[argc++] = "-o";
     argv[argc++] = "kernels.so";

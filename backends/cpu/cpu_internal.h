@@ -73,6 +73,7 @@ agpu_status agpu_cpu_program_bind(agpu_cpu_program *program);
 void agpu_cpu_program_unref(agpu_cpu_program *program);
 agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_cpu_kernel_release(agpu_kernel *kernel);
+char *agpu_cpu_program_kernel_names(const agpu_program *program);
 void agpu_cpu_program_release(agpu_program *program);
 agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                             const size_t global[3], const size_t local[3], uint32_t nargs,

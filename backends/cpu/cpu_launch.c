@@ -80,6 +80,13 @@ agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name) {
                         program->kernel_count ? names : "none");
 }
 
+char *agpu_cpu_program_kernel_names(const agpu_program *program) {
+  const agpu_cpu_program *cpu = program->native;
+  if (!cpu) return NULL;
+  return agpu_join_kernel_names(cpu->kernel_count ? cpu->kernels[0].name : NULL, cpu->kernel_count,
+                                sizeof *cpu->kernels);
+}
+
 void agpu_cpu_kernel_release(agpu_kernel *kernel) {
   if (!kernel->native) return;
   agpu_cpu_program_unref(kernel->program->native);

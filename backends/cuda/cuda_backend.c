@@ -37,5 +37,6 @@ const agpu_backend_ops agpu_cuda_backend_ops = {
     .program_release = agpu_cuda_program_release,
     .kernel_create = agpu_cuda_kernel_create,
     .kernel_release = agpu_cuda_kernel_release,
+    .program_kernel_names = agpu_cuda_program_kernel_names,
     .launch = agpu_cuda_launch,
 };

@@ -158,6 +158,7 @@ agpu_status agpu_cuda_program_create_native(agpu_program *program, agpu_native_f
 void agpu_cuda_program_release(agpu_program *program);
 agpu_status agpu_cuda_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_cuda_kernel_release(agpu_kernel *kernel);
+char *agpu_cuda_program_kernel_names(const agpu_program *program);
 
 /* cuda_module.c: loads a cubin or PTX into the device's context; on
  * failure the message has the driver's JIT log. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "translate.h"
 
 const char agpu_cuda_nvrtc_options_text[] = "-std=c++17 --diag-suppress=177,550";
 
@@ -171,13 +172,15 @@ static const char *agpu_nvrtc_error(const agpu_cuda_nvrtc *nvrtc, agpu_nvrtc_res
 /* Runs nvrtcCompileProgram; an NVRTC too old for --diag-suppress is asked
  * again without it. */
 static agpu_nvrtc_result agpu_nvrtc_run(const agpu_cuda_nvrtc *nvrtc, agpu_nvrtc_program program,
-                                        const char *target) {
+                                        const char *target, bool no_fmad) {
   char architecture[64];
   snprintf(architecture, sizeof architecture, "--gpu-architecture=%s", target);
-  const char *options[] = {architecture, "-std=c++17", "--diag-suppress=177,550"};
-  agpu_nvrtc_result result = nvrtc->nvrtcCompileProgram(program, 3, options);
+  /* --fmad=false: #pragma OPENCL FP_CONTRACT OFF (NVRTC has no pragma for it). */
+  const char *options[] = {architecture, "-std=c++17", no_fmad ? "--fmad=false" : "-std=c++17",
+                           "--diag-suppress=177,550"};
+  agpu_nvrtc_result result = nvrtc->nvrtcCompileProgram(program, 4, options);
   if (result == AGPU_NVRTC_ERROR_INVALID_OPTION)
-    result = nvrtc->nvrtcCompileProgram(program, 2, options);
+    result = nvrtc->nvrtcCompileProgram(program, 3, options);
   return result;
 }
 
@@ -226,7 +229,8 @@ agpu_status agpu_cuda_compile(const char *source, const char *name, int cc, bool
                                                                    : AGPU_ERROR_BACKEND,
                           "cuda: nvrtcCreateProgram failed: %s (%d)",
                           agpu_nvrtc_error(nvrtc, result), (int)result);
-  result = agpu_nvrtc_run(nvrtc, program, out->target);
+  result = agpu_nvrtc_run(nvrtc, program, out->target,
+                          strstr(source, KL_CUDA_FP_CONTRACT_OFF_MARK) != NULL);
   out->log = agpu_nvrtc_log(nvrtc, program);
   agpu_status status = AGPU_SUCCESS;
   if (result != AGPU_NVRTC_SUCCESS) {

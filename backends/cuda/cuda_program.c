@@ -325,6 +325,13 @@ static agpu_status agpu_cuda_native_params(const agpu_cuda_api *api, agpu_kernel
   return AGPU_SUCCESS;
 }
 
+char *agpu_cuda_program_kernel_names(const agpu_program *program) {
+  const agpu_cuda_program *cp = program->native;
+  if (!cp || !cp->translated) return NULL; /* a native module: the driver knows */
+  return agpu_join_kernel_names(cp->kernel_count ? cp->kernels[0].name : NULL, cp->kernel_count,
+                                sizeof *cp->kernels);
+}
+
 agpu_status agpu_cuda_kernel_create(agpu_kernel *kernel, const char *name) {
   const agpu_device *device = kernel->program->device;
   const agpu_cuda_api *api = agpu_cuda_device_of(device)->api;

@@ -37,5 +37,6 @@ const agpu_backend_ops agpu_hip_backend_ops = {
     .program_release = agpu_hip_program_release,
     .kernel_create = agpu_hip_kernel_create,
     .kernel_release = agpu_hip_kernel_release,
+    .program_kernel_names = agpu_hip_program_kernel_names,
     .launch = agpu_hip_launch,
 };

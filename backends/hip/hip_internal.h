@@ -180,6 +180,7 @@ agpu_status agpu_hip_program_create_native(agpu_program *program, agpu_native_fo
 void agpu_hip_program_release(agpu_program *program);
 agpu_status agpu_hip_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_hip_kernel_release(agpu_kernel *kernel);
+char *agpu_hip_program_kernel_names(const agpu_program *program);
 
 /* hip_launch.c */
 agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,

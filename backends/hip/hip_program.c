@@ -293,6 +293,13 @@ void agpu_hip_program_release(agpu_program *program) {
   program->native = NULL;
 }
 
+char *agpu_hip_program_kernel_names(const agpu_program *program) {
+  const agpu_hip_program *hp = program->native;
+  if (!hp) return NULL;
+  return agpu_join_kernel_names(hp->kernel_count ? hp->kernels[0].name : NULL, hp->kernel_count,
+                                sizeof *hp->kernels);
+}
+
 agpu_status agpu_hip_kernel_create(agpu_kernel *kernel, const char *name) {
   agpu_hip_program *hp = kernel->program->native;
   const agpu_device_info *info = &kernel->program->device->info;

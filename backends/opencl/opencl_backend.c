@@ -61,6 +61,7 @@ const agpu_backend_ops agpu_opencl_backend_ops = {
     .program_release = agpu_cl_program_release,
     .kernel_create = agpu_cl_kernel_create,
     .kernel_release = agpu_cl_kernel_release,
+    .program_kernel_names = agpu_cl_program_kernel_names,
     .launch = agpu_cl_launch,
 };
 

@@ -34,6 +34,7 @@
   X(clEnqueueUnmapMemObject, false)           \
   X(clEnqueueMigrateMemObjects, true)         \
   X(clCreateProgramWithSource, false)         \
+  X(clCreateProgramWithBinary, false)         \
   X(clCreateProgramWithIL, true)              \
   X(clBuildProgram, false)                    \
   X(clGetProgramInfo, false)                  \
@@ -148,11 +149,27 @@ agpu_status agpu_cl_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *p
 
 /* opencl_program.c */
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc);
+/* Builds `created` (taken over) for the device; on success it becomes
+ * program->native and its log program->build_log; a failure names
+ * `function` (opencl_program.c). */
+agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, const char *options,
+                                 const char *source_name, const char *function);
+
+/* The kernel cache's compiled programs (opencl_binary.c): the key of a build
+ * (the source as given and preprocessed, the options, the device, driver and
+ * platform); a build from the stored binary (AGPU_ERROR_NOT_FOUND on a miss
+ * or a binary the driver refuses); the built program's binary stored. */
+bool agpu_cl_binary_key(const agpu_program *program, const char *source, size_t source_size,
+                        const char *preprocessed, const char *options, char hex[65]);
+agpu_status agpu_cl_build_from_binary(agpu_program *program, const char *key_hex,
+                                      const char *options, const char *source_name);
+void agpu_cl_store_binary(const agpu_program *program, const char *key_hex);
 agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_format format,
                                           const void *data, size_t size, const char *options);
 void agpu_cl_program_release(agpu_program *program);
 agpu_status agpu_cl_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_cl_kernel_release(agpu_kernel *kernel);
+char *agpu_cl_program_kernel_names(const agpu_program *program);
 agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                            const size_t global[3], const size_t local[3], uint32_t nargs,
                            const agpu_arg args[]);

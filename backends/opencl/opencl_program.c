@@ -1,6 +1,7 @@
 /* Programs, kernels and their signatures, and launches. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "opencl_internal.h"
 #include "translate.h"
@@ -86,10 +87,8 @@ static char *agpu_cl_build_options(const agpu_cl_device *device, const char *opt
   return all;
 }
 
-/* Builds `created` (which this takes over) for the device; on success it
- * becomes program->native and the log, if any, program->build_log. */
-static agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created,
-                                        const char *options, const char *source_name) {
+agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, const char *options,
+                                 const char *source_name, const char *function) {
   const agpu_cl_device *device = agpu_cl_device_of(program->device);
   const agpu_cl_api *api = device->api;
   char *all_options = agpu_cl_build_options(device, options);
@@ -110,12 +109,19 @@ static agpu_status agpu_cl_finish_build(agpu_program *program, cl_program create
   api->clReleaseProgram(created);
   agpu_status status = agpu_cl_status(error);
   if (status == AGPU_ERROR_BACKEND) status = AGPU_ERROR_BUILD_FAILED;
+  /* Worded as every backend words a failed build. */
   if (error == CL_BUILD_PROGRAM_FAILURE)
-    agpu_error_set(status, "opencl: build of %s failed on %s:\n%s", source_name,
+    agpu_error_set(status,
+                   "%s: the kernel source did not compile for %s (%s, by the driver's OpenCL C "
+                   "compiler on %s):\n%s",
+                   function, program->device->info.selector, source_name,
                    program->device->info.name, log ? "" : "(the compiler wrote no log)");
   else
-    agpu_error_set(status, "opencl: build of %s failed on %s: clBuildProgram failed: %s (%d)%s",
-                   source_name, program->device->info.name, agpu_cl_error_name(error), (int)error,
+    agpu_error_set(status,
+                   "%s: the kernel source did not compile for %s (%s on %s): clBuildProgram "
+                   "failed: %s (%d)%s",
+                   function, program->device->info.selector, source_name,
+                   program->device->info.name, agpu_cl_error_name(error), (int)error,
                    log ? ":\n" : "");
   if (log) agpu_error_append("%s", log);
   free(log);
@@ -123,20 +129,22 @@ static agpu_status agpu_cl_finish_build(agpu_program *program, cl_program create
 }
 
 static agpu_status agpu_cl_build_source(agpu_program *program, const char *source, size_t size,
-                                        const char *options, const char *source_name) {
+                                        const char *options, const char *source_name,
+                                        const char *function) {
   const agpu_cl_device *device = agpu_cl_device_of(program->device);
   cl_int error = CL_SUCCESS;
   cl_program created =
       device->api->clCreateProgramWithSource(device->context, 1, &source, &size, &error);
   if (!created) return agpu_cl_fail("clCreateProgramWithSource", error);
-  return agpu_cl_finish_build(program, created, options, source_name);
+  return agpu_cl_finish_build(program, created, options, source_name, function);
 }
 
 /* Portable source is checked by the translator's front end first, so that a
  * kernel outside the subset fails here exactly as on every other backend,
  * with the same file:line:col messages; then the source itself is passed
  * through to the driver's OpenCL C compiler. */
-static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_program_desc *desc) {
+static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_program_desc *desc,
+                                          char **preprocessed) {
   kl_context *ctx = kl_context_create();
   if (!ctx) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   const agpu_device_info *info = &program->device->info;
@@ -149,7 +157,11 @@ static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_prog
   };
   agpu_status status = AGPU_SUCCESS;
   if (!kl_parse_program(ctx, desc->source, desc->source_size, &options))
-    status = agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s", kl_diagnostics_text(ctx));
+    status = agpu_error_set(AGPU_ERROR_BUILD_FAILED,
+                            "agpu_program_build: the kernel source did not compile for %s:\n%s",
+                            info->selector, kl_diagnostics_text(ctx));
+  const char *text = status == AGPU_SUCCESS ? kl_preprocessed_text(ctx) : NULL;
+  *preprocessed = text ? strdup(text) : NULL; /* NULL: no cache key */
   kl_context_destroy(ctx);
   return status;
 }
@@ -176,7 +188,8 @@ static char *agpu_cl_include_options(const agpu_program_desc *desc) {
 }
 
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc) {
-  agpu_status status = agpu_cl_check_portable(program, desc);
+  char *preprocessed = NULL;
+  agpu_status status = agpu_cl_check_portable(program, desc, &preprocessed);
   if (status != AGPU_SUCCESS) return status;
   /* What the translator predefines for every target, and where it looked
    * for #include "file" (the driver compiles a string, which has no
@@ -187,11 +200,24 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
   if (!includes ||
       asprintf(&options, "-D__ANYGPU__=1%s %s", includes, desc->options ? desc->options : "") < 0) {
     free(includes);
+    free(preprocessed);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   }
   free(includes);
-  status = agpu_cl_build_source(program, desc->source, desc->source_size, options,
-                                desc->source_name ? desc->source_name : "<source>");
+  const char *name = desc->source_name ? desc->source_name : "<source>";
+  char key[65];
+  /* The key holds the preprocessed text, so an included header's bytes are
+   * part of it (and the -I options, with the options). */
+  bool keyed = preprocessed && agpu_cl_binary_key(program, desc->source, desc->source_size,
+                                                  preprocessed, options, key);
+  free(preprocessed);
+  if (keyed && agpu_cl_build_from_binary(program, key, options, name) == AGPU_SUCCESS) {
+    free(options);
+    return AGPU_SUCCESS;
+  }
+  status = agpu_cl_build_source(program, desc->source, desc->source_size, options, name,
+                                "agpu_program_build");
+  if (status == AGPU_SUCCESS && keyed) agpu_cl_store_binary(program, key);
   free(options);
   return status;
 }
@@ -210,14 +236,16 @@ static agpu_status agpu_cl_build_spirv(agpu_program *program, const void *data, 
   cl_int error = CL_SUCCESS;
   cl_program created = device->api->clCreateProgramWithIL(device->context, data, size, &error);
   if (!created) return agpu_cl_fail("clCreateProgramWithIL", error);
-  return agpu_cl_finish_build(program, created, options, "<SPIR-V module>");
+  return agpu_cl_finish_build(program, created, options, "<SPIR-V module>",
+                              "agpu_program_create_native");
 }
 
 agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_format format,
                                           const void *data, size_t size, const char *options) {
   switch (format) {
     case AGPU_NATIVE_OPENCL_C:
-      return agpu_cl_build_source(program, data, size, options, "<OpenCL C source>");
+      return agpu_cl_build_source(program, data, size, options, "<OpenCL C source>",
+                                  "agpu_program_create_native");
     case AGPU_NATIVE_SPIRV:
       return agpu_cl_build_spirv(program, data, size, options);
     case AGPU_NATIVE_PTX:
@@ -377,6 +405,26 @@ static void agpu_cl_append_kernel_names(const agpu_cl_device *device, cl_program
     }
   }
   free(names);
+}
+
+/* CL_PROGRAM_KERNEL_NAMES ("a;b;c", OpenCL 1.2) with spaces for ';'. */
+char *agpu_cl_program_kernel_names(const agpu_program *program) {
+  const agpu_cl_device *device = agpu_cl_device_of(program->device);
+  cl_program native = agpu_cl_program(program);
+  size_t size = 0;
+  if (device->version < 12 || !native ||
+      device->api->clGetProgramInfo(native, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) != CL_SUCCESS)
+    return NULL;
+  char *names = calloc(1, size + 1);
+  if (!names) return NULL;
+  if (device->api->clGetProgramInfo(native, CL_PROGRAM_KERNEL_NAMES, size, names, NULL) !=
+      CL_SUCCESS) {
+    free(names);
+    return NULL;
+  }
+  for (char *p = names; *p; p++)
+    if (*p == ';') *p = ' ';
+  return names;
 }
 
 agpu_status agpu_cl_kernel_create(agpu_kernel *kernel, const char *name) {

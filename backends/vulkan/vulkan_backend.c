@@ -60,6 +60,7 @@ const agpu_backend_ops agpu_vulkan_backend_ops = {
     .program_release = agpu_vk_program_release,
     .kernel_create = agpu_vk_kernel_create,
     .kernel_release = agpu_vk_kernel_release,
+    .program_kernel_names = agpu_vk_program_kernel_names,
     .launch = agpu_vk_launch,
 };
 

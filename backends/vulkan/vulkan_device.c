@@ -378,6 +378,7 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   pthread_mutex_init(&device->submit_lock, NULL);
   pthread_mutex_init(&device->memory_lock, NULL);
   pthread_mutex_init(&device->deferred_lock, NULL);
+  pthread_mutex_init(&device->probe_lock, NULL);
   agpu_device_info info;
   agpu_vk_describe(api, device,
                    agpu_vk_has_extension(ext, ext_count, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME),

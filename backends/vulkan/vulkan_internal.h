@@ -163,7 +163,16 @@ struct agpu_vk_device {
   pthread_mutex_t deferred_lock; /* the two below */
   uint32_t batches_in_use;       /* recording or in flight, on every queue */
   agpu_vk_deferred *deferred;    /* releases waiting for batches_in_use to reach 0 */
+  pthread_mutex_t probe_lock;    /* the probes' results (vulkan_probe.c) */
+  int f64_rounding;              /* agpu_vk_probe_result */
 };
+
+/* What a probe of the driver found (vulkan_probe.c). */
+typedef enum agpu_vk_probe_result {
+  AGPU_VK_PROBE_UNKNOWN,
+  AGPU_VK_PROBE_YES,
+  AGPU_VK_PROBE_NO,
+} agpu_vk_probe_result;
 
 /* buffer->native */
 typedef struct agpu_vk_buffer {
@@ -318,9 +327,14 @@ void agpu_vk_event_release(agpu_event *event);
 
 /* vulkan_program.c */
 agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc *desc);
+/* The device's double floor, ceil, trunc and roundEven are exact: probed
+ * once per process on first call ($ANYGPU_VULKAN_F64_ROUNDING=soft or
+ * native overrides it). False without fp64. */
+bool agpu_vk_f64_rounding_exact(agpu_device *device);
 void agpu_vk_program_release(agpu_program *program);
 agpu_status agpu_vk_kernel_create(agpu_kernel *kernel, const char *name);
 void agpu_vk_kernel_release(agpu_kernel *kernel);
+char *agpu_vk_program_kernel_names(const agpu_program *program);
 
 /* vulkan_deferred.c: a batch is "in use" from its first command until it
  * retires (or fails to submit). */

@@ -139,6 +139,10 @@ static agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx,
   agpu_cache_key_add_string(&key, "kernel", fn->name);
   agpu_cache_key_add_u64(&key, "fp64", info->fp64);
   agpu_cache_key_add_u64(&key, "fp16", info->fp16);
+  /* the traits the GLSL depends on beyond the device's name and driver */
+  const kl_device_traits traits = kl_context_traits(ctx);
+  agpu_cache_key_add_u64(&key, "fused_fma_float", traits.fused_fma_float);
+  agpu_cache_key_add_u64(&key, "f64_rounding_exact", traits.f64_rounding_exact);
   bool have_key = agpu_cache_key_final(&key, hex) == AGPU_SUCCESS;
   *owned = NULL;
   if (have_key && agpu_cache_lookup(hex, owned, size) == AGPU_SUCCESS) {
@@ -202,7 +206,8 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
                  .int64 = info->int64,
                  /* GPUs compile GLSL fma to their fused instruction; lavapipe
                   * (a CPU device) splits it into a multiply and an add */
-                 .fused_fma_float = info->type != AGPU_DEVICE_TYPE_CPU},
+                 .fused_fma_float = info->type != AGPU_DEVICE_TYPE_CPU,
+                 .f64_rounding_exact = agpu_vk_f64_rounding_exact(program->device)},
   };
   agpu_status status = AGPU_SUCCESS;
   kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
@@ -301,6 +306,13 @@ agpu_status agpu_vk_kernel_create(agpu_kernel *kernel, const char *name) {
   if (vp->kernel_count) agpu_error_append("; it has:");
   for (uint32_t i = 0; i < vp->kernel_count; i++) agpu_error_append(" %s", vp->kernels[i].name);
   return AGPU_ERROR_NOT_FOUND;
+}
+
+char *agpu_vk_program_kernel_names(const agpu_program *program) {
+  const agpu_vk_program *vp = program->native;
+  if (!vp) return NULL;
+  return agpu_join_kernel_names(vp->kernel_count ? vp->kernels[0].name : NULL, vp->kernel_count,
+                                sizeof *vp->kernels);
 }
 
 void agpu_vk_kernel_release(agpu_kernel *kernel) {

@@ -48,7 +48,7 @@ int native_parse(int argc, char **argv, unsigned supported, size_t default_size,
   options->size = default_size;
   options->iterations = 10;
   options->benches = supported;
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) { /* a flag and its value */
     const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
     unsigned long long number = 0;
     if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0) {
@@ -84,7 +84,6 @@ int native_parse(int argc, char **argv, unsigned supported, size_t default_size,
               value ? "" : " (or its value is missing)");
       return usage();
     }
-    i++;
   }
   return -1;
 }

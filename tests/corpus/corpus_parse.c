@@ -347,7 +347,8 @@ static const char *corpus_line_start(const char *source, int number, size_t *len
 }
 
 /* The error position must be a non-blank character of a line below the
- * header. */
+ * header, or just past one (the end of a token: where a missing ';' is
+ * reported, as clang and GCC do). */
 static bool corpus_check_error_position(corpus_parser *parser, int header_lines) {
   corpus_kernel *kernel = parser->kernel;
   size_t length = 0;
@@ -356,11 +357,14 @@ static bool corpus_check_error_position(corpus_parser *parser, int header_lines)
   if (!line) return corpus_fail(parser, "@error line %d is past the end", kernel->error_line);
   if (kernel->error_line <= header_lines)
     return corpus_fail(parser, "@error line %d is inside the header", kernel->error_line);
-  if ((size_t)kernel->error_column > length)
+  bool just_past_last = (size_t)kernel->error_column == length + 1 && length > 0;
+  if ((size_t)kernel->error_column > length && !just_past_last)
     return corpus_fail(parser, "@error column %d is past the end of the line (%zu characters)",
                        kernel->error_column, length);
-  char at = line[kernel->error_column - 1];
-  if (isspace((unsigned char)at))
+  size_t column = (size_t)kernel->error_column;
+  bool on_token = column <= length && !isspace((unsigned char)line[column - 1]);
+  bool after_token = column >= 2 && !isspace((unsigned char)line[column - 2]);
+  if (!on_token && !after_token)
     return corpus_fail(parser, "@error column %d points at a blank; it must be a token's start",
                        kernel->error_column);
   return true;

@@ -111,8 +111,9 @@ static void checks_invalid_headers(void) {
       {"// @options -DX\n// @error 3:1 #error\n#error X\n", NULL},
       {"// @error 2:1 x\n\n", "past the end"},
       {"// @error 1:1 x\nint x;\n", "inside the header"},
-      {"// @error 2:4 x\nint x;\n", "points at a blank"},
+      {"// @error 2:5 x\nint  x;\n", "points at a blank"},
       {"// @error 2:9 x\nint x;\n", "past the end of the line"},
+      {"// @error 2:7 x\nint x;\n", NULL}, /* just past the last token */
       {"// @error 2:1\nint x;\n", "has no message"},
       {"// @error 2 x\nint x;\n", "expected '@error LINE:COL message'"},
       {"// @kernel k\n// @error 2:1 x\nint x;\n", "only @error, @options"},

@@ -245,16 +245,17 @@ static bool native_try(const bench_device *device, bench_result *result, const c
 void bench_native(const bench_device *device, bench_result *result, const char *benchmark,
                   uint64_t size, uint32_t iterations) {
   const char *wanted = strcmp(benchmark, "roundtrip") == 0 ? "launch_roundtrip" : benchmark;
-  const char *programs[3];
+  const char *programs[4];
   int count = 0;
   char own[48];
   snprintf(own, sizeof own, "native_%s", device->info.backend_name);
-  if (strcmp(benchmark, "sgemm") == 0) {
-    if (device->info.type == AGPU_DEVICE_TYPE_CPU) programs[count++] = "native_openblas";
+  if (strcmp(benchmark, "sgemm") == 0) { /* the vendor's BLAS through the same API first */
+    if (device->info.backend == AGPU_BACKEND_OPENCL) programs[count++] = "native_clblast";
     if (device->info.backend == AGPU_BACKEND_CUDA) programs[count++] = "native_cublas";
+    if (device->info.type == AGPU_DEVICE_TYPE_CPU) programs[count++] = "native_openblas";
   }
   programs[count++] = own;
-  char notes[3][512];
+  char notes[4][512];
   for (int i = 0; i < count; i++) {
     notes[i][0] = '\0';
     if (native_try(device, result, programs[i], benchmark, wanted, size, iterations, notes[i],
