@@ -157,6 +157,16 @@ typedef struct agpu_device_info {
   uint64_t last_level_cache_bytes;
   double peak_bandwidth_gb_s; /* theoretical device-memory bandwidth, 1e9 B/s */
   double peak_fp32_gflop_s;   /* theoretical FP32 rate, FMA counted as 2 */
+  /* Limits that decide what a launch does (docs/api.md, "At a device's
+   * limits"); 0 where the backend has none. */
+  uint64_t max_buffer_range_bytes; /* bytes of one buffer a kernel sees through one binding
+                                      (Vulkan maxStorageBufferRange) */
+  bool buffers_by_address;         /* a larger buffer is reached by its device address
+                                      instead; else such a launch is refused */
+  uint32_t max_buffer_params;      /* buffer parameters of one kernel (Vulkan: storage
+                                      buffers per shader, the parameter block's included) */
+  uint32_t max_param_bytes;        /* bytes of all of a kernel's arguments, 8 per buffer or
+                                      __local pointer (OpenCL CL_DEVICE_MAX_PARAMETER_SIZE) */
 } agpu_device_info;
 
 /* All devices of all available backends, in backend order. Enumeration runs

@@ -133,13 +133,22 @@ static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const ag
                           info->name, info->param_count, nargs, what[0] ? ": " : "", what,
                           what[0] ? " is missing" : "");
   }
-  uint64_t local_bytes = 0;
+  uint64_t local_bytes = 0, param_bytes = 0;
   for (uint32_t i = 0; i < nargs; i++) {
     resolved[i] = args[i];
     agpu_status status = agpu_check_arg(kernel, i, &args[i], &resolved[i], &local_bytes);
     if (status != AGPU_SUCCESS) return status;
+    param_bytes += args[i].kind == AGPU_ARG_VALUE ? args[i].size : 8u;
   }
   const agpu_device_info *device = &kernel->program->device->info;
+  /* OpenCL's CL_DEVICE_MAX_PARAMETER_SIZE, counted as OpenCL C does: each
+   * value its size, each buffer or __local pointer 8 bytes */
+  if (device->max_param_bytes && param_bytes > device->max_param_bytes)
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "%s: kernel '%s' takes %llu bytes of arguments (8 per buffer or __local "
+                          "pointer); %s allows %u (max_param_bytes)",
+                          agpu_launch_name, info->name, (unsigned long long)param_bytes,
+                          device->selector, device->max_param_bytes);
   if (device->local_mem_bytes && local_bytes > device->local_mem_bytes)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                           "%s: kernel '%s' asks for %llu bytes of local memory; %s has %llu",

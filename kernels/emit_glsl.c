@@ -389,8 +389,9 @@ uint32_t glsl_align_up(uint32_t v, uint32_t a) {
   return a ? (v + a - 1) / a * a : v;
 }
 
-const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
-                                     const kl_function *kernel, const kl_glsl_layout **layout_out) {
+const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
+                                 const kl_function *kernel, uint64_t by_address,
+                                 const kl_glsl_layout **layout_out) {
   if (layout_out) *layout_out = NULL;
   if (!kernel || !kernel->is_kernel) {
     kl_error(ctx, kernel ? kernel->location : (kl_location){0}, "GLSL: no kernel given");
@@ -443,6 +444,7 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
       } else {
         lp->kind = KL_GLSL_PARAM_BUFFER;
         lp->binding = binding++;
+        lp->by_address = i < 64 && ((by_address >> i) & 1u);
         const char *array = kl_format(ctx, "_cl_buf%u", lp->binding);
         glsl_root *r = glsl_new_root(&e, ROOT_BUFFER, p, array);
         r->buffer = i;
@@ -472,6 +474,18 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
     }
     glsl_bind(&e, p, name, NULL);
     offset += (uint32_t)t->size;
+  }
+  /* by-address buffers: a buffer reference each, after the values */
+  uint32_t address_count = 0;
+  for (int k = 0; k < count; k++) {
+    kl_glsl_param *lp = &e.params[k];
+    if (lp->kind != KL_GLSL_PARAM_BUFFER || !lp->by_address) continue;
+    offset = glsl_align_up(offset, 8);
+    lp->address_offset = offset;
+    klg_printf(&block, "  layout(offset = %u) _cl_Ref%u _cl_addr%u;\n", offset, lp->binding,
+               lp->binding);
+    offset += 8;
+    address_count++;
   }
   uint32_t block_size = glsl_align_up(offset, 16);
   bool in_buffer = block_size > KL_GLSL_PUSH_LIMIT;
@@ -516,8 +530,9 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
   for (int s = 0; s < program->struct_count; s++) glsl_struct(&e, program->structs[s], &structs);
 
   /* buffers, now that reads and writes are known */
-  klg_buf buffers;
+  klg_buf buffers, references;
   klg_init(&buffers, ctx);
+  klg_init(&references, ctx);
   i = 0;
   for (const kl_variable *p = kernel->params; p; p = p->next, i++) {
     kl_glsl_param *lp = &e.params[i];
@@ -532,10 +547,19 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
     const char *restrict_q = (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
     const char *vol =
         (p->type->element->qualifiers & KL_QUALIFIER_VOLATILE) ? "coherent volatile " : "";
+    const char *element = glsl_type(&e, p->type->element, p->location);
+    if (lp->by_address) {
+      /* the buffer reference type, and the array's name for its contents */
+      klg_printf(&references,
+                 "layout(buffer_reference, std430, buffer_reference_align = 16) %s%s%sbuffer "
+                 "_cl_Ref%u { %s _cl_data[]; };\n",
+                 restrict_q, vol, q, lp->binding, element);
+      klg_printf(&buffers, "#define %s _cl_p._cl_addr%u._cl_data\n", r->array, lp->binding);
+      continue;
+    }
     klg_printf(&buffers,
                "layout(std430, set = 0, binding = %u) %s%s%sbuffer _cl_Buffer%u { %s %s[]; };\n",
-               lp->binding, restrict_q, vol, q, lp->binding,
-               glsl_type(&e, p->type->element, p->location), r->array);
+               lp->binding, restrict_q, vol, q, lp->binding, element, r->array);
   }
 
   kl_glsl_layout *layout = kl_alloc(ctx, sizeof *layout);
@@ -566,6 +590,10 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
   if (e.caps & KL_GLSL_NEEDS_INT64)
     klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n");
   if (e.int64_atomics) klg_puts(&out, "#extension GL_EXT_shader_atomic_int64 : require\n");
+  if (address_count)
+    klg_puts(&out,
+             "#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_buffer_reference2 : "
+             "require\n");
   if (e.caps & KL_GLSL_NEEDS_FLOAT_CONTROLS) {
     /* IEEE infinities, NaNs and signed zeros kept (drivers may assume none) */
     static const char mode[] =
@@ -591,6 +619,7 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
              wg[0], wg[1], wg[2]);
   klg_puts(&out, klg_text(&e.wide_types));
   klg_puts(&out, klg_text(&structs));
+  klg_puts(&out, klg_text(&references));
   if (in_buffer)
     klg_printf(&out, "layout(std430, set = 0, binding = %u) readonly buffer _cl_Block {\n",
                block_binding);
@@ -610,6 +639,11 @@ const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
   klg_puts(&out, klg_text(&main_body));
   if (layout_out) *layout_out = layout;
   return klg_text(&out);
+}
+
+const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
+                                     const kl_function *kernel, const kl_glsl_layout **layout) {
+  return kl_emit_glsl_variant(ctx, program, kernel, 0, layout);
 }
 
 const char *kl_emit_glsl(kl_context *ctx, const kl_program *program, const kl_function *kernel) {

@@ -72,6 +72,12 @@ typedef struct kl_glsl_param {
   uint32_t offset, size; /* VALUE: where the OpenCL value's bytes go in the block */
   uint32_t spec_id;      /* LOCAL */
   uint32_t element_size; /* LOCAL and BUFFER: bytes per element */
+  /* BUFFER in a by-address variant (kl_emit_glsl_variant): the shader
+   * reaches it through a buffer reference (GL_EXT_buffer_reference), the
+   * buffer's VkDeviceAddress at address_offset in the block; its binding
+   * stays in the layout, unused by the shader. */
+  bool by_address;
+  uint32_t address_offset;
 } kl_glsl_param;
 
 enum {
@@ -106,6 +112,16 @@ typedef struct kl_glsl_layout {
  * NULL on error, with a diagnostic. */
 const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
                                      const kl_function *kernel, const kl_glsl_layout **layout);
+
+/* The same with the buffer parameters whose bit is set in by_address (bit
+ * i: parameter i, of the first 64) reached by address: each one's
+ * VkDeviceAddress goes in 8 bytes of the block after the values (so the
+ * block may grow past KL_GLSL_PUSH_LIMIT and move to a buffer), and the
+ * kernel sees all of the buffer whatever maxStorageBufferRange says. The
+ * device needs bufferDeviceAddress. Mask 0 is kl_emit_glsl_with_layout. */
+const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
+                                 const kl_function *kernel, uint64_t by_address,
+                                 const kl_glsl_layout **layout);
 
 /* The layout alone; NULL on error. */
 const kl_glsl_layout *kl_glsl_layout_of(kl_context *ctx, const kl_program *program,

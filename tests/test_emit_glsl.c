@@ -422,6 +422,43 @@ static void float_constants_fold_as_float(void) {
   kl_context_destroy(ctx);
 }
 
+/* A by-address variant (kl_emit_glsl_variant): the masked buffer is a
+ * buffer reference whose address follows the values in the block (which
+ * then moves to a buffer past 128 bytes), the others keep their bindings,
+ * and mask 0 is the plain shader. Each compiles and validates. */
+static void by_address_variant(void) {
+  static const char source[] =
+      "__kernel void k(__global const float *restrict in, __global float *out, float4 a,\n"
+      "                float4 b, float4 c, float4 d, float4 e, float4 f) {\n"
+      "  uint i = get_global_id(0);\n"
+      "  out[i] = in[i] * a.x + f.w;\n"
+      "  float4 v = vload4(i, in); vstore4(v, i, out);\n"
+      "}\n";
+  kl_context *ctx = kl_context_create();
+  kl_program *program = emit_parse(ctx, "address.cl", source, strlen(source), NULL, false);
+  const kl_function *fn = program ? kl_find_kernel(program, "k") : NULL;
+  const kl_glsl_layout *plain = NULL, *one = NULL, *both = NULL;
+  const char *g0 = fn ? kl_emit_glsl_variant(ctx, program, fn, 0, &plain) : NULL;
+  const char *g1 = fn ? kl_emit_glsl_variant(ctx, program, fn, 1u, &one) : NULL;
+  const char *g3 = fn ? kl_emit_glsl_variant(ctx, program, fn, 3u, &both) : NULL;
+  CHECK(g0 && g1 && g3 && plain && one && both);
+  if (g0 && g1 && g3 && plain && one && both) {
+    CHECK(strcmp(g0, kl_emit_glsl(ctx, program, fn)) == 0);
+    CHECK(strstr(g0, "buffer_reference") == NULL && !plain->block_in_buffer);
+    CHECK(plain->block_size == 128);
+    CHECK(strstr(g1, "#define _cl_buf0 _cl_p._cl_addr0._cl_data") != NULL);
+    CHECK(strstr(g1, "buffer _cl_Buffer1 {") != NULL && strstr(g1, "_cl_Buffer0") == NULL);
+    CHECK(one->params[0].by_address && !one->params[1].by_address);
+    CHECK(one->params[0].address_offset == 128 && one->block_size == 144);
+    CHECK(one->block_in_buffer && one->buffer_count == 2);
+    CHECK(both->params[1].by_address && both->params[1].address_offset == 136);
+    CHECK(glsl_compiles("address_plain", g0));
+    CHECK(glsl_compiles("address_one", g1));
+    CHECK(glsl_compiles("address_both", g3));
+  }
+  kl_context_destroy(ctx);
+}
+
 /* Float fma: emulated in software unless the device fuses it. */
 static void fma_follows_the_device(void) {
   static const char source[] =
@@ -486,6 +523,7 @@ int main(void) {
   RUN(doubles_compile);
   RUN(float_constants_fold_as_float);
   RUN(fma_follows_the_device);
+  RUN(by_address_variant);
   RUN(inexpressible_is_rejected);
   if (tool_dir[0]) {
     char *command = NULL;

@@ -102,6 +102,7 @@ static void print_info_text(const agpu_device_info *info, const agpu_memory_info
   if (info->has_uuid) format_uuid_dashed(info->uuid, uuid);
   print_text_field("uuid", uuid);
   device_report_print_hardware(info, print_field);
+  device_report_print_limits(info, print_field);
 
   print_bytes_field("memory.total_bytes", memory->total_bytes);
   if (memory->free_known)

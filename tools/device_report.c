@@ -71,6 +71,33 @@ void device_report_write_json_members(json_writer *writer, const agpu_device_inf
     json_key_null(writer, "uuid");
   }
   device_report_write_hardware_json(writer, info);
+  device_report_write_limits_json(writer, info);
+}
+
+void device_report_write_limits_json(json_writer *writer, const agpu_device_info *info) {
+  json_key_uint(writer, "max_buffer_range_bytes", info->max_buffer_range_bytes);
+  json_key_bool(writer, "buffers_by_address", info->buffers_by_address);
+  json_key_uint(writer, "max_buffer_params", info->max_buffer_params);
+  json_key_uint(writer, "max_param_bytes", info->max_param_bytes);
+}
+
+void device_report_print_limits(const agpu_device_info *info,
+                                void (*print)(const char *key, const char *value)) {
+  char text[160];
+  if (info->max_buffer_range_bytes) {
+    char human[FORMAT_BYTES_CAPACITY];
+    format_bytes(info->max_buffer_range_bytes, human, sizeof human);
+    snprintf(text, sizeof text, "%s (%" PRIu64 " bytes) per binding; larger buffers %s", human,
+             info->max_buffer_range_bytes,
+             info->buffers_by_address ? "by address" : "refused at launch");
+    print("max_buffer_range_bytes", text);
+  } else {
+    print("max_buffer_range_bytes", "none (up to max_alloc_bytes)");
+  }
+  snprintf(text, sizeof text, "%u", info->max_buffer_params);
+  print("max_buffer_params", info->max_buffer_params ? text : "none");
+  snprintf(text, sizeof text, "%u bytes", info->max_param_bytes);
+  print("max_param_bytes", info->max_param_bytes ? text : "none");
 }
 
 /* The hardware fields CUDA and HIP fill; each only when known (non-zero). */

@@ -19,4 +19,11 @@ void device_report_write_hardware_json(json_writer *writer, const agpu_device_in
 void device_report_print_hardware(const agpu_device_info *info,
                                   void (*print)(const char *key, const char *value));
 
+/* The launch limits (buffer range and whether larger buffers go by address,
+ * buffer parameters, argument bytes): JSON members (always, 0 for none,
+ * also part of device_report_write_json_members) and text ("none"). */
+void device_report_write_limits_json(json_writer *writer, const agpu_device_info *info);
+void device_report_print_limits(const agpu_device_info *info,
+                                void (*print)(const char *key, const char *value));
+
 #endif /* ANYGPU_TOOLS_DEVICE_REPORT_H */

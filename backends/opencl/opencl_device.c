@@ -161,6 +161,9 @@ static void agpu_cl_fill_info(const agpu_cl_api *api, cl_device_id id, const cha
   info->global_mem_bytes = global_mem;
   info->max_alloc_bytes = max_alloc;
   info->local_mem_bytes = local_mem;
+  size_t param_bytes = 0;
+  if (agpu_cl_query(api, id, CL_DEVICE_MAX_PARAMETER_SIZE, &param_bytes, sizeof param_bytes))
+    info->max_param_bytes = param_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)param_bytes;
 
   cl_device_type type;
   cl_bool unified;

@@ -113,12 +113,13 @@ static void agpu_vk_pick_memory(agpu_vk_device *device, uint32_t buffer_types) {
 }
 
 /* Which memory types a storage buffer may live in, from a probe buffer. */
-static uint32_t agpu_vk_buffer_types(const agpu_vk_api *api, VkDevice device) {
+static uint32_t agpu_vk_buffer_types(const agpu_vk_api *api, VkDevice device, bool address) {
   VkBufferCreateInfo info = {
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
       .size = 256,
       .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+               (address ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0),
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
   VkBuffer buffer = VK_NULL_HANDLE;
@@ -161,6 +162,7 @@ static void agpu_vk_features_wanted(const agpu_vk_features *have, agpu_vk_featur
   want->v12.shaderFloat16 = have->v12.shaderFloat16;
   want->v12.shaderBufferInt64Atomics = have->v12.shaderBufferInt64Atomics;
   want->v12.shaderSharedInt64Atomics = have->v12.shaderSharedInt64Atomics;
+  want->v12.bufferDeviceAddress = have->v12.bufferDeviceAddress;
 }
 
 static unsigned agpu_vk_capabilities(const agpu_vk_features *f) {
@@ -286,6 +288,16 @@ static void agpu_vk_describe(const agpu_vk_api *api, agpu_vk_device *device, boo
   info->has_uuid = true;
   memcpy(info->uuid, ids.deviceUUID, sizeof info->uuid);
   device->max_storage_range = limits->maxStorageBufferRange;
+  device->max_storage_buffers = limits->maxPerStageDescriptorStorageBuffers;
+  /* ANYGPU_VULKAN_MAX_STORAGE_RANGE=<bytes> lowers the range (never raises
+   * it), so that the by-address path and its refusal run on small buffers. */
+  const char *lowered = getenv("ANYGPU_VULKAN_MAX_STORAGE_RANGE");
+  if (lowered && *lowered) {
+    char *end = NULL;
+    unsigned long long bytes = strtoull(lowered, &end, 0);
+    if (end && *end == '\0' && bytes >= 4 && bytes < device->max_storage_range)
+      device->max_storage_range = bytes & ~3ull;
+  }
 }
 
 static agpu_status agpu_vk_create_device(const agpu_vk_api *api, agpu_vk_device *device,
@@ -312,6 +324,13 @@ static agpu_status agpu_vk_create_device(const agpu_vk_api *api, agpu_vk_device 
   };
   agpu_vk_features want;
   agpu_vk_features_chain(&want, device->properties.apiVersion >= VK_API_VERSION_1_2);
+  /* ANYGPU_VULKAN_NO_BUFFER_ADDRESS=1: as on a device without
+   * bufferDeviceAddress (launches with buffers over the range are refused) */
+  const char *no_address = getenv("ANYGPU_VULKAN_NO_BUFFER_ADDRESS");
+  if (no_address && *no_address && strcmp(no_address, "0") != 0)
+    features->v12.bufferDeviceAddress = VK_FALSE;
+  device->buffer_address = features->v12.bufferDeviceAddress && api->vkGetBufferDeviceAddress;
+  if (!device->buffer_address) features->v12.bufferDeviceAddress = VK_FALSE;
   agpu_vk_features_wanted(features, &want);
   VkDeviceCreateInfo info = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
@@ -368,7 +387,7 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   device->fp16 = features.v12.shaderFloat16 && features.v11.storageBuffer16BitAccess;
   status = agpu_vk_create_device(api, device, &features, ext, ext_count);
   if (status != AGPU_SUCCESS) goto fail;
-  agpu_vk_pick_memory(device, agpu_vk_buffer_types(api, device->device));
+  agpu_vk_pick_memory(device, agpu_vk_buffer_types(api, device->device, device->buffer_address));
   if (device->device_type < 0 || device->staging_type < 0) {
     status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                             "%s offers no memory type for storage buffers and staging",
@@ -383,6 +402,9 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   agpu_vk_describe(api, device,
                    agpu_vk_has_extension(ext, ext_count, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME),
                    &features, &info);
+  info.max_buffer_range_bytes = device->max_storage_range;
+  info.buffers_by_address = device->buffer_address;
+  info.max_buffer_params = device->max_storage_buffers;
   free(ext);
   ext = NULL;
   agpu_vk_pipeline_cache_open(device);

@@ -82,6 +82,7 @@
   X(vkCmdPushDescriptorSetKHR, true)                 \
   X(vkCmdDispatch, false)                            \
   X(vkCmdDispatchBase, false)                        \
+  X(vkGetBufferDeviceAddress, true)                  \
   X(vkCmdPipelineBarrier, false)                     \
   X(vkCmdCopyBuffer, false)                          \
   X(vkCmdFillBuffer, false)                          \
@@ -150,9 +151,11 @@ struct agpu_vk_device {
   int32_t device_type;            /* device-local */
   int32_t staging_type;           /* host-visible, coherent */
   VkDeviceSize block_size;        /* of the sub-allocator's blocks */
-  VkDeviceSize max_storage_range; /* maxStorageBufferRange */
-  pthread_mutex_t submit_lock;    /* vkQueueSubmit on the shared VkQueue */
-  pthread_mutex_t memory_lock;    /* the blocks below and heap_used */
+  VkDeviceSize max_storage_range; /* maxStorageBufferRange, or ANYGPU_VULKAN_MAX_STORAGE_RANGE */
+  bool buffer_address;          /* bufferDeviceAddress enabled: buffers over the range by address */
+  uint32_t max_storage_buffers; /* maxPerStageDescriptorStorageBuffers */
+  pthread_mutex_t submit_lock;  /* vkQueueSubmit on the shared VkQueue */
+  pthread_mutex_t memory_lock;  /* the blocks below and heap_used */
   agpu_vk_block **blocks;
   uint32_t block_count, block_capacity;
   VkDeviceSize heap_used; /* bytes of VkDeviceMemory this process took from the heap */
@@ -178,7 +181,8 @@ typedef enum agpu_vk_probe_result {
 typedef struct agpu_vk_buffer {
   VkBuffer buffer;
   agpu_vk_allocation allocation;
-  void *mapped; /* non-NULL when the memory is host-visible (direct) */
+  void *mapped;            /* non-NULL when the memory is host-visible (direct) */
+  VkDeviceAddress address; /* where device->buffer_address, else 0 */
 } agpu_vk_buffer;
 
 /* A buffer the backend uses for itself (staging, parameter blocks). */
@@ -226,9 +230,14 @@ typedef struct agpu_vk_pipeline {
 typedef struct agpu_vk_param {
   int kind; /* kl_glsl_param_kind */
   uint32_t binding, offset, size, spec_id, element_size;
+  bool by_address;         /* BUFFER: reached through its address (a variant) */
+  uint32_t address_offset; /* BUFFER by address: where the address goes in the block */
 } agpu_vk_param;
 
-typedef struct agpu_vk_kernel_entry {
+typedef struct agpu_vk_kernel_entry agpu_vk_kernel_entry;
+typedef struct agpu_vk_program agpu_vk_program;
+
+struct agpu_vk_kernel_entry {
   char name[128];
   agpu_kernel_param *params; /* for kernel->params */
   agpu_vk_param *layout;
@@ -244,13 +253,25 @@ typedef struct agpu_vk_kernel_entry {
   pthread_mutex_t lock; /* pipelines */
   agpu_vk_pipeline *pipelines;
   uint32_t pipeline_count, pipeline_capacity;
-} agpu_vk_kernel_entry;
+  /* By-address variants (vulkan_variant.c), made on first use under lock:
+   * the same kernel with the buffer parameters of by_address (bit i:
+   * parameter i) reached through buffer device addresses. */
+  uint64_t by_address; /* this entry's mask; 0 for the base entry */
+  agpu_vk_program *program;
+  agpu_vk_kernel_entry *variants; /* the base entry's list */
+  agpu_vk_kernel_entry *next_variant;
+};
 
 /* program->native */
-typedef struct agpu_vk_program {
+struct agpu_vk_program {
   agpu_vk_kernel_entry *kernels;
   uint32_t kernel_count;
-} agpu_vk_program;
+  /* What builds a variant again (portable programs; NULL for native SPIR-V). */
+  char *source, *source_name, *options;
+  size_t source_size;
+  char **include_dirs; /* #include "file" directories (agpu_program_desc) */
+  uint32_t include_dir_count;
+};
 
 static inline agpu_vk_device *agpu_vk_device_of(const agpu_device *device) {
   return (agpu_vk_device *)device->native;
@@ -357,6 +378,14 @@ agpu_status agpu_vk_pipeline_get(agpu_vk_device *device, agpu_vk_kernel_entry *e
                                  VkPipeline *pipeline);
 void agpu_vk_pipeline_cache_open(agpu_vk_device *device);
 void agpu_vk_pipeline_cache_save(agpu_vk_device *device);
+
+/* vulkan_variant.c: the entry a launch uses. Buffers larger than the
+ * device's storage-buffer range go by address where the device can
+ * (a variant, made on first use), else the launch is refused naming the
+ * parameter, its size and the limit. */
+agpu_status agpu_vk_launch_entry(agpu_kernel *kernel, uint32_t nargs, const agpu_arg args[],
+                                 agpu_vk_kernel_entry **entry);
+void agpu_vk_variants_destroy(agpu_vk_device *device, agpu_vk_kernel_entry *entry);
 
 /* vulkan_launch.c */
 agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,

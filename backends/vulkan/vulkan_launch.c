@@ -2,8 +2,9 @@
  * push constants, or in a storage buffer when it is larger; buffers through
  * push descriptors where the device has them, else a set from the batch's
  * pool; group counts beyond maxComputeWorkGroupCount split over several
- * dispatches, each told its first group in the block's group_offset. The
- * dispatches are recorded, not submitted. */
+ * dispatches, each told its first group in the block's group_offset; a
+ * buffer over the storage-buffer range by its address in the block
+ * (vulkan_variant.c). The dispatches are recorded, not submitted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,15 +59,18 @@ static agpu_status agpu_vk_bind_set(agpu_vk_binder *binder, agpu_vk_batch *batch
 }
 
 /* The parts of a launch that need no queue: pipeline and block contents. */
-static agpu_status agpu_vk_prepare(agpu_kernel *kernel, const size_t local[3], uint32_t nargs,
-                                   const agpu_arg args[], uint8_t *block, VkPipeline *pipeline) {
+static agpu_status agpu_vk_prepare(agpu_kernel *kernel, agpu_vk_kernel_entry *entry,
+                                   const size_t local[3], uint32_t nargs, const agpu_arg args[],
+                                   uint8_t *block, VkPipeline *pipeline) {
   agpu_vk_device *device = agpu_vk_device_of(kernel->program->device);
-  agpu_vk_kernel_entry *entry = kernel->native;
   uint32_t counts[AGPU_VK_MAX_BINDINGS];
   uint32_t n = 0;
   for (uint32_t i = 0; i < nargs; i++) {
     const agpu_vk_param *param = &entry->layout[i];
-    if (param->kind == KL_GLSL_PARAM_VALUE) {
+    if (param->kind == KL_GLSL_PARAM_BUFFER && param->by_address) {
+      const agpu_vk_buffer *vb = args[i].buffer->native;
+      memcpy(block + param->address_offset, &vb->address, sizeof vb->address);
+    } else if (param->kind == KL_GLSL_PARAM_VALUE) {
       uint32_t bytes = args[i].size < param->size ? args[i].size : param->size;
       memcpy(block + param->offset, args[i].value.bytes, bytes);
     } else if (param->kind == KL_GLSL_PARAM_LOCAL) {
@@ -99,7 +103,9 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
                            const agpu_arg args[]) {
   agpu_vk_device *device = agpu_vk_device_of(queue->device);
   const agpu_vk_api *api = device->api;
-  agpu_vk_kernel_entry *entry = kernel->native;
+  agpu_vk_kernel_entry *entry = NULL;
+  agpu_status status = agpu_vk_launch_entry(kernel, nargs, args, &entry);
+  if (status != AGPU_SUCCESS) return status;
   if (entry->buffer_count > AGPU_VK_MAX_BINDINGS)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                           "agpu_launch: kernel '%s' has %u buffer parameters; the Vulkan backend "
@@ -115,7 +121,7 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   memcpy(block + KL_GLSL_WORK_DIM_OFFSET, &dims, 4);
   memcpy(block + KL_GLSL_NUM_GROUPS_OFFSET, groups, sizeof groups);
   VkPipeline pipeline = VK_NULL_HANDLE;
-  agpu_status status = agpu_vk_prepare(kernel, local, nargs, args, block, &pipeline);
+  status = agpu_vk_prepare(kernel, entry, local, nargs, args, block, &pipeline);
   if (status != AGPU_SUCCESS) {
     if (block != small) free(block);
     return status;
@@ -126,6 +132,8 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
     if (entry->layout[i].kind != KL_GLSL_PARAM_BUFFER) continue;
     agpu_vk_buffer *vb = args[i].buffer->native;
     VkDeviceSize whole = (args[i].buffer->size + 3u) & ~(VkDeviceSize)3u;
+    /* over the range only by address (agpu_vk_launch_entry): the binding,
+     * unused by that variant's shader, shows the first part */
     VkDeviceSize range =
         whole <= device->max_storage_range ? VK_WHOLE_SIZE : device->max_storage_range;
     agpu_vk_bind_buffer(&binder, entry->layout[i].binding, vb->buffer, 0, range);

@@ -23,6 +23,13 @@ agpu_status agpu_vk_kernel_objects(agpu_vk_device *device, agpu_vk_kernel_entry 
   VkResult result = api->vkCreateShaderModule(device->device, &module, NULL, &entry->module);
   if (result != VK_SUCCESS) return agpu_vk_fail("vkCreateShaderModule", result);
   uint32_t bindings = entry->buffer_count + (entry->block_in_buffer ? 1 : 0);
+  if (bindings > device->max_storage_buffers)
+    return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                          "vulkan: kernel '%s' binds %u storage buffers (%u buffer parameters%s); "
+                          "the device allows %u per shader (maxPerStageDescriptorStorageBuffers)",
+                          entry->name, bindings, entry->buffer_count,
+                          entry->block_in_buffer ? " and its parameter block" : "",
+                          device->max_storage_buffers);
   VkDescriptorSetLayoutBinding *list = calloc(bindings ? bindings : 1, sizeof *list);
   if (!list) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   for (uint32_t b = 0; b < entry->buffer_count; b++)

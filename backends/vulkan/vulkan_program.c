@@ -9,6 +9,7 @@
 #include "agpu_cache.h"
 #include "glsl_layout.h"
 #include "translate.h"
+#include "vulkan_build.h"
 #include "vulkan_internal.h"
 #ifdef AGPU_HAVE_GLSLANG
 #include "spirv.h"
@@ -53,9 +54,8 @@ static const char *agpu_vk_missing_feature(unsigned needs, unsigned has) {
 }
 
 /* The public signature and the GLSL layout of one kernel. */
-static agpu_status agpu_vk_describe_kernel(kl_context *ctx, const kl_function *fn,
-                                           const kl_glsl_layout *layout,
-                                           agpu_vk_kernel_entry *entry) {
+agpu_status agpu_vk_describe_kernel(kl_context *ctx, const kl_function *fn,
+                                    const kl_glsl_layout *layout, agpu_vk_kernel_entry *entry) {
   agpu_vk_copy_text(entry->name, sizeof entry->name, fn->name);
   entry->has_required_work_group_size = fn->has_required_work_group_size;
   memcpy(entry->required_work_group_size, fn->required_work_group_size,
@@ -94,7 +94,9 @@ static agpu_status agpu_vk_describe_kernel(kl_context *ctx, const kl_function *f
                                        .offset = lp->offset,
                                        .size = lp->size,
                                        .spec_id = lp->spec_id,
-                                       .element_size = lp->element_size};
+                                       .element_size = lp->element_size,
+                                       .by_address = lp->by_address,
+                                       .address_offset = lp->address_offset};
   }
   entry->buffer_count = layout->buffer_count;
   entry->block_size = layout->block_size;
@@ -116,12 +118,9 @@ static agpu_status agpu_vk_build_failed(agpu_program *program, kl_context *ctx, 
 }
 
 #ifdef AGPU_HAVE_GLSLANG
-/* SPIR-V for one kernel, from the cache or from glslang (then stored). The
- * words live in ctx or in *owned (free it). */
-static agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx,
-                                        const kl_program *parsed, const kl_function *fn,
-                                        const char *options, const uint32_t **words, size_t *size,
-                                        void **owned) {
+agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx, const kl_program *parsed,
+                                 const kl_function *fn, const char *options, uint64_t by_address,
+                                 const uint32_t **words, size_t *size, void **owned) {
   const agpu_device_info *info = &program->device->info;
   const char *preprocessed = kl_preprocessed_text(ctx);
   agpu_cache_key key;
@@ -143,6 +142,7 @@ static agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx,
   const kl_device_traits traits = kl_context_traits(ctx);
   agpu_cache_key_add_u64(&key, "fused_fma_float", traits.fused_fma_float);
   agpu_cache_key_add_u64(&key, "f64_rounding_exact", traits.f64_rounding_exact);
+  if (by_address) agpu_cache_key_add_u64(&key, "by_address", by_address);
   bool have_key = agpu_cache_key_final(&key, hex) == AGPU_SUCCESS;
   *owned = NULL;
   if (have_key && agpu_cache_lookup(hex, owned, size) == AGPU_SUCCESS) {
@@ -153,7 +153,7 @@ static agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx,
     free(*owned); /* not SPIR-V: compile again */
     *owned = NULL;
   }
-  const char *glsl = kl_emit_glsl(ctx, parsed, fn);
+  const char *glsl = kl_emit_glsl_variant(ctx, parsed, fn, by_address, NULL);
   if (!glsl)
     return agpu_vk_build_failed(program, ctx, AGPU_ERROR_UNSUPPORTED,
                                 "the GLSL emitter cannot translate this kernel", fn->name);
@@ -173,11 +173,58 @@ static agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx,
 
 static void agpu_vk_program_free(agpu_vk_device *device, agpu_vk_program *vp) {
   if (!vp) return;
-  for (uint32_t i = 0; i < vp->kernel_count; i++)
+  for (uint32_t i = 0; i < vp->kernel_count; i++) {
+    agpu_vk_variants_destroy(device, &vp->kernels[i]);
     agpu_vk_kernel_entry_destroy(device, &vp->kernels[i]);
+  }
   free(vp->kernels);
+  free(vp->source);
+  free(vp->source_name);
+  free(vp->options);
+  for (uint32_t i = 0; i < vp->include_dir_count; i++) free(vp->include_dirs[i]);
+  free(vp->include_dirs);
   free(vp);
 }
+
+kl_translate_options agpu_vk_translate_options(agpu_device *device, const char *source_name,
+                                               const char *options) {
+  const agpu_device_info *info = &device->info;
+  return (kl_translate_options){
+      .source_name = source_name,
+      .build_options = options ? options : "",
+      .traits = {.fp64 = info->fp64,
+                 .fp16 = info->fp16,
+                 .int64 = info->int64,
+                 /* GPUs compile GLSL fma to their fused instruction; lavapipe
+                  * (a CPU device) splits it into a multiply and an add */
+                 .fused_fma_float = info->type != AGPU_DEVICE_TYPE_CPU,
+                 .f64_rounding_exact = agpu_vk_f64_rounding_exact(device)},
+  };
+}
+
+#ifdef AGPU_HAVE_GLSLANG
+/* Keeps what building a by-address variant needs (vulkan_variant.c). */
+static agpu_status agpu_vk_keep_source(agpu_vk_program *vp, const agpu_program_desc *desc) {
+  size_t size = desc->source_size ? desc->source_size : strlen(desc->source);
+  vp->source = malloc(size + 1);
+  vp->source_name = desc->source_name ? agpu_vk_strdup(desc->source_name) : NULL;
+  vp->options = agpu_vk_strdup(desc->options ? desc->options : "");
+  if (!vp->source || (desc->source_name && !vp->source_name) || !vp->options)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
+  memcpy(vp->source, desc->source, size);
+  vp->source[size] = '\0';
+  vp->source_size = size;
+  if (desc->include_dir_count) {
+    vp->include_dirs = calloc(desc->include_dir_count, sizeof *vp->include_dirs);
+    if (!vp->include_dirs)
+      return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
+    for (uint32_t i = 0; i < desc->include_dir_count; i++, vp->include_dir_count++)
+      if (!(vp->include_dirs[i] = agpu_vk_strdup(desc->include_dirs[i])))
+        return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
+  }
+  return AGPU_SUCCESS;
+}
+#endif
 
 agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc *desc) {
 #ifndef AGPU_HAVE_GLSLANG
@@ -196,20 +243,12 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
     free(vp);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   }
-  kl_translate_options options = {
-      .source_name = desc->source_name,
-      .include_dirs = desc->include_dirs,
-      .include_dir_count = (int)desc->include_dir_count,
-      .build_options = desc->options ? desc->options : "",
-      .traits = {.fp64 = info->fp64,
-                 .fp16 = info->fp16,
-                 .int64 = info->int64,
-                 /* GPUs compile GLSL fma to their fused instruction; lavapipe
-                  * (a CPU device) splits it into a multiply and an add */
-                 .fused_fma_float = info->type != AGPU_DEVICE_TYPE_CPU,
-                 .f64_rounding_exact = agpu_vk_f64_rounding_exact(program->device)},
-  };
-  agpu_status status = AGPU_SUCCESS;
+  kl_translate_options options =
+      agpu_vk_translate_options(program->device, desc->source_name, desc->options);
+  options.include_dirs = desc->include_dirs;
+  options.include_dir_count = (int)desc->include_dir_count;
+  agpu_status status = agpu_vk_keep_source(vp, desc);
+  if (status != AGPU_SUCCESS) goto done;
   kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
   if (!parsed) {
     status = agpu_vk_build_failed(program, ctx, AGPU_ERROR_BUILD_FAILED,
@@ -251,13 +290,14 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
     }
     agpu_vk_kernel_entry *entry = &vp->kernels[vp->kernel_count++];
     pthread_mutex_init(&entry->lock, NULL);
+    entry->program = vp;
     status = agpu_vk_describe_kernel(ctx, fn, layout, entry);
     const uint32_t *words = NULL;
     size_t size = 0;
     void *owned = NULL;
     if (status == AGPU_SUCCESS)
-      status = agpu_vk_kernel_spirv(program, ctx, parsed, fn, options.build_options, &words, &size,
-                                    &owned);
+      status = agpu_vk_kernel_spirv(program, ctx, parsed, fn, options.build_options, 0, &words,
+                                    &size, &owned);
     if (status == AGPU_SUCCESS) status = agpu_vk_kernel_objects(device, entry, words, size);
     free(owned);
   }

@@ -134,7 +134,11 @@ static agpu_status agpu_vk_new_block(agpu_vk_device *device, VkDeviceSize size, 
     free(block);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   }
+  /* every block can hold a buffer that a kernel reaches by address */
+  VkMemoryAllocateFlagsInfo flags = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                     .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
   VkMemoryAllocateInfo info = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                               .pNext = device->buffer_address ? &flags : NULL,
                                .allocationSize = size,
                                .memoryTypeIndex = type};
   VkResult result = api->vkAllocateMemory(device->device, &info, NULL, &block->memory);
@@ -237,7 +241,8 @@ agpu_status agpu_vk_buffer_make(agpu_vk_device *device, VkDeviceSize size, int32
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
       .size = agpu_vk_align(size, 4), /* whole words, for vkCmdFillBuffer */
       .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+               (device->buffer_address ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0),
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
   VkResult result = api->vkCreateBuffer(device->device, &info, NULL, &out->buffer);
@@ -252,8 +257,13 @@ agpu_status agpu_vk_buffer_make(agpu_vk_device *device, VkDeviceSize size, int32
     if (result != VK_SUCCESS) {
       agpu_vk_memory_free(device, &out->allocation);
       status = agpu_vk_fail("vkBindBufferMemory", result);
-    } else if (block->mapped) {
-      out->mapped = (char *)block->mapped + out->allocation.offset;
+    } else {
+      if (block->mapped) out->mapped = (char *)block->mapped + out->allocation.offset;
+      if (device->buffer_address) {
+        VkBufferDeviceAddressInfo where = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
+                                           .buffer = out->buffer};
+        out->address = api->vkGetBufferDeviceAddress(device->device, &where);
+      }
     }
   }
   if (status != AGPU_SUCCESS) {
