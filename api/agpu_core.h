@@ -15,6 +15,8 @@ bool agpu_registry_owns_device(const agpu_device *device);
  * returns AGPU_ERROR_INVALID_HANDLE with a message naming the function and
  * the argument and saying what was wrong (agpu_handle.h). */
 agpu_status agpu_check_device(const agpu_device *device, const char *function);
+/* NULL where include_dir_count says there are directories: an error naming `function`. */
+agpu_status agpu_check_include_dirs(const char *function, const char *const *dirs, uint32_t count);
 
 #define AGPU_DEFINE_LOOKUP(name, T, TYPE)                                              \
   static inline agpu_status agpu_lookup_##name(const T *handle, const char *function,  \

@@ -288,7 +288,13 @@ typedef struct agpu_program_desc {
   const char *source;      /* portable kernel language (a subset of OpenCL C 1.2) */
   size_t source_size;      /* 0: source is NUL-terminated */
   const char *source_name; /* file name used in error messages; NULL: "<source>" */
-  const char *options;     /* e.g. "-DN=64 -DTILE=16"; may be NULL */
+  const char *options;     /* e.g. "-DN=64 -DTILE=16 -I include"; may be NULL */
+  /* Where #include "file" is looked for after the including file's own
+   * directory (the main source's is that of source_name, a path; a source
+   * with no name, or a name such as "<source>", has none), in order, before
+   * the -I options of `options`. NULL when include_dir_count is 0. */
+  const char *const *include_dirs;
+  uint32_t include_dir_count;
 } agpu_program_desc;
 
 /* Builds portable kernel source for a device. On AGPU_ERROR_BUILD_FAILED the
@@ -523,6 +529,9 @@ typedef struct agpu_translate_desc {
   /* What the device is assumed to have: decides cl_khr_fp64 and friends. */
   bool no_fp64;
   bool fp16;
+  /* As in agpu_program_desc. */
+  const char *const *include_dirs;
+  uint32_t include_dir_count;
 } agpu_translate_desc;
 
 typedef struct agpu_translation agpu_translation;

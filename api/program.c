@@ -46,6 +46,17 @@ static agpu_status agpu_program_finish(agpu_program *program, agpu_program **out
   return AGPU_SUCCESS;
 }
 
+agpu_status agpu_check_include_dirs(const char *function, const char *const *dirs, uint32_t count) {
+  if (count > 0 && !dirs)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: include_dirs is NULL but include_dir_count is %u", function, count);
+  for (uint32_t i = 0; i < count; i++)
+    if (!dirs[i])
+      return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: include_dirs[%u] is NULL", function,
+                            i);
+  return AGPU_SUCCESS;
+}
+
 AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_desc *desc,
                                         agpu_program **program) {
   static const char function[] = "agpu_program_build";
@@ -55,6 +66,8 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
   *program = NULL;
   if (!desc || !desc->source)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no source given", function);
+  status = agpu_check_include_dirs(function, desc->include_dirs, desc->include_dir_count);
+  if (status != AGPU_SUCCESS) return status;
   const agpu_backend_ops *ops = device->backend->ops;
   uint32_t caps = ops->device_caps ? ops->device_caps(device) : 0;
   if (!(caps & AGPU_CAP_BUILD_PORTABLE) || !ops->program_build)

@@ -102,6 +102,9 @@ AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
   if ((unsigned)desc->target >= AGPU_TARGET_COUNT_)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_translate: unknown target %d",
                           (int)desc->target);
+  agpu_status checked =
+      agpu_check_include_dirs("agpu_translate", desc->include_dirs, desc->include_dir_count);
+  if (checked != AGPU_SUCCESS) return checked;
   agpu_translation *result = calloc(1, sizeof *result);
   kl_context *ctx = kl_context_create();
   if (!result || !ctx) {
@@ -124,6 +127,8 @@ AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
   kl_translate_options options = {
       .source_name = desc->source_name ? desc->source_name : "<source>",
       .build_options = build_options,
+      .include_dirs = desc->include_dirs,
+      .include_dir_count = (int)desc->include_dir_count,
       .traits = {.fp64 = !desc->no_fp64, .fp16 = desc->fp16, .int64 = true},
   };
   size_t length = desc->source_size ? desc->source_size : strlen(desc->source);

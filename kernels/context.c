@@ -215,6 +215,17 @@ const char *kl_diagnostics_text(kl_context *ctx) {
     for (int column = 1; column < d->location.column && p + column - 1 < line_end; column++)
       buffer_append(&b, p[column - 1] == '\t' ? "\t" : " ", 1);
     buffer_puts(&b, "^\n");
+    /* Where a header was included, innermost first. */
+    int shown = 0;
+    for (const kl_source *s = source; s->included_from; s = s->included_from, shown++) {
+      if (shown == 4 && s->include_depth > 1) {
+        buffer_puts(&b, kl_format(ctx, "  ... (%d more #include levels)\n", s->include_depth - 1));
+        s = s->included_from;
+        while (s->included_from && s->include_depth > 1) s = s->included_from;
+      }
+      buffer_puts(&b, kl_format(ctx, "  in the file included from %s:%d\n", s->included_from->name,
+                                s->included_at_line));
+    }
   }
   ctx->bail = saved;
   ctx->diagnostics_text = b.data;

@@ -932,8 +932,12 @@ static void cuda_struct(cuda_emitter *e, const kl_type *t) {
   klg_printf(o, "struct %s {\n", cuda_struct_name(e, t));
   for (const kl_member *m = t->members; m; m = m->next)
     klg_printf(o, "  %s;\n", cuda_decl(e, m->type, m->name, m->location));
+  /* OpenCL C's layout, as the front end computed it, checked by the compiler. */
   klg_printf(o, "};\nstatic_assert(sizeof(%s) == %d, \"struct layout\");\n", cuda_struct_name(e, t),
              t->size);
+  for (const kl_member *m = t->members; m; m = m->next)
+    klg_printf(o, "static_assert(_CL_OFFSETOF(%s, %s) == %d, \"offset of %s\");\n",
+               cuda_struct_name(e, t), m->name, m->offset, m->name);
 }
 
 static void cuda_signature(cuda_emitter *e, const kl_function *f) {
@@ -1008,6 +1012,15 @@ const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
   klg_puts(&e.out, kl_cuda_prelude_half);
   klg_puts(&e.out, kl_cuda_prelude_body);
   klg_puts(&e.out, "namespace kl { /* the program's own names */\n\n");
+  /* offsetof for the layout checks: NVRTC (EDG) has no __builtin_offsetof
+   * and no <cstddef>, but folds __INTADDR__; hiprtc is clang. */
+  if (program->struct_count)
+    klg_puts(&e.out,
+             "#if defined(__CUDACC_RTC__) && !defined(__clang__)\n"
+             "#define _CL_OFFSETOF(T, m) ((unsigned long long)__INTADDR__(&(((T *)0)->m)))\n"
+             "#else\n"
+             "#define _CL_OFFSETOF(T, m) __builtin_offsetof(T, m)\n"
+             "#endif\n");
   for (int i = 0; i < program->struct_count; i++) cuda_struct(&e, program->structs[i]);
   for (const kl_variable *v = program->constants; v; v = v->next) {
     klg_printf(&e.out, "__constant__ %s",

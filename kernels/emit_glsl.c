@@ -427,6 +427,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
       }
       int es, ea;
       glsl_std430(el, &es, &ea);
+      glsl_check_shared_struct(&e, el, p->location);
       lp->element_size = (uint32_t)el->size;
       if (p->type->pointee_space == KL_SPACE_LOCAL) {
         lp->kind = KL_GLSL_PARAM_LOCAL;
@@ -457,6 +458,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
     }
     lp->kind = KL_GLSL_PARAM_VALUE;
     const kl_type *t = p->type;
+    glsl_check_shared_struct(&e, t, p->location);
     uint32_t align = (uint32_t)(t->align ? t->align : 1);
     offset = glsl_align_up(offset, align);
     lp->offset = offset;

@@ -82,6 +82,10 @@ const kl_type *glsl_unsigned_of(glsl_emitter *e, const kl_type *s);
 int glsl_bits(const kl_type *s);
 void glsl_std430(const kl_type *t, int *size, int *align);
 void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o);
+/* A struct the host shares (a buffer's element, a by-value parameter): fails
+ * unless the GLSL struct glsl_struct prints has OpenCL C's size and offsets
+ * in std430, nested structs included. */
+void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at);
 glsl_binding *glsl_lookup(glsl_emitter *e, const kl_variable *v);
 glsl_binding *glsl_bind(glsl_emitter *e, const kl_variable *v, const char *name, glsl_root *root);
 bool glsl_need(glsl_emitter *e, const char *key);

@@ -256,6 +256,51 @@ void glsl_std430(const kl_type *t, int *size, int *align) {
   }
 }
 
+/* The std430 alignment of the GLSL type for t, as a driver lays it out
+ * (glsl_std430 gives a struct OpenCL's alignment instead). */
+static int std430_real_align(const kl_type *t) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  if (t->kind != KL_TYPE_STRUCT) {
+    int size, align;
+    glsl_std430(t, &size, &align);
+    return align;
+  }
+  int align = 1;
+  for (const kl_member *m = t->members; m; m = m->next) {
+    int a = std430_real_align(m->type);
+    if (a > align) align = a;
+  }
+  return align;
+}
+
+void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  if (t->kind != KL_TYPE_STRUCT) return;
+  /* Members keep OpenCL's offsets (glsl_struct pads before them); what can
+   * differ is the size: std430 rounds a struct to its members' std430
+   * alignment, which is below OpenCL's for 8- and 16-vectors. */
+  int align = std430_real_align(t);
+  int end = 0;
+  const kl_member *last = NULL;
+  for (const kl_member *m = t->members; m; m = m->next) {
+    int ms, ma;
+    glsl_std430(m->type, &ms, &ma);
+    end = m->offset + ms;
+    last = m;
+    glsl_check_shared_struct(e, m->type, at);
+  }
+  int size = (end + align - 1) / align * align;
+  if (size != t->size && last) {
+    const char *name = t->name ? t->name : "struct";
+    glsl_fail(e, at,
+              kl_format(e->ctx,
+                        "the layout of struct '%s' in memory: std430 makes it %d bytes where "
+                        "OpenCL C makes it %d (its members are %d-byte aligned in std430; add "
+                        "a member after '%s' to pad it to %d bytes)",
+                        name, size, t->size, align, last->name, t->size));
+  }
+}
+
 void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
   klg_printf(o, "struct %s {\n",
              glsl_type(e, t, t->members ? t->members->location : (kl_location){0}));
@@ -274,7 +319,12 @@ void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
         natural += 1;
       }
     }
-    if (natural > m->offset) glsl_fail(e, m->location, "this struct layout");
+    if (natural > m->offset)
+      glsl_fail(e, m->location,
+                kl_format(e->ctx,
+                          "the layout of struct '%s': std430 places member '%s' after "
+                          "OpenCL C's offset %d",
+                          t->name ? t->name : "struct", m->name, m->offset));
     klg_printf(o, "  %s;\n", glsl_decl(e, m->type, glsl_name(e, m->name), m->location));
     offset = m->offset + ms;
   }

@@ -313,6 +313,16 @@ const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
     for (const kl_member *m = t->members; m; m = m->next)
       klg_printf(o, "  %s;\n", ocl_decl(&e, m->type, m->name, m->location));
     klg_puts(o, "};\n");
+    /* The layout the other targets are checked against; clang-based OpenCL
+     * compilers check the front end's numbers too. */
+    const char *name = klg_struct_name(ctx, program, t);
+    klg_puts(o, "#ifdef __clang__\n");
+    klg_printf(o, "_Static_assert(sizeof(struct %s) == %d, \"size of %s\");\n", name, t->size,
+               name);
+    for (const kl_member *m = t->members; m; m = m->next)
+      klg_printf(o, "_Static_assert(__builtin_offsetof(struct %s, %s) == %d, \"offset of %s\");\n",
+                 name, m->name, m->offset, m->name);
+    klg_puts(o, "#endif\n");
   }
   for (const kl_variable *v = program->constants; v; v = v->next) {
     klg_printf(o, "__constant %s", ocl_decl(&e, v->type, v->name, v->location));

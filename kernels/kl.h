@@ -32,6 +32,13 @@ typedef struct kl_source {
   const char *name; /* as shown in diagnostics */
   const char *text; /* NUL-terminated copy */
   size_t length;
+  /* #include (include.c): whether `name` is a file's path (includes are then
+   * looked for next to it first), how deep it was included (the main source
+   * is 0), and the #include that read it. */
+  bool is_file;
+  int include_depth;
+  const struct kl_source *included_from;
+  int included_at_line;
 } kl_source;
 
 typedef struct kl_location {

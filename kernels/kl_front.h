@@ -14,10 +14,13 @@
 #define KL_MAX_EXPANSION_DEPTH 64 /* nested function-like macro argument expansions */
 #define KL_MAX_TOKENS 500000      /* tokens after preprocessing */
 #define KL_MAX_IF_DEPTH 64        /* nested #if */
+#define KL_MAX_INCLUDE_DEPTH 64   /* nested #include */
+#define KL_MAX_INCLUDE_BYTES (16u << 20) /* all the files one translation includes */
 
 typedef struct kl_chunk kl_chunk;
 
 typedef struct kl_macro kl_macro;
+typedef struct kl_included kl_included;
 
 typedef struct kl_extension {
   const char *name;
@@ -50,6 +53,14 @@ struct kl_context {
   const char *preprocessed_text;
   long token_count;
 
+  /* #include (include.c): the directories searched after the including
+   * file's own (the options' include_dirs, then -I of the build options),
+   * and the files read, for #pragma once. */
+  const char **include_dirs;
+  int include_dir_count, include_dir_capacity;
+  kl_included *included;
+  size_t included_bytes;
+
   /* Shared types. */
   kl_type *scalars[KL_TYPE_DOUBLE + 1];
   kl_type *vectors[KL_TYPE_DOUBLE + 1][17];
@@ -72,6 +83,16 @@ kl_location kl_token_where(const kl_token *token);
 /* preprocess.c */
 kl_token *kl_preprocess(kl_context *ctx, kl_token *tokens);
 bool kl_extension_enabled(const kl_context *ctx, const char *name);
+
+/* include.c: the tokens of the file `name` names (`angled`: #include <name>),
+ * spliced before `rest`; `rest` itself when nothing is included (a #pragma once
+ * file seen before, an OpenCL built-in header, an error, reported at `hash`). */
+kl_token *kl_include(kl_context *ctx, const kl_token *hash, const char *name, bool angled,
+                     kl_token *rest);
+/* #pragma once in `source`: later #includes of its file include nothing. */
+void kl_include_once(kl_context *ctx, const kl_source *source);
+/* Adds a directory to search (the -I build option). */
+void kl_include_add_dir(kl_context *ctx, const char *dir, size_t length);
 
 /* parse.c */
 kl_program *kl_parse(kl_context *ctx, kl_token *tokens);

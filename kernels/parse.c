@@ -517,6 +517,25 @@ static bool is_image_type(const kl_token *t) {
          tok_is(t, "write_only") || tok_is(t, "__read_write") || tok_is(t, "read_write");
 }
 
+/* "images" or "samplers" for OpenCL C's image builtins and constants
+ * (read_imagef, get_image_width, CLK_ADDRESS_CLAMP, CLK_RGBA), else NULL. */
+static const char *image_name_kind(const kl_token *t) {
+  static const char *const image_prefixes[] = {"read_image", "write_image", "get_image_", "CLK_",
+                                               NULL};
+  static const char *const sampler_prefixes[] = {"CLK_NORMALIZED_COORDS_", "CLK_ADDRESS_",
+                                                 "CLK_FILTER_", NULL};
+  if (t->kind != KL_TOKEN_IDENTIFIER) return NULL;
+  for (int i = 0; sampler_prefixes[i]; i++) {
+    size_t n = strlen(sampler_prefixes[i]);
+    if ((size_t)t->length > n && memcmp(t->text, sampler_prefixes[i], n) == 0) return "samplers";
+  }
+  for (int i = 0; image_prefixes[i]; i++) {
+    size_t n = strlen(image_prefixes[i]);
+    if ((size_t)t->length > n && memcmp(t->text, image_prefixes[i], n) == 0) return "images";
+  }
+  return NULL;
+}
+
 static const char *const type_keywords[] = {
     "void",       "bool",     "char",      "short",         "int",       "long",     "float",
     "double",     "half",     "unsigned",  "signed",        "struct",    "union",    "enum",
@@ -688,12 +707,17 @@ static void declspec(parser *p, decl_spec *spec, bool allow_storage) {
     }
     if (is_image_type(t)) {
       if (tok_is(t, "sampler_t"))
-        kl_error(p->ctx, here(p), "sampler types are not supported ('sampler_t')");
+        kl_error(p->ctx, here(p),
+                 "samplers are not in the portable subset: sampler types are not supported "
+                 "('sampler_t'); index a __global buffer instead");
       else if (tok_is(t, "event_t"))
         kl_error(p->ctx, here(p),
                  "event types are not supported ('event_t'): async copies are outside the subset");
       else if (t->text[t->length - 1] == 't')
-        kl_error(p->ctx, here(p), "image types are not supported ('%.*s')", t->length, t->text);
+        kl_error(p->ctx, here(p),
+                 "images are not in the portable subset: image types are not supported ('%.*s'); "
+                 "pass the pixels in a __global buffer",
+                 t->length, t->text);
       else
         named = named ? named : NULL; /* __read_only and friends: the image type reports */
       advance(p);
@@ -1691,7 +1715,11 @@ static kl_node *primary(parser *p) {
       return call_builtin(p, b, type, t);
     }
     advance(p);
-    if (is(p, "("))
+    const char *image_what = image_name_kind(t);
+    if (image_what)
+      kl_error(p->ctx, at, "%s are not in the portable subset: '%.*s' is not supported", image_what,
+               t->length, t->text);
+    else if (is(p, "("))
       kl_error(p->ctx, at, "call to undeclared function '%.*s'", t->length, t->text);
     else
       kl_error(p->ctx, at, "use of undeclared identifier '%.*s'", t->length, t->text);
@@ -2471,11 +2499,7 @@ static kl_node *init_list(parser *p, kl_type *type, int depth) {
       if (!accept(p, ",")) break;
     }
   } else {
-    if (type->kind == KL_TYPE_VECTOR)
-      kl_error(p->ctx, at, "braces cannot initialise a vector: use a vector literal (%s)(...)",
-               type_name(p, type));
-    else
-      kl_error(p->ctx, at, "braces around a scalar initializer");
+    kl_error(p->ctx, at, "braces around a scalar initializer");
     while (!is(p, "}") && p->tok->kind != KL_TOKEN_END) advance(p);
   }
   expect(p, "}", "to close the initializer");
@@ -2559,7 +2583,76 @@ static kl_node *zero_value(parser *p, kl_type *type, kl_location at, int depth) 
   return kl_convert(p->ctx, new_int(p, 0, NULL, at), type);
 }
 
+/* {a, b, ...} for a vector, as OpenCL C takes it: the parts are scalars
+ * (converted to the element type) and vectors of the element type whose
+ * components add up to the length, exactly as in a vector literal; {} is
+ * zero. The result is the vector literal, so every emitter prints it. */
+static kl_node *vector_init_list(parser *p, kl_type *type) {
+  kl_location at = here(p);
+  advance(p); /* { */
+  if (accept(p, "}")) {
+    /* {}: a literal of zeros (which a __constant__ table in CUDA can hold) */
+    kl_node *n = new_node(p, KL_EXPR_VECTOR_LITERAL, at);
+    kl_node head = {0}, *tail = &head;
+    for (int i = 0; i < type->length; i++) {
+      tail->next = zero_value(p, type->element, at, 0);
+      tail = tail->next;
+    }
+    n->args = head.next;
+    n->arg_count = type->length;
+    n->type = type;
+    return n;
+  }
+  kl_node head = {0}, *tail = &head;
+  int count = 0, components = 0;
+  while (!is(p, "}") && !p->panic && p->tok->kind != KL_TOKEN_END) {
+    if (is(p, "{")) {
+      kl_error(p->ctx, here(p),
+               "braces inside the initializer of a '%s': its parts are scalars "
+               "and vectors",
+               type_name(p, type));
+      skip_parens(p);
+      if (!accept(p, ",")) break;
+      continue;
+    }
+    kl_node *part = assignment(p);
+    if (!part->type) part->type = int_type(p);
+    if (part->type->kind == KL_TYPE_VECTOR) {
+      if (part->type->element->kind != type->element->kind)
+        kl_error(p->ctx, part->location,
+                 "a '%s' part in the initializer of a '%s': vector parts must have the element "
+                 "type '%s' (use convert_%s%d())",
+                 type_name(p, part->type), type_name(p, type), type_name(p, type->element),
+                 type_name(p, type->element), part->type->length);
+      components += part->type->length;
+    } else if (is_bool_or_arith(part->type)) {
+      part = kl_convert(p->ctx, part, type->element);
+      components++;
+    } else {
+      kl_error(p->ctx, part->location, "a '%s' cannot initialise a part of a '%s'",
+               type_name(p, part->type), type_name(p, type));
+      components++;
+    }
+    tail->next = part;
+    tail = part;
+    count++;
+    if (!accept(p, ",")) break;
+  }
+  expect(p, "}", "to close the initializer");
+  if (count == 1 && kl_type_equal(head.next->type, type)) return head.next;
+  if (components != type->length && !p->panic)
+    kl_error(p->ctx, at, "%s elements in the initializer of a '%s': it needs %d, %d given",
+             components < type->length ? "too few" : "too many", type_name(p, type), type->length,
+             components);
+  kl_node *n = new_node(p, KL_EXPR_VECTOR_LITERAL, at);
+  n->args = head.next;
+  n->arg_count = count;
+  n->type = type;
+  return n;
+}
+
 static kl_node *initializer(parser *p, kl_type *type, int depth) {
+  if (is(p, "{") && type->kind == KL_TYPE_VECTOR) return vector_init_list(p, type);
   if (is(p, "{")) {
     kl_node *list = init_list(p, type, depth);
     if (type->kind == KL_TYPE_ARRAY || type->kind == KL_TYPE_STRUCT) pad_list(p, list, depth);
@@ -2912,6 +3005,41 @@ static kl_node *compound(parser *p, bool new_scope) {
 
 /* ------------------------------------------------------- program scope */
 
+/* The first member (nested structs and arrays included) whose size OpenCL
+ * C leaves to the implementation, so that a struct holding it cannot be
+ * shared with the host: bool, size_t, ptrdiff_t. NULL when there is none;
+ * *owner is the struct that holds it. */
+static const kl_member *unportable_member(const kl_type *t, const kl_type **owner, int depth) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  if (t->kind != KL_TYPE_STRUCT || depth > KL_MAX_DEPTH) return NULL;
+  for (const kl_member *m = t->members; m; m = m->next) {
+    const kl_type *mt = m->type;
+    while (mt->kind == KL_TYPE_ARRAY) mt = mt->element;
+    const kl_type *scalar = kl_type_scalar_of(mt);
+    if (scalar->kind == KL_TYPE_BOOL || scalar->kind == KL_TYPE_SIZE_T ||
+        scalar->kind == KL_TYPE_PTRDIFF_T) {
+      *owner = t;
+      return m;
+    }
+    const kl_member *inner = unportable_member(mt, owner, depth + 1);
+    if (inner) return inner;
+  }
+  return NULL;
+}
+
+/* A struct shared with the host (a kernel parameter, __global or __constant
+ * data) must have a layout every device agrees on. */
+static void check_shared_struct(parser *p, const kl_type *t, kl_location at, const char *where) {
+  const kl_type *owner = NULL;
+  const kl_member *m = unportable_member(t, &owner, 0);
+  if (m)
+    kl_error(p->ctx, at,
+             "%s: member '%s' of '%s' has type '%s', whose size is not portable (use a "
+             "fixed-size type such as int or uint)",
+             where, m->name, type_name(p, kl_type_unqualified(p->ctx, (kl_type *)owner)),
+             type_name(p, kl_type_unqualified(p->ctx, m->type)));
+}
+
 static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
   kl_type *t = v->type;
   if (t->kind == KL_TYPE_POINTER) {
@@ -2919,12 +3047,13 @@ static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
     if (s == KL_SPACE_PRIVATE)
       kl_error(p->ctx, v->location,
                "kernel pointer parameter '%s' must be __global, __constant or __local", v->name);
-    if (t->element->kind == KL_TYPE_STRUCT)
-      kl_error(p->ctx, v->location, "structs in %s memory are not supported (parameter '%s')",
-               s == KL_SPACE_LOCAL      ? "__local"
-               : s == KL_SPACE_CONSTANT ? "__constant"
-                                        : "__global",
+    if (t->element->kind == KL_TYPE_STRUCT && s == KL_SPACE_LOCAL)
+      kl_error(p->ctx, v->location, "structs in __local memory are not supported (parameter '%s')",
                v->name);
+    else if (t->element->kind == KL_TYPE_STRUCT)
+      check_shared_struct(p, t->element, v->location,
+                          kl_format(p->ctx, "a struct in %s memory (parameter '%s')",
+                                    s == KL_SPACE_CONSTANT ? "__constant" : "__global", v->name));
     if (t->element->kind == KL_TYPE_BOOL)
       kl_error(p->ctx, v->location,
                "kernel parameter '%s' cannot point to bool (its size is not portable)", v->name);
@@ -2939,7 +3068,8 @@ static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
     kl_error(p->ctx, v->location, "kernel parameter '%s' cannot have type '%s' in OpenCL C",
              v->name, type_name(p, t));
   if (t->kind == KL_TYPE_STRUCT)
-    kl_error(p->ctx, v->location, "struct kernel parameters are not supported ('%s')", v->name);
+    check_shared_struct(p, t, v->location,
+                        kl_format(p->ctx, "a struct kernel parameter ('%s')", v->name));
   (void)f;
 }
 
@@ -3109,9 +3239,10 @@ static void program_variable(parser *p, decl_spec *spec, kl_type *type, kl_token
              name->length, name->text);
   }
   check_variable_type(p, type, at, name);
-  if (type->kind == KL_TYPE_STRUCT ||
-      (type->kind == KL_TYPE_ARRAY && type->element->kind == KL_TYPE_STRUCT))
-    kl_error(ctx, at, "structs in __constant memory are not supported");
+  if (type->kind == KL_TYPE_STRUCT || type->kind == KL_TYPE_ARRAY)
+    check_shared_struct(
+        p, type, at,
+        kl_format(ctx, "a struct in __constant memory ('%.*s')", name->length, name->text));
   type = kl_type_qualified(ctx, type, type->qualifiers | KL_QUALIFIER_CONST);
   kl_variable *v = new_variable(p, name, type, KL_SPACE_CONSTANT);
   v->is_program_scope = true;

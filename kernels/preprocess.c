@@ -923,7 +923,48 @@ static void read_pragma(pp *p, kl_token *pragma, kl_token *t) {
     return;
   }
   if (token_equals(t, "unroll") || token_equals(t, "nounroll")) return; /* a hint; not kept */
+  if (token_equals(t, "once")) {
+    kl_include_once(ctx, pragma->location.source);
+    return;
+  }
   kl_warning(ctx, kl_token_where(pragma), "unknown pragma '%.*s' ignored", t->length, t->text);
+}
+
+/* ----------------------------------------------------------- #include */
+
+/* #include "name", #include <name>, or a line whose macros expand to one of
+ * them; the included file's tokens come before the next line. */
+static kl_token *read_include(pp *p, kl_token *hash, kl_token *token) {
+  kl_context *ctx = p->ctx;
+  kl_token *rest;
+  kl_token *line = copy_line(p, &rest, token);
+  if (line->kind != KL_TOKEN_STRING && !token_equals(line, "<")) line = preprocess2(p, line);
+  const char *name = NULL;
+  bool angled = false;
+  kl_token *after = line;
+  if (line->kind == KL_TOKEN_STRING && line->length >= 2 && line->text[0] == '"') {
+    name = kl_strndup(ctx, line->text + 1, (size_t)line->length - 2);
+    after = line->next;
+  } else if (token_equals(line, "<")) {
+    /* The name is the spelling of the tokens up to '>'. */
+    const char *text = "";
+    kl_token *t = line->next;
+    for (; t->kind != KL_TOKEN_END && !token_equals(t, ">"); t = t->next)
+      text = kl_format(ctx, "%s%s%.*s", text, t != line->next && t->space_before ? " " : "",
+                       t->length, t->text);
+    if (t->kind != KL_TOKEN_END) {
+      name = text;
+      angled = true;
+      after = t->next;
+    }
+  }
+  if (!name) {
+    kl_error(ctx, kl_token_where(hash), "#include expects \"FILENAME\" or <FILENAME>");
+    return rest;
+  }
+  if (after->kind != KL_TOKEN_END)
+    kl_warning(ctx, kl_token_where(after), "extra tokens at the end of the directive");
+  return kl_include(ctx, hash, name, angled, rest);
 }
 
 /* ---------------------------------------------------------- the pass */
@@ -1045,10 +1086,7 @@ static kl_token *preprocess2(pp *p, kl_token *token) {
       continue;
     }
     if (token_equals(d, "include")) {
-      kl_error(ctx, kl_token_where(hash),
-               "#include is not supported: a kernel source is one file (use -D options for "
-               "configuration)");
-      while (!token->at_line_start && token->kind != KL_TOKEN_END) token = token->next;
+      token = read_include(p, hash, token);
       continue;
     }
     kl_error(ctx, kl_token_where(hash), "unknown preprocessor directive '#%.*s'", d->length, d->text);
@@ -1190,6 +1228,21 @@ static char *options_to_directives(kl_context *ctx, const char *options) {
       } else {
         o += sprintf(o, "#define %.*s 1\n", (int)name_n, arg);
       }
+      continue;
+    }
+    if (n >= 2 && word[0] == '-' && word[1] == 'I') { /* "-I DIR" or "-IDIR" */
+      const char *dir = word + 2;
+      size_t dir_n = n - 2;
+      if (dir_n == 0) {
+        while (*s == ' ' || *s == '\t') s++;
+        dir = s;
+        while (*s && *s != ' ' && *s != '\t' && *s != '\n') s++;
+        dir_n = (size_t)(s - dir);
+      }
+      if (dir_n == 0)
+        kl_error(ctx, at, "option '-I' needs a directory");
+      else
+        kl_include_add_dir(ctx, dir, dir_n);
       continue;
     }
     if (n > 4 && memcmp(word, "-cl-", 4) == 0) {

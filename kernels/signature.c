@@ -84,6 +84,30 @@ static const char *space_name(kl_address_space s) {
   }
 }
 
+/* {"name", "size", "align", "members": [{"name", "type", "offset", "size"}]}
+ * with OpenCL C's layout; a member that is a struct (or an array of them)
+ * has its own "struct". */
+static void put_struct(out *o, const kl_type *t, int depth) {
+  put(o, "{\"name\": ");
+  put_string(o, kl_type_name(o->ctx, t));
+  put(o, kl_format(o->ctx, ", \"size\": %d, \"align\": %d, \"members\": [", t->size, t->align));
+  for (const kl_member *m = t->members; m; m = m->next) {
+    put(o, m == t->members ? "{\"name\": " : ", {\"name\": ");
+    put_string(o, m->name);
+    put(o, ", \"type\": ");
+    put_string(o, kl_type_name(o->ctx, m->type));
+    put(o, kl_format(o->ctx, ", \"offset\": %d, \"size\": %d", m->offset, m->type->size));
+    const kl_type *inner = m->type;
+    while (inner->kind == KL_TYPE_ARRAY) inner = inner->element;
+    if (inner->kind == KL_TYPE_STRUCT && depth < KL_MAX_DEPTH) {
+      put(o, ", \"struct\": ");
+      put_struct(o, inner, depth + 1);
+    }
+    put(o, "}");
+  }
+  put(o, "]}");
+}
+
 const char *kl_signature_json(kl_context *ctx, const kl_program *program) {
   jmp_buf bail, *saved = ctx->bail;
   if (setjmp(bail)) {
@@ -126,7 +150,12 @@ const char *kl_signature_json(kl_context *ctx, const kl_program *program) {
                         pointer && (t->qualifiers & KL_QUALIFIER_RESTRICT) ? "true" : "false"));
       /* the bytes the host passes: a value's size; a buffer handle for pointers;
        * __local pointers get their size at launch */
-      put(&o, kl_format(ctx, ", \"size\": %d}", pointer ? (int)sizeof(void *) : t->size));
+      put(&o, kl_format(ctx, ", \"size\": %d", pointer ? (int)sizeof(void *) : t->size));
+      if (element->kind == KL_TYPE_STRUCT) {
+        put(&o, ", \"struct\": ");
+        put_struct(&o, element, 0);
+      }
+      put(&o, "}");
     }
     put(&o, index ? "\n      ],\n" : "],\n");
     put(&o, "      \"features\": ");

@@ -25,7 +25,13 @@ static kl_program *parse_source(kl_context *ctx, const char *source, size_t leng
     length = 0;
   }
   kl_source *src = kl_new_source(ctx, ctx->options.source_name, source, length);
+  size_t name_length = strlen(name);
+  src->is_file = name_length > 0 && !(name[0] == '<' && name[name_length - 1] == '>');
   ctx->main_source = src;
+  ctx->options.include_dirs = NULL;
+  for (int i = 0; options->include_dirs && i < options->include_dir_count; i++)
+    if (options->include_dirs[i] && options->include_dirs[i][0])
+      kl_include_add_dir(ctx, options->include_dirs[i], strlen(options->include_dirs[i]));
   kl_token *tokens = kl_tokenize(ctx, src);
   tokens = kl_preprocess(ctx, tokens);
   kl_program *program = kl_parse(ctx, tokens);

@@ -39,6 +39,11 @@ typedef struct kl_translate_options {
   const char *source_name;   /* shown in diagnostics; NULL: "<source>" */
   const char *build_options; /* "-DN=4 -DTILE=16"; -cl-* options are accepted and kept */
   kl_device_traits traits;
+  /* Where #include "file" looks after the including file's directory, in
+   * order (then the -I options of build_options). A source_name of the form
+   * "<...>" is not a file: its includes are looked for here only. */
+  const char *const *include_dirs;
+  int include_dir_count;
 } kl_translate_options;
 
 /* NULL only when out of memory. */

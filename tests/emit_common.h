@@ -93,8 +93,14 @@ static inline void emit_free_corpus(emit_source *sources, int count) {
 /* Parses a source as a device with fp64 and int64 (and fp16 when asked). */
 static inline kl_program *emit_parse_with(kl_context *ctx, const char *name, const char *text, size_t length,
                                           const char *options, kl_device_traits traits) {
-  kl_translate_options opt = {
-      .source_name = name, .build_options = options && options[0] ? options : NULL, .traits = traits};
+  /* The corpus's headers (valid/headers) are found as the corpus runner
+   * finds them: the corpus folder is the include directory. */
+  static const char *const include_dirs[] = {AGPU_KERNELS_DIR "/valid"};
+  kl_translate_options opt = {.source_name = name,
+                              .build_options = options && options[0] ? options : NULL,
+                              .traits = traits,
+                              .include_dirs = include_dirs,
+                              .include_dir_count = 1};
   return kl_parse_program(ctx, text, length, &opt);
 }
 

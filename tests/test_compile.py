@@ -13,6 +13,7 @@ import json
 import pathlib
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -126,6 +127,43 @@ def main():
     r = subprocess.run([anygpu, "compile", "x.cl", "--target", "metal"], capture_output=True,
                        text=True)
     report(r.returncode == 2 and "unknown target" in r.stderr, "unknown target")
+
+    # -I DIR: a kernel read from standard input has no folder of its own,
+    # so its headers come from the -I directories only.
+    include_kernel = corpus / "valid" / "078_include_headers.cl"
+    source = include_kernel.read_text()
+    r = subprocess.run([anygpu, "compile", "-"], input=source, capture_output=True, text=True)
+    report(r.returncode == 1 and '-:11:1: error: #include "headers/kl_math.h": file not found'
+           in r.stderr, f"include without -I: rc {r.returncode}: {r.stderr[:300]}")
+    for flags in (["-I", str(corpus / "valid")], ["-I" + str(corpus / "valid")]):
+        r = subprocess.run([anygpu, "compile", "-", *flags, "--target", "c"], input=source,
+                           capture_output=True, text=True)
+        report(r.returncode == 0 and "include_headers" in r.stdout,
+               f"include with {flags}: rc {r.returncode}: {r.stderr[:300]}")
+    r = subprocess.run([anygpu, "compile", "x.cl", "-I"], capture_output=True, text=True)
+    report(r.returncode == 2 and "missing directory after" in r.stderr, "-I without a directory")
+
+    # anygpu run: a struct by value as bytes:HEX, on the CPU backend.
+    kernel_dir = pathlib.Path(tempfile.mkdtemp(prefix="agpu_run_struct_"))
+    (kernel_dir / "sv.cl").write_text(
+        "typedef struct { float scale; int offset; float2 shift; } params;\n"
+        "__kernel void sv(__global float *out, params p, uint n) {\n"
+        "  uint i = get_global_id(0);\n"
+        "  if (i < n) out[i] = p.scale * (float)i + (float)p.offset + p.shift.y;\n"
+        "}\n")
+    r = subprocess.run([anygpu, "run", str(kernel_dir / "sv.cl"), "--kernel", "sv", "--global", "4",
+                        "--arg", "buf:float:4:fill=0",
+                        "--arg", "bytes:0000c03f070000000000803e00000040", "--arg", "uint:4",
+                        "--device", "cpu:0", "--out", str(kernel_dir)],
+                       capture_output=True, text=True)
+    out = list(kernel_dir.glob("cpu-0.0.*.bin"))
+    values = list(struct.unpack("4f", out[0].read_bytes())) if out else []
+    report(r.returncode == 0 and values == [9.0, 10.5, 12.0, 13.5],
+           f"run with bytes:HEX: rc {r.returncode}, {values}: {r.stdout[-300:]} {r.stderr[:300]}")
+    r = subprocess.run([anygpu, "run", str(kernel_dir / "sv.cl"), "--kernel", "sv", "--global", "4",
+                        "--arg", "buf:float:4", "--arg", "bytes:0g", "--arg", "uint:4"],
+                       capture_output=True, text=True)
+    report(r.returncode == 2 and "is not a hex digit" in r.stderr, f"bytes:0g: {r.stderr[:200]}")
 
     # SPIR-V is binary: written to a pipe as is (a terminal is refused).
     saxpy = corpus / "valid" / "001_saxpy.cl"

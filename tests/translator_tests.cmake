@@ -1,7 +1,8 @@
 # The kernel-language front end's tests. They call the translator's kl_
 # functions, which the shared library keeps hidden, so they link the
 # library's objects directly.
-foreach(name test_translator_frontend test_translator_corpus test_fuzz_regressions)
+foreach(name test_translator_frontend test_translator_corpus test_translator_include
+             test_translator_features test_fuzz_regressions)
   add_executable(${name} ${name}.c)
   target_link_libraries(${name} PRIVATE anygpu_objects Threads::Threads ${CMAKE_DL_LIBS} m)
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/kernels)

@@ -15,6 +15,7 @@ enum {
 };
 
 #define CLI_MAX_POSITIONAL 4
+#define CLI_MAX_INCLUDE_DIRS 64 /* -I DIR options of compile and run */
 
 /* The options every command takes, and its positional arguments. */
 typedef struct cli_arguments {

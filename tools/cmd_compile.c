@@ -16,6 +16,7 @@ typedef struct compile_request {
   agpu_translate_desc desc;
   bool signature;
   char options[COMPILE_MAX_OPTIONS_LENGTH];
+  const char *include_dirs[CLI_MAX_INCLUDE_DIRS];
 } compile_request;
 
 static bool parse_target(const char *name, agpu_target *target) {
@@ -58,6 +59,13 @@ static int parse_compile_arguments(int argc, char **argv, compile_request *reque
         return cli_usage_error("missing value after", argument);
       int status = add_option(request, flag, value);
       if (status != CLI_EXIT_OK) return status;
+    } else if (strncmp(argument, "-I", 2) == 0) {
+      if (!(value = option_value(argc, argv, &i, 2)))
+        return cli_usage_error("missing directory after", argument);
+      if (request->desc.include_dir_count == CLI_MAX_INCLUDE_DIRS)
+        return cli_usage_error("too many -I directories at", value);
+      request->include_dirs[request->desc.include_dir_count++] = value;
+      request->desc.include_dirs = request->include_dirs;
     } else if (strcmp(argument, "--target") == 0 || strncmp(argument, "--target=", 9) == 0) {
       value = argument[8] == '=' ? argument + 9 : (i + 1 < argc ? argv[++i] : NULL);
       if (!value) return cli_usage_error("missing value after", argument);

@@ -77,6 +77,12 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
       if (!value) return cli_usage_error("missing value after", argument);
       int status = run_add_define(request, flag, value);
       if (status != CLI_EXIT_OK) return status;
+    } else if (strncmp(argument, "-I", 2) == 0) {
+      value = argument[2] ? argument + 2 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!value) return cli_usage_error("missing directory after", argument);
+      if (request->include_dir_count == CLI_MAX_INCLUDE_DIRS)
+        return cli_usage_error("too many -I directories at", value);
+      request->include_dirs[request->include_dir_count++] = value;
     } else if (run_option_is(argument, "--kernel")) {
       request->kernel = value;
     } else if (run_option_is(argument, "--global")) {
@@ -322,8 +328,11 @@ static run_outcome run_launch(const run_request *request, run_device *device, ag
 
 static run_outcome run_on_device(const run_request *request, const char *source, run_device *device,
                                  void *const initial[]) {
-  agpu_program_desc desc = {
-      .source = source, .source_name = request->file, .options = request->options};
+  agpu_program_desc desc = {.source = source,
+                            .source_name = request->file,
+                            .options = request->options,
+                            .include_dirs = request->include_dirs,
+                            .include_dir_count = request->include_dir_count};
   agpu_program *program = NULL;
   agpu_status status = agpu_program_build(device->device, &desc, &program);
   if (status == AGPU_ERROR_UNSUPPORTED)

@@ -26,6 +26,8 @@ typedef struct run_request {
   uint64_t seed;
   const char *out_dir;
   char options[RUN_OPTIONS_MAX];
+  const char *include_dirs[CLI_MAX_INCLUDE_DIRS]; /* -I DIR */
+  uint32_t include_dir_count;
 } run_request;
 
 typedef enum run_outcome { RUN_RAN, RUN_SKIPPED, RUN_FAILED } run_outcome;

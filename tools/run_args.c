@@ -101,6 +101,39 @@ static bool run_init_parse(const char *text, run_arg *arg) {
   return true;
 }
 
+/* bytes:HEX, a value given byte by byte (a struct by value, laid out as
+ * OpenCL C lays it out): "bytes:0000c03f07000000" is a float 1.5 and an
+ * int 7. */
+static bool run_bytes_parse(const char *hex, run_arg *arg, char *error, size_t capacity) {
+  static const run_type bytes_type = {"bytes", 1, false, false};
+  uint8_t bytes[AGPU_ARG_MAX_VALUE_SIZE];
+  size_t length = strlen(hex);
+  if (length == 0 || length % 2 || length / 2 > sizeof bytes) {
+    snprintf(error, capacity, "'%s': bytes: takes an even number of hex digits, 1 to %d bytes",
+             arg->spec, AGPU_ARG_MAX_VALUE_SIZE);
+    return false;
+  }
+  for (size_t i = 0; i < length / 2; i++) {
+    unsigned value = 0;
+    for (int k = 0; k < 2; k++) {
+      char c = hex[2 * i + (size_t)k];
+      int digit = c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
+      if (digit < 0) {
+        snprintf(error, capacity, "'%s': '%c' is not a hex digit", arg->spec, c);
+        return false;
+      }
+      value = value * 16 + (unsigned)digit;
+    }
+    bytes[i] = (uint8_t)value;
+  }
+  arg->type = &bytes_type;
+  arg->value = agpu_arg_value(bytes, length / 2);
+  return true;
+}
+
 bool run_arg_parse(const char *spec, run_arg *arg, char *error, size_t capacity) {
   memset(arg, 0, sizeof *arg);
   arg->spec = spec;
@@ -140,6 +173,8 @@ bool run_arg_parse(const char *spec, run_arg *arg, char *error, size_t capacity)
     return true;
   }
   arg->kind = RUN_ARG_VALUE;
+  if (head == 5 && strncmp(spec, "bytes", 5) == 0)
+    return run_bytes_parse(first + 1, arg, error, capacity);
   if (!(arg->type = run_type_find(spec, head))) {
     snprintf(error, capacity, "'%s': unknown type '%.*s' (or buf:, local:)", spec, (int)head, spec);
     return false;

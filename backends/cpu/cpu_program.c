@@ -98,6 +98,8 @@ agpu_status agpu_cpu_program_build(agpu_program *program, const agpu_program_des
   kl_translate_options options;
   memset(&options, 0, sizeof options);
   options.source_name = desc->source_name;
+  options.include_dirs = desc->include_dirs;
+  options.include_dir_count = (int)desc->include_dir_count;
   options.build_options = desc->options ? desc->options : "";
   options.traits.fp64 = true;
   options.traits.int64 = true;

@@ -189,6 +189,8 @@ agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_de
   cp->translated = true;
   kl_translate_options options = {
       .source_name = desc->source_name,
+      .include_dirs = desc->include_dirs,
+      .include_dir_count = (int)desc->include_dir_count,
       .build_options = desc->options ? desc->options : "",
       .traits = {.fp64 = info->fp64, .fp16 = info->fp16, .int64 = info->int64},
   };

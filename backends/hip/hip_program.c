@@ -153,6 +153,8 @@ agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build
   agpu_hip_program *hp = out->program;
   kl_translate_options options = {
       .source_name = desc->source_name,
+      .include_dirs = desc->include_dirs,
+      .include_dir_count = (int)desc->include_dir_count,
       .build_options = desc->options ? desc->options : "",
       .traits = {.fp64 = target->fp64, .fp16 = target->fp16, .int64 = target->int64},
   };

@@ -150,6 +150,8 @@ static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_prog
   const agpu_device_info *info = &program->device->info;
   kl_translate_options options = {
       .source_name = desc->source_name,
+      .include_dirs = desc->include_dirs,
+      .include_dir_count = (int)desc->include_dir_count,
       .build_options = desc->options ? desc->options : "",
       .traits = {.fp64 = info->fp64, .fp16 = info->fp16, .int64 = info->int64},
   };
@@ -164,18 +166,48 @@ static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_prog
   return status;
 }
 
+/* " -I DIR" for the source's directory (when source_name is a path) and
+ * for each include directory; "" for none. NULL when out of memory. */
+static char *agpu_cl_include_options(const agpu_program_desc *desc) {
+  const char *name = desc->source_name ? desc->source_name : "<source>";
+  size_t name_length = strlen(name);
+  bool is_file = name_length > 0 && !(name[0] == '<' && name[name_length - 1] == '>');
+  const char *slash = strrchr(name, '/');
+  size_t size = 1 + (is_file ? name_length + 8 : 0);
+  for (uint32_t i = 0; i < desc->include_dir_count; i++) size += strlen(desc->include_dirs[i]) + 4;
+  char *text = malloc(size), *o = text;
+  if (!text) return NULL;
+  *o = 0;
+  if (is_file && slash)
+    o += sprintf(o, " -I %.*s", (int)(slash - name + (slash == name)), name);
+  else if (is_file)
+    o += sprintf(o, " -I .");
+  for (uint32_t i = 0; i < desc->include_dir_count; i++)
+    if (desc->include_dirs[i][0]) o += sprintf(o, " -I %s", desc->include_dirs[i]);
+  return text;
+}
+
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc) {
   char *preprocessed = NULL;
   agpu_status status = agpu_cl_check_portable(program, desc, &preprocessed);
   if (status != AGPU_SUCCESS) return status;
-  /* What the translator predefines for every target. */
+  /* What the translator predefines for every target, and where it looked
+   * for #include "file" (the driver compiles a string, which has no
+   * directory of its own): the source's directory, then include_dirs, before
+   * the caller's options and their -I. */
+  char *includes = agpu_cl_include_options(desc);
   char *options = NULL;
-  if (asprintf(&options, "-D__ANYGPU__=1 %s", desc->options ? desc->options : "") < 0) {
+  if (!includes ||
+      asprintf(&options, "-D__ANYGPU__=1%s %s", includes, desc->options ? desc->options : "") < 0) {
+    free(includes);
     free(preprocessed);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   }
+  free(includes);
   const char *name = desc->source_name ? desc->source_name : "<source>";
   char key[65];
+  /* The key holds the preprocessed text, so an included header's bytes are
+   * part of it (and the -I options, with the options). */
   bool keyed = preprocessed && agpu_cl_binary_key(program, desc->source, desc->source_size,
                                                   preprocessed, options, key);
   free(preprocessed);

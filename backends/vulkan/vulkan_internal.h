@@ -269,6 +269,8 @@ struct agpu_vk_program {
   /* What builds a variant again (portable programs; NULL for native SPIR-V). */
   char *source, *source_name, *options;
   size_t source_size;
+  char **include_dirs; /* #include "file" directories (agpu_program_desc) */
+  uint32_t include_dir_count;
 };
 
 static inline agpu_vk_device *agpu_vk_device_of(const agpu_device *device) {

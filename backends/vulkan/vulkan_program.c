@@ -181,6 +181,8 @@ static void agpu_vk_program_free(agpu_vk_device *device, agpu_vk_program *vp) {
   free(vp->source);
   free(vp->source_name);
   free(vp->options);
+  for (uint32_t i = 0; i < vp->include_dir_count; i++) free(vp->include_dirs[i]);
+  free(vp->include_dirs);
   free(vp);
 }
 
@@ -212,6 +214,14 @@ static agpu_status agpu_vk_keep_source(agpu_vk_program *vp, const agpu_program_d
   memcpy(vp->source, desc->source, size);
   vp->source[size] = '\0';
   vp->source_size = size;
+  if (desc->include_dir_count) {
+    vp->include_dirs = calloc(desc->include_dir_count, sizeof *vp->include_dirs);
+    if (!vp->include_dirs)
+      return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
+    for (uint32_t i = 0; i < desc->include_dir_count; i++, vp->include_dir_count++)
+      if (!(vp->include_dirs[i] = agpu_vk_strdup(desc->include_dirs[i])))
+        return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
+  }
   return AGPU_SUCCESS;
 }
 #endif
@@ -235,6 +245,8 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
   }
   kl_translate_options options =
       agpu_vk_translate_options(program->device, desc->source_name, desc->options);
+  options.include_dirs = desc->include_dirs;
+  options.include_dir_count = (int)desc->include_dir_count;
   agpu_status status = agpu_vk_keep_source(vp, desc);
   if (status != AGPU_SUCCESS) goto done;
   kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);

@@ -52,6 +52,10 @@ static agpu_status agpu_vk_variant_build(agpu_kernel *kernel, agpu_vk_kernel_ent
   v->program = base->program;
   kl_translate_options options =
       agpu_vk_translate_options(kernel->program->device, vp->source_name, vp->options);
+  /* The headers are read again from the same directories (a header changed
+   * since the build would change the variant too). */
+  options.include_dirs = (const char *const *)vp->include_dirs;
+  options.include_dir_count = (int)vp->include_dir_count;
   agpu_status status = AGPU_SUCCESS;
   const kl_function *fn = NULL;
   const kl_glsl_layout *layout = NULL;

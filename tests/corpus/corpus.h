@@ -112,6 +112,7 @@ typedef enum corpus_requirement {
 typedef struct corpus_kernel {
   char path[CORPUS_TEXT_MAX];
   char file_name[CORPUS_NAME_MAX]; /* "012_saxpy.cl" */
+  char dir[CORPUS_TEXT_MAX];       /* its folder: the include directory of its build */
   char stem[CORPUS_NAME_MAX];      /* "012_saxpy" */
   char entry[CORPUS_NAME_MAX];     /* @kernel */
   char options[CORPUS_TEXT_MAX];   /* @options */

@@ -394,6 +394,10 @@ bool corpus_load(const char *path, corpus_file_kind kind, corpus_kernel *kernel,
   snprintf(kernel->path, sizeof kernel->path, "%s", path);
   const char *slash = strrchr(path, '/');
   snprintf(kernel->file_name, sizeof kernel->file_name, "%s", slash ? slash + 1 : path);
+  if (slash)
+    snprintf(kernel->dir, sizeof kernel->dir, "%.*s", (int)(slash - path + (slash == path)), path);
+  else
+    snprintf(kernel->dir, sizeof kernel->dir, ".");
   snprintf(kernel->stem, sizeof kernel->stem, "%s", kernel->file_name);
   char *dot = strrchr(kernel->stem, '.');
   if (dot) *dot = '\0';

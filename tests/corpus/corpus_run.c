@@ -55,10 +55,14 @@ static corpus_outcome corpus_check_requirements(corpus_session *session) {
 
 static corpus_outcome corpus_build(corpus_session *session) {
   const corpus_kernel *kernel = session->kernel;
+  /* Headers are found next to the kernel, as a host passing -I would. */
+  const char *include_dirs[1] = {kernel->dir};
   agpu_program_desc desc = {.source = kernel->source,
                             .source_size = kernel->source_size,
                             .source_name = kernel->file_name,
-                            .options = kernel->options[0] ? kernel->options : NULL};
+                            .options = kernel->options[0] ? kernel->options : NULL,
+                            .include_dirs = include_dirs,
+                            .include_dir_count = 1};
   agpu_status status = agpu_program_build(session->device, &desc, &session->program);
   if (status == AGPU_ERROR_UNSUPPORTED)
     return corpus_say(session, CORPUS_SKIPPED, "%s", agpu_last_error());

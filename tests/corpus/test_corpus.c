@@ -189,10 +189,14 @@ static void corpus_check_invalid(const corpus_kernel *kernel, agpu_device **devi
            kernel->error_column);
   for (uint32_t d = 0; d < device_count; d++) {
     agpu_program *program = NULL;
+    /* Headers are found next to the kernel, as a host passing -I would. */
+    const char *include_dirs[1] = {kernel->dir};
     agpu_program_desc desc = {.source = kernel->source,
                               .source_size = kernel->source_size,
                               .source_name = kernel->file_name,
-                              .options = kernel->options[0] ? kernel->options : NULL};
+                              .options = kernel->options[0] ? kernel->options : NULL,
+                              .include_dirs = include_dirs,
+                              .include_dir_count = 1};
     agpu_status status = agpu_program_build(devices[d], &desc, &program);
     const char *log = agpu_last_error();
     corpus_outcome outcome = CORPUS_FAILED;

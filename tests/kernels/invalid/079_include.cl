@@ -1,4 +1,4 @@
-// The source is one string: there are no files to include.
-// @error 3:1 #include is not supported
+// A header that is neither next to the kernel nor in an include directory.
+// @error 3:1 #include "helpers.h": file not found
 #include "helpers.h"
 __kernel void k(__global int *out) { out[0] = 1; }

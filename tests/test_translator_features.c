@@ -1,0 +1,226 @@
+/* Front-end features for real-world OpenCL kernels (issue 18): brace
+ * initialisers of vectors, image constructs refused by name, and structs
+ * in memory with OpenCL C's layout. What each target prints is checked by
+ * the corpus (tests/kernels); here: the rules, the diagnostics and the
+ * layout numbers. */
+#include "agpu_test.h"
+#include "kl_front.h"
+#include "translate.h"
+
+static kl_context *ctx;
+
+static kl_program *parse(const char *source) {
+  kl_context_destroy(ctx);
+  ctx = kl_context_create();
+  kl_translate_options o = {.source_name = "k.cl"};
+  o.traits.fp64 = true;
+  o.traits.int64 = true;
+  return kl_parse_program(ctx, source, strlen(source), &o);
+}
+
+/* The program fails with `message` at line:column as its first error. */
+static void check_error(const char *source, int line, int column, const char *message) {
+  if (parse(source)) {
+    printf("  FAIL %s: accepted:\n%s\n", agpu_test_g.case_name, source);
+    agpu_test_g.case_failed = 1;
+    return;
+  }
+  const kl_diagnostic *d = kl_diagnostics(ctx);
+  while (d && d->severity != KL_ERROR) d = d->next;
+  if (!d || d->location.line != line || d->location.column != column ||
+      !strstr(d->message, message)) {
+    printf("  FAIL %s: expected %d:%d %s, got:\n%s", agpu_test_g.case_name, line, column, message,
+           kl_diagnostics_text(ctx));
+    agpu_test_g.case_failed = 1;
+  }
+}
+
+static void check_accepted(const char *source) {
+  if (!parse(source)) {
+    printf("  FAIL %s: rejected:\n%s\n%s", agpu_test_g.case_name, source, kl_diagnostics_text(ctx));
+    agpu_test_g.case_failed = 1;
+  }
+}
+
+static void vector_brace_initialisers(void) {
+  check_accepted(
+      "__kernel void k(__global float4 *o) {\n"
+      "  float2 h = {1, 2};\n"
+      "  float4 a = {1.0f, 2, 3u, 4.5}, b = {h, h}, c = {h, 1, 2}, d = {a}, e = {};\n"
+      "  float4 arr[3] = {{1, 2, 3, 4}, {h, h}, 7};\n"
+      "  o[0] = a + b + c + d + e + arr[2];\n"
+      "}\n");
+  check_accepted(
+      "typedef struct { float3 p; int2 q; } s;\n"
+      "__constant float4 t[2] = {{1, 2, 3, 4}, {}};\n"
+      "__kernel void k(__global float4 *o) {\n"
+      "  s v[2] = {{{1, 2, 3}, {4, 5}}, {{6, 7, 8}}};\n"
+      "  o[0] = t[1] + (float4)(v[0].p, v[1].q.x);\n"
+      "}\n");
+  check_error("__kernel void k(__global float4 *o) { float4 f = {1, 2, 3}; o[0] = f; }", 1, 50,
+              "too few elements in the initializer of a 'float4': it needs 4, 3 given");
+  check_error("__kernel void k(__global int2 *o) { int2 f = {1, 2, 3}; o[0] = f; }", 1, 46,
+              "too many elements in the initializer of a 'int2': it needs 2, 3 given");
+  check_error("__kernel void k(__global float4 *o) { float4 f = {1.0f}; o[0] = f; }", 1, 50,
+              "too few elements");
+  check_error("__kernel void k(__global float4 *o) { float4 f = {{1, 2, 3, 4}}; o[0] = f; }", 1, 51,
+              "braces inside the initializer of a 'float4'");
+  check_error(
+      "__kernel void k(__global float4 *o) { int2 i = (int2)(1);\n"
+      "  float4 f = {i, 1.0f, 2.0f}; o[0] = f; }",
+      2, 15, "a 'int2' part in the initializer of a 'float4'");
+  /* malformed lists end in an error, never a crash */
+  const char *broken[] = {
+      "__kernel void k() { float4 f = {1, 2, 3, 4; }",
+      "__kernel void k() { float4 f = {, }; }",
+      "__kernel void k() { float4 f = {1, 2, 3, 4,, }; }",
+      "__kernel void k() { float4 f = {",
+      "__kernel void k() { float4 f[2] = {{{{{{{{{{{{}}}}}}}}}}}}; }",
+  };
+  for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
+    CHECK(!parse(broken[i]));
+    CHECK(kl_error_count(ctx) >= 1);
+  }
+}
+
+static void images_are_named(void) {
+  check_error("__kernel void k(__read_only image2d_t i, __global int *o) { o[0] = 0; }", 1, 29,
+              "images are not in the portable subset: image types are not supported ('image2d_t')");
+  check_error("__kernel void k(sampler_t s, __global int *o) { o[0] = 0; }", 1, 17,
+              "samplers are not in the portable subset");
+  check_error("__kernel void k(__global float4 *o) { o[0] = read_imagef(0, 0, (int2)(0)); }", 1, 46,
+              "images are not in the portable subset: 'read_imagef' is not supported");
+  check_error("__kernel void k(__global int *o) { o[0] = get_image_width(0); }", 1, 43,
+              "images are not in the portable subset: 'get_image_width'");
+  check_error("__kernel void k(__global int *o) { o[0] = CLK_FILTER_LINEAR; }", 1, 43,
+              "samplers are not in the portable subset: 'CLK_FILTER_LINEAR'");
+  check_error("__kernel void k(__global int *o) { o[0] = CLK_RGBA; }", 1, 43,
+              "images are not in the portable subset: 'CLK_RGBA'");
+  /* a function of the program's own with such a name is the program's */
+  check_accepted(
+      "int read_image_count(int x) { return x; }\n"
+      "__kernel void k(__global int *o) { o[0] = read_image_count(2); }");
+}
+
+static const kl_member *member(const kl_type *t, const char *name) {
+  for (const kl_member *m = t->members; m; m = m->next)
+    if (strcmp(m->name, name) == 0) return m;
+  return NULL;
+}
+
+static const kl_type *struct_named(const kl_program *program, const char *name) {
+  for (int i = 0; program && i < program->struct_count; i++)
+    if (program->structs[i]->name && strcmp(program->structs[i]->name, name) == 0)
+      return program->structs[i];
+  return NULL;
+}
+
+static const char shared_structs[] =
+    "typedef struct { float3 position; float mass; uint2 cell; float weights[3]; } particle;\n"
+    "typedef struct { particle p; uint tag; float4 extra; } wrapped;\n"
+    "typedef struct { char c; double3 d; short s; } mixed;\n"
+    "typedef struct { float scale; int offset; float2 shift; } params;\n"
+    "__constant wrapped table[2] = {{{{1, 2, 3}, 4, {5, 6}, {7, 8, 9}}, 10, {}}};\n"
+    "__kernel void k(__global const particle *in, __constant wrapped *w, __global mixed *m,\n"
+    "                __global float4 *out, params prm) {\n"
+    "  out[0] = (float4)(in[0].position, w[0].p.mass + table[1].extra.x + prm.scale);\n"
+    "  m[0].s = (short)m[0].c;\n"
+    "}\n";
+
+static void struct_layout_is_opencl_c(void) {
+  kl_program *program = parse(shared_structs);
+  CHECK(program != NULL);
+  if (!program) {
+    printf("%s", kl_diagnostics_text(ctx));
+    return;
+  }
+  const kl_type *particle = struct_named(program, "particle");
+  const kl_type *wrapped = struct_named(program, "wrapped");
+  const kl_type *mixed = struct_named(program, "mixed");
+  CHECK(particle && wrapped && mixed);
+  if (!particle || !wrapped || !mixed) return;
+  /* a float3 takes 16 bytes; C's alignment; the size a multiple of it */
+  CHECK(particle->size == 48 && particle->align == 16);
+  CHECK(member(particle, "mass")->offset == 16);
+  CHECK(member(particle, "cell")->offset == 24);
+  CHECK(member(particle, "weights")->offset == 32);
+  CHECK(wrapped->size == 80 && member(wrapped, "tag")->offset == 48);
+  CHECK(member(wrapped, "extra")->offset == 64);
+  CHECK(mixed->size == 96 && mixed->align == 32);
+  CHECK(member(mixed, "d")->offset == 32 && member(mixed, "s")->offset == 64);
+  /* the signature reports sizes and offsets, nested structs included */
+  const char *json = kl_signature_json(ctx, program);
+  CHECK(strstr(json, "\"struct\": {\"name\": \"struct particle\", \"size\": 48, \"align\": 16"));
+  CHECK(strstr(json,
+               "{\"name\": \"weights\", \"type\": \"float[3]\", \"offset\": 32, \"size\": 12}"));
+  CHECK(strstr(json, "{\"name\": \"tag\", \"type\": \"uint\", \"offset\": 48, \"size\": 4}"));
+  CHECK(strstr(json, "\"kind\": \"value\", \"type\": \"struct params\""));
+  /* each native target checks the numbers statically */
+  const char *c = kl_emit(ctx, program, KL_TARGET_C, NULL);
+  CHECK(c && strstr(c, "_Static_assert(offsetof(struct kl_s0, weights) == 32"));
+  const char *cuda = kl_emit(ctx, program, KL_TARGET_CUDA, NULL);
+  CHECK(cuda && strstr(cuda, "static_assert(_CL_OFFSETOF(wrapped, extra) == 64"));
+  const char *ocl = kl_emit(ctx, program, KL_TARGET_OPENCL, NULL);
+  CHECK(ocl && strstr(ocl, "_Static_assert(__builtin_offsetof(struct mixed, s) == 64"));
+  /* GLSL: std430 with padding members keeps these offsets */
+  const char *glsl = kl_emit(ctx, program, KL_TARGET_GLSL, "k");
+  CHECK(glsl != NULL);
+  if (!glsl) printf("%s", kl_diagnostics_text(ctx));
+}
+
+static void shared_struct_rules(void) {
+  check_error(
+      "typedef struct { float v; bool alive; } cell;\n"
+      "__kernel void k(__global cell *c) { c[0].v = 1.0f; }",
+      2, 32,
+      "a struct in __global memory (parameter 'c'): member 'alive' of 'struct cell' has "
+      "type 'bool'");
+  check_error(
+      "typedef struct { float v; size_t n[2]; } cell;\n"
+      "typedef struct { cell inner; } outer;\n"
+      "__kernel void k(outer o, __global float *out) { out[0] = o.inner.v; }",
+      3, 23, "a struct kernel parameter ('o'): member 'n' of 'struct cell'");
+  check_error(
+      "typedef struct { ptrdiff_t d; } cell;\n"
+      "__constant cell t = {1};\n"
+      "__kernel void k(__global float *out) { out[0] = t.d; }",
+      2, 17, "a struct in __constant memory ('t')");
+  check_error(
+      "typedef struct { float v; } cell;\n"
+      "__kernel void k(__local cell *c) { c[0].v = 1.0f; }",
+      2, 31, "structs in __local memory are not supported");
+  /* a bool in a private struct is fine */
+  check_accepted(
+      "typedef struct { float v; bool b; } cell;\n"
+      "__kernel void k(__global float *out) { cell c = {1.0f, true}; out[0] = c.b ? c.v : 0; }");
+}
+
+static void glsl_refuses_a_layout_std430_cannot_give(void) {
+  /* an 8-vector is 32-byte aligned in OpenCL C and 16 in std430: the struct
+   * would be 48 bytes in GLSL and 64 in OpenCL C */
+  kl_program *program = parse(
+      "typedef struct { float8 v; float w; } wide;\n"
+      "typedef struct { float8 v; float w; float pad[7]; } padded;\n"
+      "__kernel void k(__global wide *a) { a[0].w = 1.0f; }\n"
+      "__kernel void j(__global padded *a) { a[0].w = 1.0f; }\n");
+  CHECK(program != NULL);
+  if (!program) return;
+  CHECK(kl_emit(ctx, program, KL_TARGET_GLSL, "j") != NULL);
+  CHECK(kl_emit(ctx, program, KL_TARGET_GLSL, "k") == NULL);
+  CHECK(strstr(kl_diagnostics_text(ctx),
+               "the GLSL target does not support the layout of struct 'wide' in memory: std430 "
+               "makes it 48 bytes where OpenCL C makes it 64"));
+  /* the other targets take it */
+  CHECK(kl_emit(ctx, program, KL_TARGET_C, NULL) != NULL);
+  CHECK(kl_emit(ctx, program, KL_TARGET_CUDA, NULL) != NULL);
+}
+
+int main(void) {
+  RUN(vector_brace_initialisers);
+  RUN(images_are_named);
+  RUN(struct_layout_is_opencl_c);
+  RUN(shared_struct_rules);
+  RUN(glsl_refuses_a_layout_std430_cannot_give);
+  kl_context_destroy(ctx);
+  return agpu_test_finish();
+}
