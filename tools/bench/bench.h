@@ -112,6 +112,12 @@ agpu_kernel *bench_kernel(bench_device *device, bench_result *result, const char
 /* The largest power of two at most `cap` that the device and the kernel
  * allow as a 1D work-group size. */
 size_t bench_group_size(const bench_device *device, agpu_kernel *kernel, size_t cap);
+/* The launch of a grid-stride reduction (each work-item sums a slice, the
+ * group adds its items): BabelStream's four groups of up to 256 per compute
+ * unit, or on a CPU device that runs work-items one after another one
+ * work-item per compute unit. */
+void bench_reduction_shape(const bench_device *device, agpu_kernel *kernel, size_t *groups,
+                           size_t *local);
 
 /* The progress line on stderr. */
 void bench_progress(bench_device *device, const char *what);

@@ -151,6 +151,24 @@ size_t bench_group_size(const bench_device *device, agpu_kernel *kernel, size_t 
   return size;
 }
 
+/* On cpu:0 and PoCL a group's work-items run one after another, so each
+ * work-item's grid-stride slice touches one element per cache line; one
+ * work-item per compute unit walks memory in order instead (2^25 elements
+ * here: cpu:0 17-23 GB/s against 0.8-1.5, PoCL 11-20 against 0.7).
+ * lavapipe runs work-items as SIMD lanes and stops a shader's loops after
+ * 65535 passes in all (docs/vulkan.md), so Vulkan keeps the GPU shape. */
+void bench_reduction_shape(const bench_device *device, agpu_kernel *kernel, size_t *groups,
+                           size_t *local) {
+  size_t units = device->info.compute_units ? device->info.compute_units : 1;
+  if (device->info.type == AGPU_DEVICE_TYPE_CPU && device->info.backend != AGPU_BACKEND_VULKAN) {
+    *groups = units;
+    *local = 1;
+    return;
+  }
+  *groups = 4 * units;
+  *local = bench_group_size(device, kernel, 256);
+}
+
 void bench_progress(bench_device *device, const char *what) {
   device->step++;
   if (!device->options->progress) return;

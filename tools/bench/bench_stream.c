@@ -232,9 +232,7 @@ void bench_stream(bench_device *device, bool fp64) {
     goto done;
   }
   state.local = bench_group_size(device, state.kernels[3], 256);
-  state.dot_local = bench_group_size(device, state.kernels[4], 256);
-  /* BabelStream's DOT_NUM_GROUPS: four work-groups per compute unit. */
-  state.dot_groups = 4 * (device->info.compute_units ? device->info.compute_units : 1);
+  bench_reduction_shape(device, state.kernels[4], &state.dot_groups, &state.dot_local);
   state.host_sums = calloc(state.dot_groups, sizeof(double));
   size_t bytes = (size_t)state.n * state.real;
   if (!state.host_sums) {

@@ -35,8 +35,8 @@ void bench_sum(bench_device *device) {
   if (bench_call_failed(result, "agpu_kernel_create",
                         agpu_kernel_create(program, "reduce_sum", &kernel)))
     goto done;
-  size_t local = bench_group_size(device, kernel, 256);
-  size_t groups = 4 * (device->info.compute_units ? device->info.compute_units : 1);
+  size_t groups = 0, local = 0;
+  bench_reduction_shape(device, kernel, &groups, &local);
   host = malloc((size_t)n * sizeof *host);
   sums = malloc(groups * sizeof *sums);
   if (!host || !sums || !times) {
