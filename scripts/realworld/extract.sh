@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Copies the OpenCL kernel files (.cl with the .h/.cl/.clh files beside them)
+# of three public suites out of bare git mirrors into OUT/<suite>/...:
+#   yuhc/gpu-rodinia opencl/, vetter/shoc src/opencl/, abduld/Parboil benchmarks/
+# The code is theirs: keep OUT outside this repository, never commit it.
+#   scripts/realworld/extract.sh MIRRORS OUT
+# MIRRORS holds owner+name/repo bare clones (e.g. /work/.mirror).
+set -euo pipefail
+mirrors=${1:?usage: extract.sh MIRRORS OUT}
+out=${2:?usage: extract.sh MIRRORS OUT}
+rm -rf "$out"
+mkdir -p "$out"
+for spec in "rodinia:yuhc+gpu-rodinia:opencl/" "shoc:vetter+shoc:src/opencl/" \
+  "parboil:abduld+Parboil:benchmarks/"; do
+  IFS=: read -r suite mirror prefix <<<"$spec"
+  git=$mirrors/$mirror/repo
+  git -C "$git" ls-tree -r --name-only HEAD | grep "^$prefix" | grep -E '\.(cl|h|clh)$' |
+    while read -r f; do
+      mkdir -p "$out/$suite/$(dirname "$f")"
+      git -C "$git" show "HEAD:$f" >"$out/$suite/$f"
+    done
+done
+echo "$(find "$out" -name '*.cl' | wc -l) kernel files in $out"
