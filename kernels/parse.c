@@ -1733,31 +1733,44 @@ static kl_node *primary(parser *p) {
   return error_expr(p, at);
 }
 
+/* One part of a vector literal or of a vector's brace initializer: a
+ * vector of the element type (its lanes count) or a scalar converted to
+ * the element type; adds its lanes to *components. */
+static kl_node *vector_part(parser *p, kl_type *type, bool in_braces, int *components) {
+  kl_node *part = assignment(p);
+  if (!part->type) part->type = int_type(p);
+  const char *where = in_braces ? "the initializer of" : "";
+  if (part->type->kind == KL_TYPE_VECTOR) {
+    if (part->type->element->kind != type->element->kind)
+      kl_error(p->ctx, part->location,
+               "a '%s' part in %s%sa '%s'%s: vector parts must have the element type '%s' (use "
+               "convert_%s%d())",
+               type_name(p, part->type), where, in_braces ? " " : "", type_name(p, type),
+               in_braces ? "" : " literal", type_name(p, type->element),
+               type_name(p, type->element), part->type->length);
+    *components += part->type->length;
+  } else if (is_bool_or_arith(part->type)) {
+    part = kl_convert(p->ctx, part, type->element);
+    (*components)++;
+  } else {
+    if (in_braces)
+      kl_error(p->ctx, part->location, "a '%s' cannot initialise a part of a '%s'",
+               type_name(p, part->type), type_name(p, type));
+    else
+      kl_error(p->ctx, part->location, "a '%s' cannot be part of a vector literal",
+               type_name(p, part->type));
+    (*components)++;
+  }
+  return part;
+}
+
 /* (T)(a, b, ...) with T a vector type. */
 static kl_node *vector_literal(parser *p, kl_type *type, kl_location at) {
   advance(p); /* ( */
   kl_node head = {0}, *tail = &head;
   int count = 0, components = 0;
   do {
-    kl_node *part = assignment(p);
-    if (!part->type) part->type = int_type(p);
-    if (part->type->kind == KL_TYPE_VECTOR) {
-      if (part->type->element->kind != type->element->kind) {
-        kl_error(p->ctx, part->location,
-                 "a '%s' part in a '%s' literal: vector parts must have the element type '%s' "
-                 "(use convert_%s%d())",
-                 type_name(p, part->type), type_name(p, type), type_name(p, type->element),
-                 type_name(p, type->element), part->type->length);
-      }
-      components += part->type->length;
-    } else if (is_bool_or_arith(part->type)) {
-      part = kl_convert(p->ctx, part, type->element);
-      components++;
-    } else {
-      kl_error(p->ctx, part->location, "a '%s' cannot be part of a vector literal",
-               type_name(p, part->type));
-      components++;
-    }
+    kl_node *part = vector_part(p, type, false, &components);
     tail->next = part;
     tail = part;
     count++;
@@ -2615,24 +2628,7 @@ static kl_node *vector_init_list(parser *p, kl_type *type) {
       if (!accept(p, ",")) break;
       continue;
     }
-    kl_node *part = assignment(p);
-    if (!part->type) part->type = int_type(p);
-    if (part->type->kind == KL_TYPE_VECTOR) {
-      if (part->type->element->kind != type->element->kind)
-        kl_error(p->ctx, part->location,
-                 "a '%s' part in the initializer of a '%s': vector parts must have the element "
-                 "type '%s' (use convert_%s%d())",
-                 type_name(p, part->type), type_name(p, type), type_name(p, type->element),
-                 type_name(p, type->element), part->type->length);
-      components += part->type->length;
-    } else if (is_bool_or_arith(part->type)) {
-      part = kl_convert(p->ctx, part, type->element);
-      components++;
-    } else {
-      kl_error(p->ctx, part->location, "a '%s' cannot initialise a part of a '%s'",
-               type_name(p, part->type), type_name(p, type));
-      components++;
-    }
+    kl_node *part = vector_part(p, type, true, &components);
     tail->next = part;
     tail = part;
     count++;
