@@ -8,7 +8,7 @@ if(Python3_Interpreter_FOUND)
   # lavapipe's own leaks, as for the other tests that run Vulkan.
   set_tests_properties(
     bench_cli PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 ENVIRONMENT
-                         LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp)
+                         LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0)
 else()
   message(STATUS "anygpu: python3 not found: the bench test (tests/test_bench.py) is not registered")
 endif()

@@ -10,7 +10,7 @@ target_link_libraries(test_limits PRIVATE anygpu)
 target_include_directories(test_limits PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 set(AGPU_LIMITS_ENV ANYGPU_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache)
 set(AGPU_LIMITS_VULKAN_ENV ${AGPU_LIMITS_ENV} ANYGPU_VULKAN_VALIDATION=1
-    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp)
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0)
 foreach(selector cpu:0 opencl:0 vulkan:0 cuda:0 hip:0)
   string(REPLACE ":0" "" backend ${selector})
   set(env ${AGPU_LIMITS_ENV})

@@ -4,7 +4,7 @@
 # tests do (vulkan_tests.cmake), and with the drivers' own leaks suppressed
 # under the sanitizers.
 set(AGPU_SAFETY_TEST_ENV ANYGPU_VULKAN_VALIDATION=1
-    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0
     ANYGPU_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache)
 foreach(name test_misuse test_hygiene test_load test_resources test_queue_null test_messages)
   agpu_add_c_test(${name})

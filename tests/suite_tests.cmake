@@ -14,7 +14,7 @@ else()
 endif()
 # Under the sanitizers, leaks inside lavapipe are suppressed (as for the
 # Vulkan tests); anygpu's own are still reported.
-set(AGPU_SUITE_TEST_ENV LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp)
+set(AGPU_SUITE_TEST_ENV LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0)
 set_tests_properties(conformance_suite PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS suite
                                                   ENVIRONMENT "${AGPU_SUITE_TEST_ENV}")
 

@@ -6,7 +6,7 @@
 # The kernel cache is the build's own, so that no entry from another build
 # (a translator of another version under the same key) can hide a result.
 set(AGPU_VULKAN_TEST_ENV ANYGPU_VULKAN_VALIDATION=1
-    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0
     ANYGPU_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache)
 foreach(name test_vulkan_device test_vulkan_buffer test_vulkan_launch)
   add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
