@@ -1,5 +1,7 @@
 /* Device selectors: "cuda:0", "opencl:*", "*:gpu", "!vulkan:*", "phys:1",
- * "pci:0000:01:00.0", joined by ';'. The grammar is in docs/cli.md.
+ * "pci:0000:01:00.0"; within a term, filters are alternatives joined by ','
+ * ("opencl:0,2", "phys:0,cpu"); terms are joined by ';'. The grammar is in
+ * docs/cli.md.
  *
  * Positive terms are tried in order and the devices each one matches are
  * ranked best first; negative terms remove devices from the result, whatever

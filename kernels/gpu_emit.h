@@ -1,6 +1,8 @@
-/* Shared by the GPU-target emitters (emit_opencl.c, emit_cuda.c,
- * emit_glsl.c): an output buffer in the context's arena, identifier
- * escaping and literal printing. Private to the translator. */
+/* Shared by the GPU-target emitters (emit_opencl.c, emit_cuda.c and the
+ * emit_glsl*.c files): a growable output buffer in the context's arena,
+ * identifier escaping, struct names, swizzle folding, type predicates and
+ * the C-syntax statement printer OpenCL C and CUDA/HIP share. Private to the
+ * translator. */
 #ifndef AGPU_GPU_EMIT_H
 #define AGPU_GPU_EMIT_H
 

@@ -1,5 +1,7 @@
-/* Kernel signatures as JSON, for the runtime's launch validation, the
- * `anygpu compile --signature` command and the tests. */
+/* Kernel signatures as JSON (`anygpu compile --signature`,
+ * agpu_translation_signature_json and the tests) and the names of kernel
+ * features for messages. The runtime validates launches against the parsed
+ * kl_kernel itself, not against this text. */
 #include <string.h>
 
 #include "kl_front.h"
