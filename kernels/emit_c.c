@@ -237,10 +237,12 @@ static bool kc_has_barrier(const kl_node *node, int depth) {
   if (node->kind == KL_EXPR_CALL && node->function && node->function->body &&
       (node->function->features & KL_FEATURE_BARRIER))
     return true;
-  const kl_node *children[] = {node->lhs, node->rhs, node->condition, node->then,
-                               node->otherwise, node->init, node->increment};
+  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
+                               node->then, node->otherwise, node->increment};
   for (size_t i = 0; i < sizeof children / sizeof *children; i++)
     if (kc_has_barrier(children[i], depth + 1)) return true;
+  for (const kl_node *init = node->init; init; init = init->next) /* every declarator */
+    if (kc_has_barrier(init, depth + 1)) return true;
   for (const kl_node *child = node->body; child; child = child->next)
     if (kc_has_barrier(child, depth + 1)) return true;
   for (const kl_node *arg = node->args; arg; arg = arg->next)
@@ -255,11 +257,13 @@ static bool kc_has_barrier(const kl_node *node, int depth) {
 static const kl_node *kc_barrier_call(const kl_node *node, int depth) {
   if (!node || depth > 400) return NULL;
   if (node->kind == KL_EXPR_CALL && kc_barrier_helper(node->function)) return node;
-  const kl_node *children[] = {node->lhs,       node->rhs,  node->condition, node->then,
-                               node->otherwise, node->init, node->increment};
+  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
+                               node->then, node->otherwise, node->increment};
   const kl_node *found = NULL;
   for (size_t i = 0; i < sizeof children / sizeof *children && !found; i++)
     found = kc_barrier_call(children[i], depth + 1);
+  for (const kl_node *init = node->init; init && !found; init = init->next)
+    found = kc_barrier_call(init, depth + 1);
   for (const kl_node *child = node->body; child && !found; child = child->next)
     found = kc_barrier_call(child, depth + 1);
   for (const kl_node *arg = node->args; arg && !found; arg = arg->next)
@@ -295,7 +299,7 @@ static bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int
 static bool kc_has_return(const kl_node *node, int depth) {
   if (!node || depth > 400) return false;
   if (node->kind == KL_STMT_RETURN) return true;
-  const kl_node *children[] = {node->then, node->otherwise, node->init, node->body};
+  const kl_node *children[] = {node->then, node->otherwise, node->body};
   for (size_t i = 0; i < sizeof children / sizeof *children; i++)
     if (children[i] && kc_has_return(children[i], depth + 1)) return true;
   if (node->kind == KL_STMT_COMPOUND || node->kind == KL_STMT_SWITCH)
@@ -1079,7 +1083,7 @@ static void kc_stmt(kc_emitter *e, const kl_node *node) {
       kc_indent(e);
       kc_puts(o, "{\n");
       e->indent++;
-      if (node->init) kc_stmt(e, node->init);
+      for (const kl_node *init = node->init; init; init = init->next) kc_stmt(e, init);
       kc_indent(e);
       kc_puts(o, "for (; ");
       if (node->condition) kc_expr(e, node->condition);
@@ -1419,10 +1423,11 @@ static void kc_find_gid_cmps(kc_emitter *e, const kl_node *node, bool chain, int
         continue;
       }
     }
-    const kl_node *children[] = {node->lhs,  node->rhs,  node->condition, node->then,
-                                 node->otherwise, node->init, node->increment};
+    const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
+                                 node->then, node->otherwise, node->increment};
     for (size_t i = 0; i < sizeof children / sizeof *children; i++)
       kc_find_gid_cmps(e, children[i], false, depth + 1);
+    kc_find_gid_cmps(e, node->init, true, depth + 1);
     kc_find_gid_cmps(e, node->body, true, depth + 1);
     kc_find_gid_cmps(e, node->args, true, depth + 1);
     if (node->kind == KL_STMT_DECLARATION && node->variable)
@@ -1444,6 +1449,26 @@ static void kc_group_condition(kc_emitter *e, const kl_node *condition, const ch
              "control flow",
              what);
   kc_expr(e, condition);
+}
+
+/* One part of the init of a `for` with a barrier inside (each declarator
+ * of `int a = x, b = y` is one, in order): a group-level variable, so
+ * its start must be the same for every work-item of the group. */
+static void kc_group_for_init(kc_emitter *e, const kl_node *init) {
+  const kl_node *start = NULL;
+  if (init->kind == KL_STMT_DECLARATION && init->variable) {
+    kc_var *info = kc_var_of(e, init->variable);
+    if (info && e->analyzing) info->decl_region = -1;
+    if (info) info->cls = KC_VAR_PLAIN;
+    start = init->variable->initializer;
+  } else if (init->kind == KL_STMT_EXPRESSION) {
+    start = init->lhs;
+  }
+  if (start && !e->analyzing && !kc_uniform(e, start, 0))
+    kc_error(e, init->location,
+             "the start of this loop, which contains a barrier, may differ between the "
+             "work-items of a group");
+  kc_stmt(e, init);
 }
 
 static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
@@ -1482,20 +1507,7 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
       kc_indent(e);
       kc_puts(o, "{\n");
       e->indent++;
-      if (node->init) {
-        if (node->init->kind == KL_STMT_DECLARATION) {
-          kl_variable *var = node->init->variable;
-          kc_var *info = var ? kc_var_of(e, var) : NULL;
-          if (info && e->analyzing) info->decl_region = -1;
-          if (info) info->cls = KC_VAR_PLAIN;
-        }
-        if (node->init->kind == KL_STMT_EXPRESSION && !e->analyzing &&
-            !kc_uniform(e, node->init->lhs, 0))
-          kc_error(e, node->init->location,
-                   "the start of this loop, which contains a barrier, may differ between the "
-                   "work-items of a group");
-        kc_stmt(e, node->init);
-      }
+      for (const kl_node *init = node->init; init; init = init->next) kc_group_for_init(e, init);
       kc_indent(e);
       kc_puts(o, "for (; ");
       if (node->condition) kc_group_condition(e, node->condition, "loop");
@@ -1729,10 +1741,12 @@ static void kc_helper_function(kc_emitter *e, const kl_function *fn, bool protot
 static bool kc_calls_anything(const kl_node *node, int depth) {
   if (!node || depth > 400) return false;
   if (node->kind == KL_EXPR_CALL) return true;
-  const kl_node *children[] = {node->lhs, node->rhs, node->condition, node->then,
-                               node->otherwise, node->init, node->increment};
+  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
+                               node->then, node->otherwise, node->increment};
   for (size_t i = 0; i < sizeof children / sizeof *children; i++)
     if (kc_calls_anything(children[i], depth + 1)) return true;
+  for (const kl_node *init = node->init; init; init = init->next)
+    if (kc_calls_anything(init, depth + 1)) return true;
   for (const kl_node *child = node->body; child; child = child->next)
     if (kc_calls_anything(child, depth + 1)) return true;
   for (const kl_node *arg = node->args; arg; arg = arg->next)

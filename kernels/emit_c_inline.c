@@ -195,7 +195,7 @@ static kl_node *kc_copy(kc_inliner *in, kc_instance *inst, const kl_node *node, 
     return copy;
   }
   if (!inst->keep_uniform) copy->is_uniform = false;
-  copy->init = kc_copy(in, inst, node->init, depth + 1); /* first: it may declare a variable */
+  copy->init = kc_copy_list(in, inst, node->init, depth + 1); /* first: it declares variables */
   copy->lhs = kc_copy(in, inst, node->lhs, depth + 1);
   copy->rhs = kc_copy(in, inst, node->rhs, depth + 1);
   copy->condition = kc_copy(in, inst, node->condition, depth + 1);
@@ -270,10 +270,12 @@ static bool kc_holds_barrier(const kl_node *node, int depth) {
   if (node->kind == KL_EXPR_BUILTIN && node->builtin && node->builtin->id == KL_BUILTIN_BARRIER)
     return true;
   if (node->kind == KL_EXPR_CALL && kc_barrier_helper(node->function)) return true;
-  const kl_node *children[] = {node->lhs,       node->rhs,  node->condition, node->then,
-                               node->otherwise, node->init, node->increment};
+  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
+                               node->then, node->otherwise, node->increment};
   for (size_t i = 0; i < sizeof children / sizeof *children; i++)
     if (kc_holds_barrier(children[i], depth + 1)) return true;
+  for (const kl_node *init = node->init; init; init = init->next) /* every declarator */
+    if (kc_holds_barrier(init, depth + 1)) return true;
   for (const kl_node *child = node->body; child; child = child->next)
     if (kc_holds_barrier(child, depth + 1)) return true;
   for (const kl_node *arg = node->args; arg; arg = arg->next)

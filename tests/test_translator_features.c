@@ -215,12 +215,56 @@ static void glsl_refuses_a_layout_std430_cannot_give(void) {
   CHECK(kl_emit(ctx, program, KL_TARGET_CUDA, NULL) != NULL);
 }
 
+/* Issue 34: every declarator of a for init with a barrier inside is
+ * emitted for the C target, with its start; a start that may differ
+ * between work-items is refused on that target (it would be one group-level
+ * value) and still taken by the others. */
+static void c_target_keeps_every_for_declarator(void) {
+  kl_program *program = parse(
+      "__kernel void k(__global int *o, __local int *t, int w) {\n"
+      "  int lid = get_local_id(0);\n"
+      "  int sum = 0;\n"
+      "  for (int a = 3 * w, b = w + 7, c; a < 4 * w; a += 1, b += 2) {\n"
+      "    t[lid] = a + b;\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "    sum += t[(lid + 1) % get_local_size(0)];\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  }\n"
+      "  o[get_global_id(0)] = sum;\n"
+      "}\n");
+  CHECK(program != NULL);
+  if (!program) return;
+  const char *c = kl_emit(ctx, program, KL_TARGET_C, NULL);
+  CHECK(c != NULL);
+  if (!c) return;
+  CHECK(strstr(c, "_a = (((int)3ll) * v") != NULL);
+  CHECK(strstr(c, "_b = (v") != NULL);
+  CHECK(strstr(c, "_c = {0};") != NULL);
+  program = parse(
+      "__kernel void k(__global int *o, __local int *t) {\n"
+      "  int lid = get_local_id(0);\n"
+      "  for (int a = 0, b = lid; a < 4; a++, b++) {\n"
+      "    t[lid] = b;\n"
+      "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  }\n"
+      "  o[lid] = t[0];\n"
+      "}\n");
+  CHECK(program != NULL);
+  if (!program) return;
+  CHECK(kl_emit(ctx, program, KL_TARGET_C, NULL) == NULL);
+  CHECK(strstr(kl_diagnostics_text(ctx),
+               "k.cl:3:19: error: the start of this loop, which "
+               "contains a barrier, may differ between the work-items") != NULL);
+  CHECK(kl_emit(ctx, program, KL_TARGET_OPENCL, NULL) != NULL);
+}
+
 int main(void) {
   RUN(vector_brace_initialisers);
   RUN(images_are_named);
   RUN(struct_layout_is_opencl_c);
   RUN(shared_struct_rules);
   RUN(glsl_refuses_a_layout_std430_cannot_give);
+  RUN(c_target_keeps_every_for_declarator);
   kl_context_destroy(ctx);
   return agpu_test_finish();
 }

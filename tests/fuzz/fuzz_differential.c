@@ -7,11 +7,14 @@
  * work-items update with commutative atomics.
  *
  *   fuzz_differential [--seconds S] [--count N] [--seed S] [--save DIR]
- *                     [--a SELECTOR] [--b SELECTOR] [--barriers] [FILE...]
+ *                     [--a SELECTOR] [--b SELECTOR] [--barriers] [--print] [FILE...]
  *
  * --barriers mixes barrier-heavy statements into the kernels (uniform loops
  * with barriers, a group-level counter advanced between barriers, __global
- * pointers advanced across them, early uniform continues; kernel_gen.h).
+ * pointers advanced across them, early uniform continues, for inits with a
+ * second induction variable of another type stepped by a comma expression,
+ * declarator lists with and without initialisers on both sides of a
+ * barrier; kernel_gen.h). --print prints each generated kernel.
  *
  * A FILE ending in .cl is a kernel (with the generator's interface) run as
  * it is: how a saved failure is reproduced and reduced by hand.
@@ -99,6 +102,7 @@ static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes,
                            const char *name, const char *save_dir);
 
 static bool barrier_heavy; /* --barriers */
+static bool print_kernels; /* --print */
 
 static bool run_case(side *a, side *b, const uint8_t *bytes, size_t size, const char *name,
                      const char *save_dir) {
@@ -106,6 +110,7 @@ static bool run_case(side *a, side *b, const uint8_t *bytes, size_t size, const 
       .floats = false, .int64 = true, .no_abs_int_min = true, .barriers = barrier_heavy};
   char *kernel = kgen_generate(bytes, size, &options);
   if (!kernel) return true;
+  if (print_kernels) printf("--- %s:\n%s", name, kernel);
   return compare_kernel(a, b, kernel, bytes, size, name, save_dir);
 }
 
@@ -180,10 +185,12 @@ int main(int argc, char **argv) {
       b.selector = argv[++i];
     else if (!strcmp(argv[i], "--barriers"))
       barrier_heavy = true;
+    else if (!strcmp(argv[i], "--print"))
+      print_kernels = true;
     else if (argv[i][0] == '-') {
       fprintf(stderr,
               "usage: %s [--seconds S] [--count N] [--seed S] [--save DIR] [--a SEL] "
-              "[--b SEL] [--barriers] [FILE...]\n",
+              "[--b SEL] [--barriers] [--print] [FILE...]\n",
               argv[0]);
       return 2;
     } else {

@@ -763,20 +763,36 @@ static void barrier_loop(kgen *g) {
   int id = g->next_id++;
   unsigned rounds = take(g, 3) + 1, step = take(g, 5) + 1, skip = take(g, 4);
   bool do_while = take(g, 2);
+  /* the for init: one declarator, or a second induction variable of some
+   * type stepped by a comma expression (issue 34) */
+  static const char *const induction[] = {"uint", "int", "ulong"};
+  unsigned shape = take(g, 4), second_start = take(g, 50), second_step = take(g, 7) + 1;
+  const char *itype = induction[take(g, 3)];
+  bool carried = take(g, 2); /* a declarator list that lives across a barrier */
   indent(g), put(g, "{\n");
   g->indent++;
   indent(g), put(g, "const uint n%d = get_local_size(0);\n", id);
   indent(g), put(g, "__global const uint *p%d = in + lid;\n", id);
-  indent(g), put(g, "uint t%d = 0u;\n", id);
+  indent(g), put(g, "uint t%d = 0u, e%d;\n", id, id);
   indent(g), put(g, "barrier(CLK_LOCAL_MEM_FENCE); /* earlier reads of tile[] */\n");
   if (do_while) {
     indent(g), put(g, "do {\n");
-  } else {
+  } else if (shape == 0) {
     indent(g), put(g, "for (uint u%d = 0u; u%d < %uu; u%d++) {\n", id, id, rounds, id);
+  } else {
+    indent(g), put(g, "for (%s u%d = 0, w%d = (%s)(get_group_id(0) * 3u + %uu); u%d < %u; ", itype,
+                   id, id, itype, second_start, id, rounds);
+    put(g, "u%d++, w%d += %u) {\n", id, id, second_step);
   }
   g->indent++;
+  if (carried) {
+    indent(g), put(g, "uint a%d = ", id), expr(g, T_UINT, 0), put(g, ", b%d;\n", id);
+    indent(g), put(g, "b%d = a%d * 3u + t%d;\n", id, id, id);
+  }
   indent(g), put(g, "tile[lid] = "), expr(g, T_UINT, 0), put(g, ";\n");
   indent(g), put(g, "barrier(CLK_LOCAL_MEM_FENCE);\n");
+  if (carried) indent(g), put(g, "%s += a%d ^ b%d;\n", v->name, id, id);
+  if (!do_while && shape != 0) indent(g), put(g, "%s ^= (uint)w%d;\n", v->name, id);
   indent(g), put(g, "%s += tile[(lid + %uu + t%d) %% n%d] ^ *p%d;\n", v->name,
                  take(g, KGEN_LOCAL_SIZE), id, id, id);
   indent(g), put(g, "p%d += n%d;\n", id, id);
@@ -792,7 +808,8 @@ static void barrier_loop(kgen *g) {
     indent(g), put(g, "} while (t%d < %uu);\n", id, step * rounds);
   else
     indent(g), put(g, "}\n");
-  indent(g), put(g, "%s ^= t%d;\n", v->name, id);
+  indent(g), put(g, "e%d = t%d * 5u;\n", id, id);
+  indent(g), put(g, "%s ^= e%d;\n", v->name, id);
   g->indent--;
   indent(g), put(g, "}\n");
 }
