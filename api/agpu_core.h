@@ -67,6 +67,15 @@ agpu_status agpu_finish_default_queues(const char *function);
 agpu_status agpu_kernel_check_name(const agpu_program *program, const char *name);
 void agpu_kernel_normalize_params(agpu_kernel *kernel);
 
+/* fork() (process.c): agpu_process_watch is called once, after the
+ * backends loaded; in a forked child a device of any backend but the CPU
+ * one, and every object on it, is refused with AGPU_ERROR_UNSUPPORTED. */
+void agpu_process_watch(void);
+bool agpu_process_is_forked_child(void);
+agpu_status agpu_process_check_device(const agpu_device *device, const char *function);
+agpu_status agpu_process_check_object(agpu_object_type type, const void *object,
+                                      const char *function);
+
 /* Allocation bookkeeping shown by agpu_device_memory. */
 void agpu_device_account_alloc(agpu_device *device, uint64_t bytes);
 void agpu_device_account_free(agpu_device *device, uint64_t bytes);

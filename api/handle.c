@@ -209,7 +209,7 @@ agpu_status agpu_handle_lookup(const void *handle, agpu_object_type type, const 
   *object = NULL;
   if (type == AGPU_OBJECT_DEVICE && handle && agpu_registry_owns_device(handle)) {
     *object = (void *)handle;
-    return AGPU_SUCCESS;
+    return agpu_process_check_device(handle, function);
   }
   agpu_slot *slot;
   uint64_t state;
@@ -222,7 +222,7 @@ agpu_status agpu_handle_lookup(const void *handle, agpu_object_type type, const 
     return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s was already released", function,
                           argument);
   *object = found;
-  return AGPU_SUCCESS;
+  return agpu_process_check_object(type, found, function);
 }
 
 agpu_status agpu_handle_take(const void *handle, agpu_object_type type, const char *function,
@@ -234,6 +234,8 @@ agpu_status agpu_handle_take(const void *handle, agpu_object_type type, const ch
   if (status != AGPU_SUCCESS) return status;
   /* Read before the state changes: once dead, the slot may be reused. */
   void *found = atomic_load_explicit(&slot->object, memory_order_relaxed);
+  status = agpu_process_check_object(type, found, function); /* before the handle ends */
+  if (status != AGPU_SUCCESS) return status;
   uint64_t dead = (agpu_state_generation(state) + 1) & AGPU_GENERATION_MASK;
   if (!atomic_compare_exchange_strong_explicit(&slot->state, &state, dead, memory_order_acq_rel,
                                                memory_order_acquire))

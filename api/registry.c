@@ -65,6 +65,7 @@ static void agpu_registry_load(void) {
   for (int kind = 0; kind < AGPU_BACKEND_COUNT_; kind++)
     for (uint32_t i = 0; i < agpu_backends[kind].device_count; i++)
       agpu_all_devices[next++] = agpu_backends[kind].devices[i];
+  agpu_process_watch();
   agpu_error_clear();
 }
 

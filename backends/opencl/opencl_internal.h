@@ -95,9 +95,21 @@ typedef struct agpu_cl_event {
 
 /* kernel->native. clSetKernelArg is not thread-safe on one kernel, so a launch
  * sets the arguments and enqueues under the lock. */
+/* A group shape a kernel was launched with: PoCL compiles one work-group
+ * function for each, on its own thread, when such a launch first runs. */
+typedef struct agpu_cl_shape {
+  uint32_t dims;
+  bool offset; /* the smaller last group's launch, at a global offset */
+  size_t local[3];
+} agpu_cl_shape;
+
+#define AGPU_CL_SHAPES_KEPT 32
+
 typedef struct agpu_cl_kernel {
   cl_kernel kernel;
   pthread_mutex_t lock;
+  agpu_cl_shape shapes[AGPU_CL_SHAPES_KEPT]; /* under lock */
+  uint32_t shape_count;
 } agpu_cl_kernel;
 
 static inline agpu_cl_device *agpu_cl_device_of(const agpu_device *device) {

@@ -483,6 +483,23 @@ static cl_int agpu_cl_set_arg(const agpu_cl_api *api, cl_kernel kernel, cl_uint 
   return CL_INVALID_ARG_VALUE;
 }
 
+/* Whether a launch of this shape is the kernel's first; remembers it.
+ * Under the kernel's lock. A kernel past AGPU_CL_SHAPES_KEPT shapes treats
+ * every other one as new. */
+static bool agpu_cl_new_shape(agpu_cl_kernel *native, uint32_t dims, const size_t local[3],
+                              bool offset) {
+  agpu_cl_shape shape = {.dims = dims, .offset = offset};
+  memcpy(shape.local, local, sizeof shape.local);
+  for (uint32_t i = 0; i < native->shape_count; i++) {
+    const agpu_cl_shape *seen = &native->shapes[i];
+    if (seen->dims == dims && seen->offset == offset &&
+        memcmp(seen->local, local, sizeof seen->local) == 0)
+      return false;
+  }
+  if (native->shape_count < AGPU_CL_SHAPES_KEPT) native->shapes[native->shape_count++] = shape;
+  return true;
+}
+
 agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
                            const size_t global[3], const size_t local[3], uint32_t nargs,
                            const agpu_arg args[]) {
@@ -491,6 +508,7 @@ agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   cl_command_queue cl_queue = ((agpu_cl_queue *)queue->native)->queue;
   cl_event event = NULL;
   agpu_status status = AGPU_SUCCESS;
+  bool first_of_shape = false;
   pthread_mutex_lock(&native->lock);
   for (uint32_t i = 0; i < nargs && status == AGPU_SUCCESS; i++) {
     cl_int error = agpu_cl_set_arg(api, native->kernel, i, &args[i]);
@@ -523,7 +541,16 @@ agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
       break;
     }
     agpu_cl_queue_track(queue, event);
+    if (agpu_cl_new_shape(native, dims, l, part == 1)) first_of_shape = true;
   }
   pthread_mutex_unlock(&native->lock);
+  /* The first launch of a group shape waits until it has run: PoCL compiles
+   * it on a thread of its own meanwhile, and a process that exits during
+   * that compile has LLVM's static destructors run under it (a crash at
+   * exit in 8 of 8 runs, issue 33; docs/reliability.md, "exit"). */
+  if (status == AGPU_SUCCESS && first_of_shape) {
+    cl_int error = api->clFinish(cl_queue);
+    if (error != CL_SUCCESS) status = agpu_cl_fail("clFinish", error);
+  }
   return status;
 }
