@@ -38,6 +38,14 @@ if(Python3_Interpreter_FOUND)
                                $<TARGET_FILE:anygpu_cli>
                                --test-library $<TARGET_FILE:doctor_test_library>)
   set_tests_properties(doctor PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  # drivers that crash the process as they load (tools/driver_guard.c)
+  add_library(crash_icd MODULE drivers/crash_icd.c)
+  add_library(crash_vulkan_driver MODULE drivers/crash_vulkan_driver.c)
+  add_test(NAME test_driver_guard
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_driver_guard.py
+                   $<TARGET_FILE:anygpu_cli> $<TARGET_FILE:crash_icd>
+                   $<TARGET_FILE:crash_vulkan_driver>)
+  set_tests_properties(test_driver_guard PROPERTIES TIMEOUT 300)
 else()
   message(STATUS "anygpu: python3 not found: the doctor test (tests/test_doctor.py) is not registered")
 endif()

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "doctor.h"
+#include "driver_guard.h"
 
 #define MAX_ICD_FILES 64
 
@@ -115,6 +116,19 @@ static void check_icd_library(doctor_context *context, const char *source, const
 
 static void check_icd_file(doctor_context *context, const char *path) {
   char content[4096], text[128];
+  const char *crash = driver_guard_crash(path);
+  if (crash) { /* loading it again here would end the doctor too */
+    doctor_finding *finding = doctor_add(context, DOCTOR_ERROR, "opencl.icd_crash",
+                                         "%s crashes any process that loads it: every OpenCL "
+                                         "program on this machine dies at its first OpenCL call",
+                                         path);
+    doctor_evidence(context, finding, "loaded in a child process: %s", crash);
+    doctor_fix(context, finding,
+               "Remove %s or reinstall its driver; anygpu leaves it out of list, info and "
+               "doctor, other programs do not.",
+               path);
+    return;
+  }
   if (!doctor_read_file(path, content, sizeof content)) {
     int error = errno;
     doctor_finding *finding = doctor_add(context, DOCTOR_ERROR, "opencl.icd_unreadable",

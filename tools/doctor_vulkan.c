@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "doctor.h"
+#include "driver_guard.h"
 #include "doctor_manifest.h"
 
 #define MAX_MANIFESTS 64
@@ -82,6 +83,20 @@ static void check_manifest(doctor_context *context, const char *path, const char
                  variable);
     else
       doctor_fix(context, finding, "Make it readable (chmod 644 %s) or remove it.", path);
+    return;
+  }
+  const char *crash = driver_guard_crash(path);
+  if (crash) { /* loading it again here would end the doctor too */
+    doctor_finding *finding = doctor_add(context, DOCTOR_ERROR, "vulkan.driver_crash",
+                                         "%s: its driver crashes any process that loads it: "
+                                         "every Vulkan program on this machine dies in "
+                                         "vkCreateInstance",
+                                         path);
+    doctor_evidence(context, finding, "loaded in a child process: %s", crash);
+    doctor_fix(context, finding,
+               "Remove %s or reinstall its driver; anygpu leaves it out of list, info and "
+               "doctor, other programs do not.",
+               path);
     return;
   }
   char library[1024], api_version[64] = "";

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "driver_guard.h"
 
 typedef struct cli_command {
   const char *name;
@@ -117,6 +118,11 @@ int main(int argc, char **argv) {
     /* COMMAND --help: that command's usage, exit 0. */
     if (asks_for_help(argc - 2, argv + 2) && cli_print_command_help(stdout, command))
       return cli_finish_output();
+    /* The commands that load every driver, to list or diagnose them,
+     * survive a driver that crashes as it loads. */
+    if (strcmp(command, "list") == 0 || strcmp(command, "info") == 0 ||
+        strcmp(command, "doctor") == 0)
+      return driver_guard_run(cli_commands[i].run, argc - 2, argv + 2, command);
     return cli_commands[i].run(argc - 2, argv + 2);
   }
   if (command[0] == '-') return cli_usage_error("unknown option", command);
