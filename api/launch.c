@@ -259,6 +259,19 @@ static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
                             local[0], local[1], local[2]);
     group_items *= local[d];
   }
+  /* Each dimension is within its limits; their product must be too: a
+   * backend counts work-items and groups in size_t, where a total of 2^64
+   * or more wraps (to one work-item, or none). The groups number no more
+   * than the work-items, so this bounds both. */
+  size_t total = global[0], rest = 0;
+  if (__builtin_mul_overflow(total, global[1], &rest) ||
+      __builtin_mul_overflow(rest, global[2], &total))
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "%s: kernel '%s': global size %zux%zux%zu is more work-items than a "
+                          "launch can count: the product of the dimensions must be at most "
+                          "2^%u - 1 (%zu)",
+                          agpu_launch_name, info->name, global[0], global[1], global[2],
+                          (unsigned)(sizeof(size_t) * 8), (size_t)SIZE_MAX);
   if (device->max_work_group_size && group_items > device->max_work_group_size)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                           "%s: kernel '%s': work-group of %llu work-items exceeds %s's limit of %u",
