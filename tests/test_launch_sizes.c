@@ -2,6 +2,9 @@
  * refused with a message naming the limit, never wrong data with success.
  *   - a launch whose total work-item count is 2^64 or more is refused
  *     (each dimension within its limits, the product not);
+ *   - agpu_arg_local of 4 GiB + 64 bytes is refused by the local-memory
+ *     check (it once became 64 bytes and the kernel overran the heap);
+ *     agpu_arg_value past its limit is refused (it once passed zeros).
  *
  * Usage: test_launch_sizes SELECTOR [CASE,CASE...] */
 #include <stdint.h>
@@ -102,6 +105,60 @@ static void total_fits(void) {
   CHECK_OK(agpu_kernel_release(kernel));
 }
 
+/* ------------------------------------------------ argument sizes */
+
+/* 4 GiB + 64 bytes of local memory: refused by the local-memory check with
+ * the size asked for (it was truncated to 64 bytes, which passed). */
+static void local_over_4gib(void) {
+  agpu_kernel *kernel = kernel_of("scratch");
+  agpu_buffer *out = make(64 * 4);
+  if (!kernel || !out) return;
+  size_t bytes = ((size_t)1 << 32) + 64;
+  agpu_arg args[] = {agpu_arg_buffer(out), agpu_arg_local(bytes)};
+  size_t global[3] = {64, 1, 1}, local[3] = {64, 1, 1};
+  CHECK_STATUS(agpu_launch(NULL, kernel, 1, global, local, 2, args), AGPU_ERROR_INVALID_LAUNCH);
+  CHECK_MESSAGE("4294967360 bytes of local memory");
+  printf("  4 GiB + 64: %.200s\n", agpu_last_error());
+  /* the same at 2^64 - 1, and two sizes whose sum wraps */
+  args[1] = agpu_arg_local(SIZE_MAX);
+  CHECK_STATUS(agpu_launch(NULL, kernel, 1, global, local, 2, args), AGPU_ERROR_INVALID_LAUNCH);
+  CHECK_MESSAGE("bytes of local memory");
+  /* a size that fits still works */
+  args[1] = agpu_arg_local(64 * 4);
+  CHECK_OK(agpu_launch(NULL, kernel, 1, global, local, 2, args));
+  uint32_t back[64];
+  CHECK_OK(agpu_buffer_read(NULL, out, 0, sizeof back, back));
+  for (uint32_t i = 0; i < 64; i++) CHECK(back[i] == 64u - i);
+  CHECK_OK(agpu_buffer_release(out));
+  CHECK_OK(agpu_kernel_release(kernel));
+}
+
+/* A value past AGPU_ARG_MAX_VALUE_SIZE is refused naming its size, also
+ * one whose size is 4 bytes past 2^32 (it became 4 bytes of zeros). */
+static void value_over_limit(void) {
+  agpu_kernel *kernel = kernel_of("value");
+  agpu_buffer *out = make(64 * 4);
+  if (!kernel || !out) return;
+  static uint8_t data[256];
+  memset(data, 7, sizeof data);
+  size_t global[3] = {64, 1, 1}, local[3] = {64, 1, 1};
+  agpu_arg args[] = {agpu_arg_buffer(out), agpu_arg_value(data, ((size_t)1 << 32) + 4)};
+  CHECK_STATUS(agpu_launch(NULL, kernel, 1, global, local, 2, args), AGPU_ERROR_INVALID_LAUNCH);
+  CHECK_MESSAGE("value size 4294967300 (must be 1 to 128 bytes)");
+  printf("  2^32 + 4 bytes: %.200s\n", agpu_last_error());
+  args[1] = agpu_arg_value(data, AGPU_ARG_MAX_VALUE_SIZE + 1);
+  CHECK_STATUS(agpu_launch(NULL, kernel, 1, global, local, 2, args), AGPU_ERROR_INVALID_LAUNCH);
+  CHECK_MESSAGE("value size 129 (must be 1 to 128 bytes)");
+  uint32_t v = 0x01020304u;
+  args[1] = agpu_arg_value(&v, sizeof v);
+  CHECK_OK(agpu_launch(NULL, kernel, 1, global, local, 2, args));
+  uint32_t back[64];
+  CHECK_OK(agpu_buffer_read(NULL, out, 0, sizeof back, back));
+  for (int i = 0; i < 64; i++) CHECK(back[i] == v);
+  CHECK_OK(agpu_buffer_release(out));
+  CHECK_OK(agpu_kernel_release(kernel));
+}
+
 static const char *only_g;
 
 static bool wanted(const char *name) {
@@ -135,6 +192,8 @@ int main(int argc, char **argv) {
   RUN_CASE(total_overflows);
   RUN_CASE(total_is_2_64);
   RUN_CASE(total_fits);
+  RUN_CASE(local_over_4gib);
+  RUN_CASE(value_over_limit);
   agpu_program_release(program_g);
   return agpu_test_finish();
 }
