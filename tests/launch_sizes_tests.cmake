@@ -17,5 +17,11 @@ foreach(selector cpu:0 opencl:0 vulkan:0 cuda:0 hip:0)
   endif()
   add_test(NAME test_launch_sizes_${backend} COMMAND test_launch_sizes ${selector})
   set_tests_properties(test_launch_sizes_${backend} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
-                       LABELS "limits;launch_sizes" ENVIRONMENT "${env}")
+                       LABELS "limits;launch_sizes;${backend}" ENVIRONMENT "${env}")
 endforeach()
+# lavapipe as a device without shaderInt64: a kernel with 64-bit sizes is
+# refused naming size_t, one that takes its ids as uint runs.
+add_test(NAME test_launch_sizes_vulkan_no_int64 COMMAND test_launch_sizes vulkan:0 no_int64)
+set_tests_properties(test_launch_sizes_vulkan_no_int64 PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
+                     LABELS "limits;launch_sizes;vulkan"
+                     ENVIRONMENT "${AGPU_SIZES_VULKAN_ENV};ANYGPU_VULKAN_NO_INT64=1")

@@ -1,5 +1,11 @@
 /* Launch sizes at and past 32 and 64 bits (issue 33): each either right or
  * refused with a message naming the limit, never wrong data with success.
+ *   - size_t and ptrdiff_t are 64-bit on every backend, Vulkan included
+ *     (the GLSL once made them 32-bit: 4294967296UL became 0u, (size_t)2^33
+ *     0, g - 1 for g = 0 4294967295), and so are work-item ids: a 1-D
+ *     launch of 2^32 + 256 work-items sees ids past 2^32 (they wrapped);
+ *     a Vulkan device without shaderInt64 refuses such a kernel naming
+ *     size_t (ANYGPU_VULKAN_NO_INT64=1 makes lavapipe one);
  *   - a launch whose total work-item count is 2^64 or more is refused
  *     (each dimension within its limits, the product not);
  *   - agpu_arg_local of 4 GiB + 64 bytes is refused by the local-memory
@@ -18,22 +24,75 @@ static agpu_program *program_g;
 
 static const char source[] =
     "__kernel void mark(__global uint *out) {\n"
-    "  size_t i = get_global_id(0) + get_global_size(0) * get_global_id(1);\n"
+    "  uint x = get_global_id(0), y = get_global_id(1), w = get_global_size(0);\n"
+    "  uint i = x + w * y;\n"
     "  if (i < 64) out[i] = 1u;\n"
     "}\n"
     "__kernel void scratch(__global uint *out, __local uint *s) {\n"
-    "  uint lid = get_local_id(0);\n"
+    "  uint lid = get_local_id(0), size = get_local_size(0);\n"
     "  s[lid] = lid + 1u;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "  out[get_global_id(0)] = s[get_local_size(0) - 1u - lid];\n"
+    "  out[get_global_id(0)] = s[size - 1u - lid];\n"
     "}\n"
     "__kernel void value(__global uint *out, uint v) {\n"
     "  out[get_global_id(0)] = v;\n"
     "}\n";
 
+/* 64-bit sizes: the issue's expressions, each work-item writing 12
+ * values; a switch on a size_t past 32 bits; a pointer difference. */
+static const char wide_source[] =
+    "__kernel void sizes(__global ulong *out, ulong big, uint dim) {\n"
+    "  size_t g = get_global_id(0);\n"
+    "  __global ulong *o = out + g * 12;\n"
+    "  __local size_t seen[64];\n"
+    "  seen[get_local_id(0)] = g;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  o[0] = g >= 4294967296UL ? 1 : 0;\n"
+    "  o[1] = (g + 1) * 0x100000000UL;\n"
+    "  o[2] = (size_t)big;\n"
+    "  o[3] = g - 1;\n"
+    "  ptrdiff_t d = (ptrdiff_t)g - 2;\n"
+    "  o[4] = (ulong)(d >> 1);\n"
+    "  o[5] = sizeof(size_t) * 1000 + sizeof(ptrdiff_t);\n"
+    "  size_t s = (size_t)big + g;\n"
+    "  switch (s) {\n"
+    "    case 0: o[6] = 100; break;\n"
+    "    case 1: o[6] = 101; break;\n"
+    "    default: o[6] = s / 3; break;\n"
+    "  }\n"
+    "  o[7] = (ulong)(&out[0] - &out[g * 12 + 7]);\n"
+    "  o[8] = seen[get_local_size(0) - 1 - get_local_id(0)] << 32;\n"
+    "  o[9] = get_global_id(dim) * 4294967296UL + get_global_size(dim);\n"
+    "  o[10] = (size_t)(uint)(big >> 2) * 3u;\n"
+    "  o[11] = max(g, (size_t)big) - min(g, (size_t)5);\n"
+    "}\n"
+    /* ids past 2^32: the last 256 work-items write their ids, work-item 5
+     * its own, work-item 0 the global size */
+    "__kernel void high(__global ulong *out, uint dim) {\n"
+    "  size_t g = get_global_id(0);\n"
+    "  if (g >= 4294967296UL) out[g - 4294967296UL] = g;\n"
+    "  else if (g == 5) out[256] = g;\n"
+    "  else if (g == 0) out[257] = get_global_size(dim);\n"
+    "  if (get_global_id(dim) == 4294967296UL + 7) out[258] = get_group_id(0) * 1000 + "
+    "get_local_id(dim);\n"
+    "}\n";
+
 static agpu_kernel *kernel_of(const char *name) {
   agpu_kernel *kernel = NULL;
   CHECK_OK(agpu_kernel_create(program_g, name, &kernel));
+  return kernel;
+}
+
+static agpu_program *wide_g;
+
+static agpu_kernel *wide_kernel(const char *name) {
+  if (!wide_g) {
+    agpu_program_desc desc = {.source = wide_source, .source_name = "wide.cl"};
+    CHECK_OK(agpu_program_build(device_g, &desc, &wide_g));
+    if (!wide_g) return NULL;
+  }
+  agpu_kernel *kernel = NULL;
+  CHECK_OK(agpu_kernel_create(wide_g, name, &kernel));
   return kernel;
 }
 
@@ -45,6 +104,96 @@ static agpu_buffer *make(size_t size) {
     CHECK_OK(agpu_buffer_fill(NULL, buffer, 0, size, &zero, 4));
   }
   return buffer;
+}
+
+/* ------------------------------------------------ 64-bit size_t */
+
+static void total_fits(void);
+
+static void size_t_arithmetic(void) {
+  agpu_kernel *kernel = wide_kernel("sizes");
+  enum { N = 128, PER = 12 };
+  agpu_buffer *out = make(N * PER * 8);
+  if (!kernel || !out) return;
+  const uint64_t big = (uint64_t)1 << 33;
+  agpu_arg args[] = {agpu_arg_buffer(out), agpu_arg_u64(big), agpu_arg_u32(0)};
+  size_t global[3] = {N, 1, 1}, local[3] = {64, 1, 1};
+  CHECK_OK(agpu_launch(NULL, kernel, 1, global, local, 3, args));
+  uint64_t *back = calloc(N * PER, 8);
+  CHECK_OK(agpu_buffer_read(NULL, out, 0, N * PER * 8, back));
+  int wrong = 0;
+  for (uint64_t g = 0; g < N; g++) {
+    uint64_t s = big + g, lane = g % 64, mirror = g - lane + (63 - lane);
+    uint64_t want[PER] = {0,
+                          (g + 1) << 32,
+                          big,
+                          g - 1,
+                          (uint64_t)(((int64_t)g - 2) >> 1),
+                          8008,
+                          s / 3,
+                          (uint64_t) - (int64_t)(g * 12 + 7),
+                          mirror << 32,
+                          g * 4294967296u + N,
+                          (uint64_t)(uint32_t)(big >> 2) * 3u,
+                          big - (g < 5 ? g : 5)};
+    for (int k = 0; k < PER; k++)
+      if (back[g * PER + k] != want[k] && wrong++ < 8)
+        printf("  %s: work-item %llu value %d: %llu, expected %llu\n", selector_g,
+               (unsigned long long)g, k, (unsigned long long)back[g * PER + k],
+               (unsigned long long)want[k]);
+  }
+  CHECK(wrong == 0);
+  free(back);
+  CHECK_OK(agpu_buffer_release(out));
+  CHECK_OK(agpu_kernel_release(kernel));
+}
+
+/* A 1-D launch of 2^32 + 256 work-items in groups of 256: ids past 2^32
+ * are right (on vulkan:0 work-items 5 and 2^32 + 5 both saw 5). Seconds on
+ * two cores; the dimension is also given at run time (the helper path). */
+static void ids_past_2_32(void) {
+  const uint64_t base = (uint64_t)1 << 32;
+  size_t global[3] = {(size_t)(base + 256), 1, 1}, local[3] = {256, 1, 1};
+  if (info_g.max_work_item_sizes[0] && info_g.max_work_item_sizes[0] < 256) local[0] = 64;
+  if (info_g.max_work_group_size && info_g.max_work_group_size < local[0])
+    SKIP("%s: work-groups of %u", selector_g, info_g.max_work_group_size);
+  agpu_kernel *kernel = wide_kernel("high");
+  agpu_buffer *out = make(259 * 8);
+  if (!kernel || !out) return;
+  agpu_arg args[] = {agpu_arg_buffer(out), agpu_arg_u32(0)};
+  CHECK_OK(agpu_launch(NULL, kernel, 1, global, local, 2, args));
+  uint64_t back[259];
+  CHECK_OK(agpu_buffer_read(NULL, out, 0, sizeof back, back));
+  int wrong = 0;
+  for (int i = 0; i < 259; i++) {
+    uint64_t want = i < 256    ? base + (uint64_t)i
+                    : i == 256 ? 5
+                    : i == 257 ? base + 256
+                               : (base + 7) / local[0] * 1000 + (base + 7) % local[0];
+    if (back[i] != want && wrong++ < 8)
+      printf("  %s: out[%d] = %llu, expected %llu\n", selector_g, i, (unsigned long long)back[i],
+             (unsigned long long)want);
+  }
+  CHECK(wrong == 0);
+  CHECK_OK(agpu_buffer_release(out));
+  CHECK_OK(agpu_kernel_release(kernel));
+}
+
+/* ANYGPU_VULKAN_NO_INT64=1 (a device without shaderInt64): a kernel with
+ * 64-bit sizes is refused naming size_t; one that takes its ids as uint
+ * needs no 64-bit integers and runs. */
+static void no_int64(void) {
+  const char *no = getenv("ANYGPU_VULKAN_NO_INT64");
+  if (strncmp(selector_g, "vulkan", 6) != 0 || !no || strcmp(no, "1") != 0)
+    SKIP("only on vulkan with ANYGPU_VULKAN_NO_INT64=1");
+  CHECK(!info_g.int64);
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = wide_source, .source_name = "wide.cl"};
+  CHECK_STATUS(agpu_program_build(device_g, &desc, &program), AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("needs 64-bit integers (shaderInt64) for size_t and ptrdiff_t");
+  printf("  %.300s\n", agpu_last_error());
+  if (program) agpu_program_release(program);
+  total_fits(); /* `mark` takes get_global_id(0) as uint */
 }
 
 /* ------------------------------------------------ total work-items */
@@ -189,11 +338,15 @@ int main(int argc, char **argv) {
     printf("FAIL build: %s\n", agpu_last_error());
     return 1;
   }
+  RUN_CASE(size_t_arithmetic);
+  RUN_CASE(ids_past_2_32);
+  RUN_CASE(no_int64);
   RUN_CASE(total_overflows);
   RUN_CASE(total_is_2_64);
   RUN_CASE(total_fits);
   RUN_CASE(local_over_4gib);
   RUN_CASE(value_over_limit);
+  if (wide_g) agpu_program_release(wide_g);
   agpu_program_release(program_g);
   return agpu_test_finish();
 }

@@ -5,6 +5,7 @@ Usage: test_run_sizes.py ANYGPU
 """
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -20,6 +21,26 @@ TOUCH = """__kernel void touch(__global float *a, __local float *t) {
   a[get_global_id(0)] = t[0];
 }
 """
+
+# 64-bit size_t arithmetic (issue 33): on vulkan:0 size_t was 32-bit, so
+# 4294967296UL became 0u, (size_t)2^33 0 and g - 1 for g = 0 4294967295.
+SIZES = """__kernel void sizes(__global ulong *out, ulong big) {
+  size_t g = get_global_id(0);
+  size_t s = (size_t)big + g * 0x100000000UL;
+  ptrdiff_t d = (ptrdiff_t)g - 3;
+  out[g] = (s >= 4294967296UL ? s : 0) ^ (size_t)d ^ ((g - 1) * 4294967311UL) ^ sizeof(size_t);
+}
+"""
+
+
+def sizes_expected(n, big):
+    mask = (1 << 64) - 1
+    values = []
+    for g in range(n):
+        s = (big + g * (1 << 32)) & mask
+        d = (g - 3) & mask
+        values.append((s if s >= 1 << 32 else 0) ^ d ^ (((g - 1) * 4294967311) & mask) ^ 8)
+    return values
 
 
 class Fixture:
@@ -71,8 +92,37 @@ def test_run_count_times_size_overflows(fixture, case, options):
                f"--arg local:float:1073741840: exit {code}, expected 1:\n{out}{err}")
 
 
+
+def test_run_size_t_64bit_compare(fixture, case, options):
+    """The acceptance line: anygpu run of a kernel doing 64-bit size_t
+    arithmetic with --all-devices --compare agrees on every device, and
+    each device's output is the right one."""
+    source = fixture.write("sizes.cl", SIZES)
+    out_dir = os.path.join(fixture.work, "sizes")
+    big = 1 << 33
+    code, out, err = fixture.run("run", source, "--kernel", "sizes", "--global", "256", "--local",
+                                 "64", "--arg", "buf:ulong:256", "--arg", f"ulong:{big}",
+                                 "--all-devices", "--compare", "--out", out_dir)
+    case.check(code == 0 and "All devices agree." in out, f"exit {code}: {err.strip()}\n{out}")
+    ran = [line.split()[0] for line in out.splitlines() if " ran in " in line]
+    case.check(len(ran) >= 1, f"no device ran it:\n{out}")
+    expected = sizes_expected(256, big)
+    for selector in ran:
+        path = os.path.join(out_dir, f"{selector.replace(':', '-')}.0.out.bin")
+        if not case.check(os.path.exists(path), f"{selector}: no output file {path}"):
+            continue
+        with open(path, "rb") as file:
+            values = list(struct.unpack("<256Q", file.read()))
+        wrong = [i for i in range(256) if values[i] != expected[i]]
+        case.check(not wrong, f"{selector}: {len(wrong)} wrong, first out[{wrong[0] if wrong else 0}]"
+                   f" = {values[wrong[0]] if wrong else 0}, expected "
+                   f"{expected[wrong[0]] if wrong else 0}")
+    print(f"     ran and agreed on: {', '.join(ran)}")
+
+
 CASES = [
     test_run_count_times_size_overflows,
+    test_run_size_t_64bit_compare,
 ]
 
 
