@@ -34,6 +34,9 @@ static const char source[] =
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  out[get_global_id(0)] = s[size - 1u - lid];\n"
     "}\n"
+    "__kernel void count(__global uint *c) {\n"
+    "  atomic_inc(c);\n"
+    "}\n"
     "__kernel void value(__global uint *out, uint v) {\n"
     "  out[get_global_id(0)] = v;\n"
     "}\n";
@@ -254,6 +257,76 @@ static void total_fits(void) {
   CHECK_OK(agpu_kernel_release(kernel));
 }
 
+/* Every 3-D geometry of edge sizes (0, 1, 2, 3, 2^16 + 1, 2^32 - 1, 2^32,
+ * 2^32 + 1, 2^63, 2^64 - 1 in each dimension, groups of 1): refused where
+ * a dimension is 0, a dimension has more groups than max_work_groups, or
+ * the product passes 2^64 - 1, with nothing run; run and counted
+ * work-item by work-item where the total is small; not launched where it
+ * is valid but too large to run here (a prediction that it would be
+ * accepted, checked by the others). */
+static void geometry_sweep(void) {
+  static const uint64_t edges[] = {0,
+                                   1,
+                                   2,
+                                   3,
+                                   65537,
+                                   UINT32_MAX,
+                                   (uint64_t)1 << 32,
+                                   ((uint64_t)1 << 32) + 1,
+                                   (uint64_t)1 << 63,
+                                   UINT64_MAX};
+  enum { E = sizeof edges / sizeof edges[0] };
+  agpu_kernel *kernel = kernel_of("count");
+  agpu_buffer *counter = make(4);
+  if (!kernel || !counter) return;
+  agpu_arg args[] = {agpu_arg_buffer(counter)};
+  int refused = 0, ran = 0, skipped = 0;
+  for (int a = 0; a < E; a++)
+    for (int b = 0; b < E; b++)
+      for (int c = 0; c < E; c++) {
+        size_t global[3] = {(size_t)edges[a], (size_t)edges[b], (size_t)edges[c]};
+        size_t local[3] = {1, 1, 1};
+        bool refuse = false;
+        for (int d = 0; d < 3; d++)
+          if (!global[d] || (info_g.max_work_groups[d] && global[d] > info_g.max_work_groups[d]))
+            refuse = true;
+        size_t total = 0;
+        if (__builtin_mul_overflow(global[0], global[1], &total) ||
+            __builtin_mul_overflow(total, global[2], &total))
+          refuse = true;
+        if (!refuse && total > 4096) {
+          skipped++;
+          continue;
+        }
+        const uint32_t zero = 0;
+        CHECK_OK(agpu_buffer_fill(NULL, counter, 0, 4, &zero, 4));
+        agpu_status status = agpu_launch(NULL, kernel, 3, global, local, 1, args);
+        char message[512];
+        snprintf(message, sizeof message, "%s", agpu_last_error());
+        uint32_t count = 0;
+        CHECK_OK(agpu_buffer_read(NULL, counter, 0, 4, &count));
+        if (refuse) {
+          refused++;
+          if (status != AGPU_ERROR_INVALID_LAUNCH || count != 0 || !message[0]) {
+            printf("  %s: %zux%zux%zu: %s, %u work-items ran: %s\n", selector_g, global[0],
+                   global[1], global[2], agpu_status_name(status), count, message);
+            CHECK(false);
+          }
+        } else {
+          ran++;
+          if (status != AGPU_SUCCESS || count != total) {
+            printf("  %s: %zux%zux%zu: %s, %u of %zu work-items ran: %s\n", selector_g, global[0],
+                   global[1], global[2], agpu_status_name(status), count, total, agpu_last_error());
+            CHECK(false);
+          }
+        }
+      }
+  printf("  %d geometries refused, %d run and counted, %d valid but too large to run here\n",
+         refused, ran, skipped);
+  CHECK_OK(agpu_buffer_release(counter));
+  CHECK_OK(agpu_kernel_release(kernel));
+}
+
 /* ------------------------------------------------ argument sizes */
 
 /* 4 GiB + 64 bytes of local memory: refused by the local-memory check with
@@ -344,6 +417,7 @@ int main(int argc, char **argv) {
   RUN_CASE(total_overflows);
   RUN_CASE(total_is_2_64);
   RUN_CASE(total_fits);
+  RUN_CASE(geometry_sweep);
   RUN_CASE(local_over_4gib);
   RUN_CASE(value_over_limit);
   if (wide_g) agpu_program_release(wide_g);
