@@ -362,7 +362,11 @@ typedef enum agpu_arg_kind {
 
 typedef struct agpu_arg {
   agpu_arg_kind kind;
-  uint32_t size; /* value bytes, or local bytes */
+  /* value bytes, or local bytes. A size that does not fit (a value over
+   * AGPU_ARG_MAX_VALUE_SIZE, local memory of 4 GiB or more) is UINT32_MAX
+   * here with the whole count in value.u64, so that the launch refuses it
+   * with the size asked for, never a truncated one. */
+  uint32_t size;
   agpu_buffer *buffer;
   union {
     uint8_t bytes[AGPU_ARG_MAX_VALUE_SIZE];
@@ -387,8 +391,13 @@ static inline agpu_arg agpu_arg_value(const void *data, size_t size) {
   agpu_arg a;
   memset(&a, 0, sizeof a);
   a.kind = AGPU_ARG_VALUE;
+  if (size > AGPU_ARG_MAX_VALUE_SIZE) {
+    a.size = UINT32_MAX; /* refused by agpu_launch, naming `size` */
+    a.value.u64 = (uint64_t)size;
+    return a;
+  }
   a.size = (uint32_t)size;
-  if (size <= AGPU_ARG_MAX_VALUE_SIZE && data) memcpy(a.value.bytes, data, size);
+  if (data) memcpy(a.value.bytes, data, size);
   return a;
 }
 static inline agpu_arg agpu_arg_i32(int32_t v) {
@@ -413,7 +422,8 @@ static inline agpu_arg agpu_arg_local(size_t bytes) {
   agpu_arg a;
   memset(&a, 0, sizeof a);
   a.kind = AGPU_ARG_LOCAL;
-  a.size = (uint32_t)bytes;
+  a.size = bytes < UINT32_MAX ? (uint32_t)bytes : UINT32_MAX;
+  a.value.u64 = (uint64_t)bytes; /* the whole count, read by agpu_launch */
   return a;
 }
 
@@ -422,8 +432,8 @@ static inline agpu_arg agpu_arg_local(size_t bytes) {
  * kernel's required size, else a power of two suited to the device in
  * dimension 0 (256 on a GPU, 64 on a CPU), the last group smaller where it
  * does not divide global[0] and the backend can run that, else the largest
- * divisor of global[0] up to 256 (docs/api.md, "Launch"). Returns once queued; errors that the queued work raises come
- * back from the next call that waits for the queue. The arguments are
+ * divisor of global[0] up to 256 (docs/api.md, "Launch"). Returns once queued; errors that the
+ * queued work raises come back from the next call that waits for the queue. The arguments are
  * checked against the kernel's parameters and the device's limits; a wrong
  * launch returns AGPU_ERROR_INVALID_LAUNCH naming the argument (a NULL,
  * released or foreign buffer among them: AGPU_ERROR_INVALID_HANDLE). */

@@ -46,6 +46,12 @@ static void agpu_describe_param(const agpu_kernel *kernel, uint32_t index, char 
     snprintf(out, cap, "argument %u", index);
 }
 
+/* The bytes an argument asks for: agpu_arg_value and agpu_arg_local keep a
+ * size that does not fit `size` in value.u64 (anygpu.h). */
+static uint64_t agpu_arg_bytes(const agpu_arg *arg) {
+  return arg->size == UINT32_MAX && arg->value.u64 ? arg->value.u64 : arg->size;
+}
+
 /* Checks one argument; a buffer argument's handle is resolved into
  * `resolved`, the copy the backend sees. The argument is described only
  * when something is wrong: this runs on every launch. */
@@ -98,9 +104,10 @@ static agpu_status agpu_check_arg(agpu_kernel *kernel, uint32_t index, const agp
     }
     case AGPU_ARG_VALUE:
       if (arg->size == 0 || arg->size > AGPU_ARG_MAX_VALUE_SIZE)
-        return agpu_error_set(
-            AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s: value size %u (must be 1 to %d bytes)",
-            agpu_launch_name, kernel->info.name, AGPU_WHAT(), arg->size, AGPU_ARG_MAX_VALUE_SIZE);
+        return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                              "%s: kernel '%s' %s: value size %llu (must be 1 to %d bytes)",
+                              agpu_launch_name, kernel->info.name, AGPU_WHAT(),
+                              (unsigned long long)agpu_arg_bytes(arg), AGPU_ARG_MAX_VALUE_SIZE);
       if (param->size && arg->size != param->size)
         return agpu_error_set(
             AGPU_ERROR_INVALID_LAUNCH, "%s: kernel '%s' %s takes a %u-byte value, got %u bytes",
@@ -111,7 +118,9 @@ static agpu_status agpu_check_arg(agpu_kernel *kernel, uint32_t index, const agp
         return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                               "%s: kernel '%s' %s: local memory size is 0", agpu_launch_name,
                               kernel->info.name, AGPU_WHAT());
-      *local_bytes += arg->size;
+      /* saturating: several sizes near 2^64 must not wrap to a small sum */
+      if (__builtin_add_overflow(*local_bytes, agpu_arg_bytes(arg), local_bytes))
+        *local_bytes = UINT64_MAX;
       break;
   }
 #undef AGPU_WHAT
@@ -259,6 +268,19 @@ static agpu_status agpu_check_sizes(const agpu_kernel *kernel, uint32_t dims,
                             local[0], local[1], local[2]);
     group_items *= local[d];
   }
+  /* Each dimension is within its limits; their product must be too: a
+   * backend counts work-items and groups in size_t, where a total of 2^64
+   * or more wraps (to one work-item, or none). The groups number no more
+   * than the work-items, so this bounds both. */
+  size_t total = global[0], rest = 0;
+  if (__builtin_mul_overflow(total, global[1], &rest) ||
+      __builtin_mul_overflow(rest, global[2], &total))
+    return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
+                          "%s: kernel '%s': global size %zux%zux%zu is more work-items than a "
+                          "launch can count: the product of the dimensions must be at most "
+                          "2^%u - 1 (%zu)",
+                          agpu_launch_name, info->name, global[0], global[1], global[2],
+                          (unsigned)(sizeof(size_t) * 8), (size_t)SIZE_MAX);
   if (device->max_work_group_size && group_items > device->max_work_group_size)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                           "%s: kernel '%s': work-group of %llu work-items exceeds %s's limit of %u",

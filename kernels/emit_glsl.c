@@ -267,14 +267,45 @@ void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth) {
     case KL_STMT_SWITCH: {
       const kl_type *ct = n->condition->type;
       klg_indent(o, depth);
-      if (ct->size == 8 && ct->kind != KL_TYPE_SIZE_T && ct->kind != KL_TYPE_PTRDIFF_T) {
-        glsl_fail(e, n->location, "switch on 64-bit values");
-        return;
+      bool is_unsigned = !kl_type_is_signed(ct);
+      if (ct->size == 8) {
+        /* GLSL switches on 32 bits: a 64-bit value (size_t, long) outside
+         * the 32-bit range becomes a sentinel that no case label has, so
+         * that it takes the default; a label outside the range is refused */
+        uint32_t sentinel = is_unsigned ? UINT32_MAX : (uint32_t)INT32_MIN;
+        for (bool clash = true; clash;) {
+          clash = false;
+          for (const kl_node *c = n->cases; c; c = c->next_case) {
+            if (c->is_default) continue;
+            int64_t v = c->case_value;
+            if (is_unsigned ? (uint64_t)v > UINT32_MAX : v < INT32_MIN || v > INT32_MAX) {
+              glsl_fail(e, c->location, "case labels past 32 bits in a switch on 64-bit values");
+              return;
+            }
+            if ((uint32_t)v == sentinel) clash = true;
+          }
+          if (clash) sentinel += is_unsigned ? (uint32_t)-1 : 1u;
+        }
+        const char *helper = is_unsigned ? "_cl_switch_u64" : "_cl_switch_i64";
+        if (glsl_need(e, helper))
+          klg_puts(&e->helpers, is_unsigned
+                                    ? "uint _cl_switch_u64(uint64_t v, uint s) { return v <= "
+                                      "0xfffffffful ? uint(v) : s; }\n"
+                                    : "int _cl_switch_i64(int64_t v, int s) { return v >= "
+                                      "-2147483648l && v <= 2147483647l ? int(v) : s; }\n");
+        klg_printf(o, "switch (%s(", helper);
+        glsl_expr(e, n->condition);
+        if (is_unsigned)
+          klg_printf(o, ", %uu))\n", sentinel);
+        else if ((int32_t)sentinel == INT32_MIN)
+          klg_puts(o, ", (-2147483647 - 1)))\n");
+        else
+          klg_printf(o, ", (%d)))\n", (int32_t)sentinel);
+      } else {
+        klg_printf(o, "switch (%s(", is_unsigned ? "uint" : "int");
+        glsl_expr(e, n->condition);
+        klg_puts(o, "))\n");
       }
-      bool is_unsigned = !kl_type_is_signed(ct) || ct->kind == KL_TYPE_SIZE_T;
-      klg_printf(o, "switch (%s(", is_unsigned ? "uint" : "int");
-      glsl_expr(e, n->condition);
-      klg_puts(o, "))\n");
       klg_indent(o, depth);
       klg_puts(o, "{\n");
       const kl_node *body = n->body;
@@ -287,7 +318,6 @@ void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth) {
       klg_puts(o, "break;\n");
       klg_indent(o, depth);
       klg_puts(o, "}\n");
-      (void)is_unsigned;
       return;
     }
     case KL_STMT_CASE: {
@@ -463,15 +493,8 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
     offset = glsl_align_up(offset, align);
     lp->offset = offset;
     lp->size = (uint32_t)t->size;
-    if (t->kind == KL_TYPE_SIZE_T || t->kind == KL_TYPE_PTRDIFF_T) {
-      klg_printf(&block, "  layout(offset = %u) uvec2 %s;\n", offset, name);
-      klg_printf(&copies, "  %s %s = %s(_cl_p.%s.x);\n", glsl_type(&e, t, p->location), name,
-                 glsl_type(&e, t, p->location), name);
-    } else {
-      klg_printf(&block, "  layout(offset = %u) %s;\n", offset,
-                 glsl_decl(&e, t, name, p->location));
-      klg_printf(&copies, "  %s = _cl_p.%s;\n", glsl_decl(&e, t, name, p->location), name);
-    }
+    klg_printf(&block, "  layout(offset = %u) %s;\n", offset, glsl_decl(&e, t, name, p->location));
+    klg_printf(&copies, "  %s = _cl_p.%s;\n", glsl_decl(&e, t, name, p->location), name);
     glsl_bind(&e, p, name, NULL);
     offset += (uint32_t)t->size;
   }

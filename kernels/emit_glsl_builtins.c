@@ -114,9 +114,83 @@ bool glsl_const_dim(const kl_node *n, int *dim) {
   return false;
 }
 
-void glsl_work_item(glsl_emitter *e, const kl_node *n) {
+/* A 32-bit work-item value widened to 64 bits through a function:
+ * uint64_t(gl_WorkGroupSize.x) would be a specialisation-constant UConvert,
+ * which SPIR-V before 1.4 allows only in kernels (spirv-val refuses it). */
+static void glsl_widen_helper(glsl_emitter *e) {
+  if (glsl_need(e, "_cl_u64"))
+    klg_puts(&e->helpers, "uint64_t _cl_u64(uint v) { return uint64_t(v); }\n");
+}
+
+/* get_global_id and get_global_size in 64 bits: the group id and the
+ * count of groups fit 32 bits (max_work_groups), their products with the
+ * group size do not. */
+static void glsl_work_item_wide(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  static const char xyz[] = "xyz";
+  int d = 0;
+  bool constant = n->args && glsl_const_dim(n->args, &d);
+  bool id = n->builtin->id == KL_BUILTIN_GET_GLOBAL_ID;
+  glsl_widen_helper(e);
+  if (constant) {
+    if (id)
+      klg_printf(o,
+                 "(_cl_u64(gl_WorkGroupID.%c + _cl_p._cl_group_offset.%c) * "
+                 "_cl_u64(gl_WorkGroupSize.%c) + _cl_u64(gl_LocalInvocationID.%c))",
+                 xyz[d], xyz[d], xyz[d], xyz[d]);
+    else
+      klg_printf(o, "(_cl_u64(_cl_p._cl_num_groups.%c) * _cl_u64(gl_WorkGroupSize.%c))", xyz[d],
+                 xyz[d]);
+    return;
+  }
+  const char *name = id ? "_cl_global_id64" : "_cl_global_size64";
+  if (glsl_need(e, name))
+    klg_puts(&e->helpers,
+             id ? "uint64_t _cl_global_id64(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? "
+                  "_cl_u64(gl_WorkGroupID[d] + _cl_p._cl_group_offset[d]) * _cl_u64(s[d]) + "
+                  "_cl_u64(gl_LocalInvocationID[d]) : 0ul; }\n"
+                : "uint64_t _cl_global_size64(uint d) { uvec3 s = gl_WorkGroupSize; return d < "
+                  "3u ? _cl_u64(_cl_p._cl_num_groups[d]) * _cl_u64(s[d]) : 1ul; }\n");
+  klg_printf(o, "%s(uint(", name);
+  glsl_expr(e, n->args);
+  klg_puts(o, "))");
+}
+
+/* An integer expression of which only the low 32 bits are used (an index,
+ * inside uint()): a work-item function, also through conversions to
+ * integer types of 32 bits or more, is computed in 32 bits. */
+void glsl_low32(glsl_emitter *e, const kl_node *n) {
+  const kl_node *m = n;
+  while ((m->kind == KL_EXPR_CONVERT || m->kind == KL_EXPR_CAST) && kl_type_is_integer(m->type) &&
+         kl_type_is_scalar(m->type) && m->type->size >= 4)
+    m = m->lhs;
+  if (m->kind == KL_EXPR_BUILTIN && m->builtin && m->builtin->category == KL_BUILTIN_WORK_ITEM)
+    glsl_work_item(e, m, false);
+  else
+    glsl_expr(e, n);
+}
+
+/* A work-item function. `wide`: as OpenCL C types it, size_t (uint64_t);
+ * else in 32 bits, for a caller that converts the result to a type of 32
+ * bits or fewer (the same low bits: `uint i = get_global_id(0)` needs no
+ * 64-bit arithmetic). */
+void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
   klg_buf *o = e->out;
   const kl_builtin *b = n->builtin;
+  if (wide && b->id != KL_BUILTIN_GET_WORK_DIM) {
+    e->caps |= KL_GLSL_NEEDS_INT64 | KL_GLSL_NEEDS_SIZE64;
+    if (b->id == KL_BUILTIN_GET_GLOBAL_ID || b->id == KL_BUILTIN_GET_GLOBAL_SIZE) {
+      glsl_work_item_wide(e, n);
+    } else if (b->id == KL_BUILTIN_GET_GLOBAL_OFFSET) {
+      klg_puts(o, "0ul");
+    } else { /* local id and size, group id and count: 32-bit values */
+      glsl_widen_helper(e);
+      klg_puts(o, "_cl_u64(");
+      glsl_work_item(e, n, false);
+      klg_puts(o, ")");
+    }
+    return;
+  }
   static const char xyz[] = "xyz";
   int d = 0;
   bool constant = n->args && glsl_const_dim(n->args, &d);
@@ -1116,7 +1190,7 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
   const kl_type *arg2 = NULL;
   switch (b->category) {
     case KL_BUILTIN_WORK_ITEM:
-      glsl_work_item(e, n);
+      glsl_work_item(e, n, true);
       return;
     case KL_BUILTIN_SYNC:
       if (b->id == KL_BUILTIN_BARRIER) {

@@ -472,8 +472,8 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
         glsl_root *ra, *rb;
         const char *a = glsl_pointer_text(e, n->lhs, &ra), *b = glsl_pointer_text(e, n->rhs, &rb);
         if (ra && rb && ra != rb) glsl_fail(e, n->location, "pointers into different arrays");
-        if (n->op == KL_OP_SUB)
-          klg_printf(o, "%s(%s - %s)", glsl_type(e, t, n->location), a, b);
+        if (n->op == KL_OP_SUB) /* uint offsets: the difference as a signed 32-bit value first */
+          klg_printf(o, "%s(int(%s - %s))", glsl_type(e, t, n->location), a, b);
         else
           klg_printf(o, "int(%s %s %s)", a, kl_operator_text(n->op), b);
         return;
@@ -587,6 +587,15 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
         klg_puts(o, glsl_cond_text(e, n->lhs));
         return;
       }
+      if (inner->kind == KL_EXPR_BUILTIN && inner->builtin &&
+          inner->builtin->category == KL_BUILTIN_WORK_ITEM && kl_type_is_integer(to) &&
+          kl_type_is_scalar(to) && to->size <= 4) {
+        /* (uint)get_global_id(0): the low 32 bits, computed in 32 bits */
+        klg_printf(o, "%s(", glsl_type(e, to, n->location));
+        glsl_work_item(e, inner, false);
+        klg_puts(o, ")");
+        return;
+      }
       klg_printf(o, "%s(", glsl_type(e, to, n->location));
       if (!klg_is_vector(from) && (from->kind == KL_TYPE_BOOL || glsl_is_comparison(inner->op)) &&
           inner->kind == KL_EXPR_BINARY && klg_is_vector(to)) {
@@ -610,12 +619,11 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
       glsl_expr_mode(e, base, mode);
       klg_puts(o, ")[");
       const kl_type *it = kl_type_scalar_of(n->rhs->type);
-      if (it->kind == KL_TYPE_INT || it->kind == KL_TYPE_UINT || it->kind == KL_TYPE_SIZE_T ||
-          it->kind == KL_TYPE_PTRDIFF_T) {
+      if (it->kind == KL_TYPE_INT || it->kind == KL_TYPE_UINT) { /* a 64-bit index: int() */
         glsl_expr(e, n->rhs);
       } else {
         klg_puts(o, "int(");
-        glsl_expr(e, n->rhs);
+        glsl_low32(e, n->rhs);
         klg_puts(o, ")");
       }
       klg_puts(o, "]");

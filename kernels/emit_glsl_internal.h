@@ -110,7 +110,8 @@ void glsl_helper(glsl_emitter *e, const char *name, const kl_type *vec, const kl
 void glsl_call_args(glsl_emitter *e, const kl_node *args);
 void glsl_call(glsl_emitter *e, const char *name, const kl_node *args);
 bool glsl_const_dim(const kl_node *n, int *dim);
-void glsl_work_item(glsl_emitter *e, const kl_node *n);
+void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide);
+void glsl_low32(glsl_emitter *e, const kl_node *n);
 const char *glsl_fence(const kl_node *flags);
 void glsl_atomic(glsl_emitter *e, const kl_node *n);
 void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store);

@@ -27,7 +27,7 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
   klg_printf(e->out, "%s[%s", root->array, offset);
   if (index) {
     klg_puts(e->out, " + uint(");
-    glsl_expr(e, index);
+    glsl_low32(e, index);
     klg_puts(e->out, ")");
   }
   klg_puts(e->out, "]");
@@ -127,7 +127,7 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
         klg_puts(o, "(");
         glsl_root *r = glsl_pointer(e, p);
         klg_printf(o, " %s uint(", n->op == KL_OP_ADD ? "+" : "-");
-        glsl_expr(e, i);
+        glsl_low32(e, i);
         klg_puts(o, "))");
         return r;
       }
@@ -142,7 +142,7 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
           klg_puts(o, "(");
           glsl_root *r = glsl_pointer(e, base);
           klg_puts(o, " + uint(");
-          glsl_expr(e, t->rhs);
+          glsl_low32(e, t->rhs);
           klg_puts(o, "))");
           return r;
         }
@@ -223,7 +223,7 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
       }
       if (!b->root) break;
       klg_printf(o, "(%s %s= uint(", b->name, n->op == KL_OP_ADD ? "+" : "-");
-      glsl_expr(e, n->rhs);
+      glsl_low32(e, n->rhs);
       klg_puts(o, "))");
       return b->root;
     }

@@ -77,11 +77,15 @@ const char *glsl_scalar(glsl_emitter *e, const kl_type *t, kl_location at) {
       e->caps |= KL_GLSL_NEEDS_INT16;
       return "uint16_t";
     case KL_TYPE_INT:
-    case KL_TYPE_PTRDIFF_T:
       return "int";
     case KL_TYPE_UINT:
-    case KL_TYPE_SIZE_T:
       return "uint";
+    case KL_TYPE_PTRDIFF_T:
+      e->caps |= KL_GLSL_NEEDS_INT64 | KL_GLSL_NEEDS_SIZE64;
+      return "int64_t";
+    case KL_TYPE_SIZE_T:
+      e->caps |= KL_GLSL_NEEDS_INT64 | KL_GLSL_NEEDS_SIZE64;
+      return "uint64_t";
     case KL_TYPE_LONG:
       e->caps |= KL_GLSL_NEEDS_INT64;
       return "int64_t";
@@ -119,11 +123,15 @@ const char *glsl_vector_prefix(glsl_emitter *e, const kl_type *el, kl_location a
       e->caps |= KL_GLSL_NEEDS_INT16;
       return "u16vec";
     case KL_TYPE_INT:
-    case KL_TYPE_PTRDIFF_T:
       return "ivec";
     case KL_TYPE_UINT:
-    case KL_TYPE_SIZE_T:
       return "uvec";
+    case KL_TYPE_PTRDIFF_T:
+      e->caps |= KL_GLSL_NEEDS_INT64 | KL_GLSL_NEEDS_SIZE64;
+      return "i64vec";
+    case KL_TYPE_SIZE_T:
+      e->caps |= KL_GLSL_NEEDS_INT64 | KL_GLSL_NEEDS_SIZE64;
+      return "u64vec";
     case KL_TYPE_LONG:
       e->caps |= KL_GLSL_NEEDS_INT64;
       return "i64vec";
@@ -207,7 +215,6 @@ const kl_type *glsl_unsigned_of(glsl_emitter *e, const kl_type *s) {
 }
 
 int glsl_bits(const kl_type *s) {
-  if (s->kind == KL_TYPE_SIZE_T || s->kind == KL_TYPE_PTRDIFF_T) return 32;
   return s->size * 8;
 }
 
@@ -216,7 +223,6 @@ void glsl_std430(const kl_type *t, int *size, int *align) {
   switch (t->kind) {
     case KL_TYPE_VECTOR: {
       int es = t->element->size;
-      if (t->element->kind == KL_TYPE_SIZE_T || t->element->kind == KL_TYPE_PTRDIFF_T) es = 4;
       *size = es * t->length;
       *align = es * (t->length >= 3 ? 4 : t->length); /* 8, 16: a struct of 4-vectors */
       return;
@@ -244,11 +250,6 @@ void glsl_std430(const kl_type *t, int *size, int *align) {
       *align = max_align;
       return;
     }
-    case KL_TYPE_SIZE_T:
-    case KL_TYPE_PTRDIFF_T:
-      *size = 4;
-      *align = 4;
-      return;
     default:
       *size = t->size;
       *align = t->align ? t->align : 1;
@@ -371,24 +372,26 @@ void glsl_int_literal(glsl_emitter *e, const kl_type *t, uint64_t v) {
       klg_puts(o, v ? "true" : "false");
       return;
     case KL_TYPE_INT:
-    case KL_TYPE_PTRDIFF_T:
       if ((int32_t)v == INT32_MIN)
         klg_puts(o, "(-2147483647 - 1)");
       else
         klg_printf(o, (int32_t)v < 0 ? "(%d)" : "%d", (int32_t)v);
       return;
     case KL_TYPE_UINT:
-    case KL_TYPE_SIZE_T:
       klg_printf(o, "%uu", (uint32_t)v);
       return;
+    case KL_TYPE_PTRDIFF_T:
     case KL_TYPE_LONG:
+      if (t->kind == KL_TYPE_PTRDIFF_T) e->caps |= KL_GLSL_NEEDS_SIZE64;
       e->caps |= KL_GLSL_NEEDS_INT64;
       if ((int64_t)v == INT64_MIN)
         klg_puts(o, "(-9223372036854775807l - 1l)");
       else
         klg_printf(o, (int64_t)v < 0 ? "(%lldl)" : "%lldl", (long long)(int64_t)v);
       return;
+    case KL_TYPE_SIZE_T:
     case KL_TYPE_ULONG:
+      if (t->kind == KL_TYPE_SIZE_T) e->caps |= KL_GLSL_NEEDS_SIZE64;
       e->caps |= KL_GLSL_NEEDS_INT64;
       klg_printf(o, "%lluul", (unsigned long long)v);
       return;

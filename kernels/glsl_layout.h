@@ -6,8 +6,8 @@
  * parameter order (std430, the element type as declared; a buffer argument
  * is bound whole, from its start). Scalars, vectors and structs passed by
  * value live in one parameter block with explicit offsets (OpenCL C's size
- * and alignment; size_t and ptrdiff_t take 8 bytes, of which the shader
- * reads the low 32 bits, see below; an 8- or 16-vector is a struct of
+ * and alignment; size_t and ptrdiff_t take 8 bytes, read whole, see
+ * below; an 8- or 16-vector is a struct of
  * 4-vectors whose std430 size is OpenCL's and whose alignment, 4 elements,
  * divides OpenCL's, so buffers of them and their offsets in the block are
  * OpenCL's too). The block starts with a 32-byte header
@@ -27,8 +27,11 @@
  * each __local pointer parameter has its own id (3, 4, ...) whose value is
  * its element count (the launch's byte count / element_size).
  *
- * Semantics of the GLSL target: size_t and ptrdiff_t are 32 bits
- * (get_global_id etc. return uint); 8- and 16-bit integer types need
+ * Semantics of the GLSL target: size_t and ptrdiff_t are 64 bits, uint64_t
+ * and int64_t (get_global_id etc. return uint64_t, computed from the 32-bit
+ * group id and size; converted straight to 32 bits they are computed in 32
+ * bits), so they need shaderInt64 (KL_GLSL_NEEDS_SIZE64); 8- and 16-bit
+ * integer types need
  * shaderInt8/Int16 and the 8/16-bit storage features, 64-bit ones
  * shaderInt64, double shaderFloat64, half shaderFloat16 and 16-bit storage:
  * `capabilities` says which.
@@ -94,6 +97,11 @@ enum {
    * shaderSignedZeroInfNanPreserveFloat32 (Float64 with FP64, Float16 with
    * FP16) in VkPhysicalDeviceFloatControlsProperties. */
   KL_GLSL_NEEDS_FLOAT_CONTROLS = 1u << 6,
+  /* The kernel uses size_t or ptrdiff_t (get_global_id and the other
+   * work-item functions return size_t): 64-bit, so shaderInt64, as with
+   * KL_GLSL_NEEDS_INT64, which is set with it; a separate bit so that a
+   * device without shaderInt64 refuses it naming size_t. */
+  KL_GLSL_NEEDS_SIZE64 = 1u << 7,
 };
 
 typedef struct kl_glsl_layout {

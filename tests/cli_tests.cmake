@@ -20,6 +20,15 @@ else()
   message(STATUS "anygpu: python3 not found: the CLI test (tests/test_cli.py) is not registered")
 endif()
 
+# anygpu run at sizes past 32 and 64 bits (issue 33): element counts whose
+# bytes overflow, 64-bit size_t arithmetic compared across every device.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cli_run_sizes COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_run_sizes.py
+                                      $<TARGET_FILE:anygpu_cli>)
+  set_tests_properties(cli_run_sizes PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0)
+endif()
+
 # Physical-device grouping: the rules on staged devices (the grouping source
 # is compiled in), then the API and the selectors on this machine's devices.
 add_executable(test_physical test_physical.c ${PROJECT_SOURCE_DIR}/api/physical_group.c)

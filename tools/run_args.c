@@ -159,6 +159,15 @@ bool run_arg_parse(const char *spec, run_arg *arg, char *error, size_t capacity)
       snprintf(error, capacity, "'%s': expected a positive element count after the type", spec);
       return false;
     }
+    /* count x element size must fit size_t: a wrapped product allocated a
+     * few bytes and the fill ran to count (a heap overflow) */
+    if (arg->count > SIZE_MAX / arg->type->size) {
+      snprintf(error, capacity,
+               "'%s': %zu elements of %s are more than 2^%u - 1 bytes (at most %zu of them)", spec,
+               arg->count, arg->type->name, (unsigned)(sizeof(size_t) * 8),
+               (size_t)(SIZE_MAX / arg->type->size));
+      return false;
+    }
     if (arg->kind == RUN_ARG_LOCAL && third) {
       snprintf(error, capacity, "'%s': local scratch takes no initial value", spec);
       return false;

@@ -172,7 +172,7 @@ static unsigned agpu_vk_capabilities(const agpu_vk_features *f) {
   if (f->core.features.shaderInt16 && f->v11.storageBuffer16BitAccess &&
       f->v11.storagePushConstant16)
     caps |= KL_GLSL_NEEDS_INT16;
-  if (f->core.features.shaderInt64) caps |= KL_GLSL_NEEDS_INT64;
+  if (f->core.features.shaderInt64) caps |= KL_GLSL_NEEDS_INT64 | KL_GLSL_NEEDS_SIZE64;
   if (f->core.features.shaderFloat64) caps |= KL_GLSL_NEEDS_FP64;
   if (f->v12.shaderBufferInt64Atomics && f->v12.shaderSharedInt64Atomics)
     caps |= KL_GLSL_NEEDS_INT64_ATOMICS;
@@ -383,6 +383,15 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   agpu_vk_features features;
   agpu_vk_features_chain(&features, device->properties.apiVersion >= VK_API_VERSION_1_2);
   api->vkGetPhysicalDeviceFeatures2(physical, &features.core);
+  /* ANYGPU_VULKAN_NO_INT64=1: as on a device without shaderInt64 (and so
+   * without 64-bit atomics), so that the refusal of kernels that need
+   * 64-bit integers or sizes runs on lavapipe */
+  const char *no_int64 = getenv("ANYGPU_VULKAN_NO_INT64");
+  if (no_int64 && *no_int64 && strcmp(no_int64, "0") != 0) {
+    features.core.features.shaderInt64 = VK_FALSE;
+    features.v12.shaderBufferInt64Atomics = VK_FALSE;
+    features.v12.shaderSharedInt64Atomics = VK_FALSE;
+  }
   device->capabilities = agpu_vk_float_controls(api, device, agpu_vk_capabilities(&features));
   device->fp16 = features.v12.shaderFloat16 && features.v11.storageBuffer16BitAccess;
   status = agpu_vk_create_device(api, device, &features, ext, ext_count);

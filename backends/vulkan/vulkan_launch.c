@@ -140,8 +140,10 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   }
 
   const uint32_t *limit = device->properties.limits.maxComputeWorkGroupCount;
-  uint32_t splits = 1;
-  for (int d = 0; d < 3; d++) splits *= (groups[d] + limit[d] - 1) / limit[d];
+  /* 64-bit counts: group counts near 2^32 over a limit near 2^31 must not
+   * wrap (a wrapped loop never ends) */
+  uint64_t splits = 1;
+  for (int d = 0; d < 3; d++) splits *= ((uint64_t)groups[d] + limit[d] - 1) / limit[d];
   agpu_vk_queue *vq = queue->native;
   pthread_mutex_lock(&vq->lock);
   agpu_vk_batch *batch = NULL;
@@ -162,11 +164,11 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   if (status == AGPU_SUCCESS)
     api->vkCmdBindPipeline(batch->commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   if (status == AGPU_SUCCESS && !entry->block_in_buffer) status = agpu_vk_bind_set(&binder, batch);
-  uint32_t split = 0;
-  for (uint32_t z = 0; z < groups[2] && status == AGPU_SUCCESS; z += limit[2])
-    for (uint32_t y = 0; y < groups[1] && status == AGPU_SUCCESS; y += limit[1])
-      for (uint32_t x = 0; x < groups[0] && status == AGPU_SUCCESS; x += limit[0], split++) {
-        uint32_t offset[3] = {x, y, z};
+  uint64_t split = 0;
+  for (uint64_t z = 0; z < groups[2] && status == AGPU_SUCCESS; z += limit[2])
+    for (uint64_t y = 0; y < groups[1] && status == AGPU_SUCCESS; y += limit[1])
+      for (uint64_t x = 0; x < groups[0] && status == AGPU_SUCCESS; x += limit[0], split++) {
+        uint32_t offset[3] = {(uint32_t)x, (uint32_t)y, (uint32_t)z};
         memcpy(block + KL_GLSL_GROUP_OFFSET_OFFSET, offset, sizeof offset);
         if (entry->block_in_buffer) {
           memcpy((char *)blocks->mapped + split * stride, block, block_bytes);

@@ -33,6 +33,11 @@ static const char *agpu_vk_missing_feature(unsigned needs, unsigned has) {
     const char *what;
   } names[] = {
       {KL_GLSL_NEEDS_FP64, "64-bit floats (shaderFloat64)"},
+      /* before INT64, which is set with it: the reason is size_t */
+      {KL_GLSL_NEEDS_SIZE64,
+       "64-bit integers (shaderInt64) for size_t and ptrdiff_t, which are 64-bit in the kernel "
+       "language (get_global_id and the other work-item functions return size_t; convert "
+       "their results to uint where 32 bits suffice)"},
       {KL_GLSL_NEEDS_INT64, "64-bit integers (shaderInt64)"},
       {KL_GLSL_NEEDS_INT8,
        "8-bit integers (shaderInt8, storageBuffer8BitAccess, "
