@@ -48,6 +48,10 @@ struct agpu_buffer {
   uint32_t flags;
   void *native;
   struct agpu_mapping *mappings; /* the core's record of live maps */
+  /* One for the user's handle plus one per call using it (a launch or a
+   * transfer pins its buffers): a release during such a call frees the
+   * buffer when the call is done with it. */
+  _Atomic uint32_t references;
 };
 
 struct agpu_program {

@@ -40,6 +40,12 @@ AGPU_DEFINE_LOOKUP(queue, agpu_queue, AGPU_OBJECT_QUEUE)
 AGPU_DEFINE_LOOKUP(event, agpu_event, AGPU_OBJECT_EVENT)
 #undef AGPU_DEFINE_LOOKUP
 
+/* A buffer handle resolved and pinned (agpu_handle_lookup_pinned): the
+ * buffer lives until the matching agpu_buffer_unpin, even if released. */
+agpu_status agpu_lookup_buffer_pinned(const agpu_buffer *handle, const char *function,
+                                      const char *argument, agpu_buffer **buffer);
+void agpu_buffer_unpin(agpu_buffer *buffer);
+
 /* Gives a new object its handle; on failure (no slot) the caller frees it. */
 agpu_status agpu_object_publish(agpu_object *object, agpu_object_type type);
 

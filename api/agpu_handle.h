@@ -42,6 +42,13 @@ agpu_status agpu_handle_lookup(const void *handle, agpu_object_type type, const 
 agpu_status agpu_handle_take(const void *handle, agpu_object_type type, const char *function,
                              const char *argument, void **object);
 
+/* Resolves a handle like agpu_handle_lookup and calls `pin` on its object
+ * while no agpu_handle_take of it can run: the object is then pinned (say,
+ * by a reference count that `pin` raises) before a release can end it. */
+agpu_status agpu_handle_lookup_pinned(const void *handle, agpu_object_type type,
+                                      const char *function, const char *argument,
+                                      void (*pin)(void *object), void **object);
+
 /* Ends a handle that agpu_handle_new returned and the user never saw (a
  * create that failed after taking its slot). */
 void agpu_handle_discard(const void *handle);

@@ -105,6 +105,7 @@ AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32
   created->device = device;
   created->size = size;
   created->flags = flags;
+  atomic_init(&created->references, 1);
   status = device->backend->ops->buffer_create(created);
   if (status != AGPU_SUCCESS) {
     free(created);
@@ -122,17 +123,41 @@ AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32
   return AGPU_SUCCESS;
 }
 
-AGPU_API agpu_status agpu_buffer_release(agpu_buffer *handle) {
-  agpu_buffer *buffer;
-  agpu_status status = agpu_take_buffer(handle, "agpu_buffer_release", "buffer", &buffer);
-  if (status != AGPU_SUCCESS) return status;
-  /* A failed scrub is reported, but the buffer is released all the same. */
+static void agpu_buffer_pin(void *buffer) {
+  atomic_fetch_add(&((agpu_buffer *)buffer)->references, 1);
+}
+
+agpu_status agpu_lookup_buffer_pinned(const agpu_buffer *handle, const char *function,
+                                      const char *argument, agpu_buffer **buffer) {
+  void *found = NULL;
+  agpu_status status = agpu_handle_lookup_pinned(handle, AGPU_OBJECT_BUFFER, function, argument,
+                                                 agpu_buffer_pin, &found);
+  *buffer = found;
+  return status;
+}
+
+/* Frees the buffer when its last reference goes; a failed scrub is
+ * reported, but the buffer is released all the same. */
+static agpu_status agpu_buffer_unreference(agpu_buffer *buffer) {
+  if (atomic_fetch_sub(&buffer->references, 1) != 1) return AGPU_SUCCESS;
+  agpu_status status = AGPU_SUCCESS;
   if (buffer->flags & AGPU_BUFFER_SCRUB_ON_RELEASE) status = agpu_buffer_zero(buffer);
   buffer->device->backend->ops->buffer_release(buffer);
   agpu_device_account_free(buffer->device, buffer->size);
   agpu_mapping_clear(buffer);
   free(buffer);
   return status;
+}
+
+void agpu_buffer_unpin(agpu_buffer *buffer) {
+  agpu_buffer_unreference(buffer);
+}
+
+AGPU_API agpu_status agpu_buffer_release(agpu_buffer *handle) {
+  agpu_buffer *buffer;
+  agpu_status status = agpu_take_buffer(handle, "agpu_buffer_release", "buffer", &buffer);
+  if (status != AGPU_SUCCESS) return status;
+  return agpu_buffer_unreference(buffer);
 }
 
 AGPU_API size_t agpu_buffer_size(const agpu_buffer *handle) {
@@ -149,18 +174,20 @@ AGPU_API agpu_device *agpu_buffer_device(const agpu_buffer *handle) {
 }
 
 /* The checks every transfer shares: a live buffer, a queue of its device, a
- * host pointer, and a range inside the buffer. */
+ * host pointer, and a range inside the buffer. On success the buffer is
+ * pinned: the caller unpins it when the transfer is done with it. */
 static agpu_status agpu_check_transfer(const agpu_queue *queue_handle, agpu_buffer *handle,
                                        size_t offset, size_t size, const void *host,
                                        const char *function, agpu_queue **queue,
                                        agpu_buffer **buffer) {
-  agpu_status status = agpu_lookup_buffer(handle, function, "buffer", buffer);
+  agpu_status status = agpu_lookup_buffer_pinned(handle, function, "buffer", buffer);
   if (status != AGPU_SUCCESS) return status;
   status = agpu_resolve_queue(queue_handle, (*buffer)->device, function, queue);
-  if (status != AGPU_SUCCESS) return status;
-  if (!host && size)
-    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", function);
-  return agpu_check_range(*buffer, offset, size, function, "the");
+  if (status == AGPU_SUCCESS && !host && size)
+    status = agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: host pointer is NULL", function);
+  if (status == AGPU_SUCCESS) status = agpu_check_range(*buffer, offset, size, function, "the");
+  if (status != AGPU_SUCCESS) agpu_buffer_unpin(*buffer);
+  return status;
 }
 
 AGPU_API agpu_status agpu_buffer_write(agpu_queue *queue_handle, agpu_buffer *handle, size_t offset,
@@ -169,10 +196,13 @@ AGPU_API agpu_status agpu_buffer_write(agpu_queue *queue_handle, agpu_buffer *ha
   agpu_buffer *buffer;
   agpu_status status = agpu_check_transfer(queue_handle, handle, offset, size, src,
                                            "agpu_buffer_write", &queue, &buffer);
-  if (status != AGPU_SUCCESS || size == 0) return status;
-  return agpu_error_prefix(
-      buffer->device->backend->ops->buffer_write(queue, buffer, offset, size, src),
-      "agpu_buffer_write");
+  if (status != AGPU_SUCCESS) return status;
+  if (size)
+    status = agpu_error_prefix(
+        buffer->device->backend->ops->buffer_write(queue, buffer, offset, size, src),
+        "agpu_buffer_write");
+  agpu_buffer_unpin(buffer);
+  return status;
 }
 
 AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue_handle, agpu_buffer *handle, size_t offset,
@@ -181,35 +211,69 @@ AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue_handle, agpu_buffer *han
   agpu_buffer *buffer;
   agpu_status status = agpu_check_transfer(queue_handle, handle, offset, size, dst,
                                            "agpu_buffer_read", &queue, &buffer);
-  if (status != AGPU_SUCCESS || size == 0) return status;
-  return agpu_error_prefix(
-      buffer->device->backend->ops->buffer_read(queue, buffer, offset, size, dst),
-      "agpu_buffer_read");
+  if (status != AGPU_SUCCESS) return status;
+  if (size)
+    status = agpu_error_prefix(
+        buffer->device->backend->ops->buffer_read(queue, buffer, offset, size, dst),
+        "agpu_buffer_read");
+  agpu_buffer_unpin(buffer);
+  return status;
+}
+
+/* What a copy checks once both buffers are pinned. */
+static agpu_status agpu_check_copy(agpu_buffer *src, size_t src_offset, agpu_buffer *dst,
+                                   size_t dst_offset, size_t size, const char *function) {
+  if (src->device != dst->device)
+    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                          "%s: src is on %s and dst on %s; copy between devices through the host",
+                          function, src->device->info.selector, dst->device->info.selector);
+  agpu_status status = agpu_check_range(src, src_offset, size, function, "the src");
+  if (status == AGPU_SUCCESS) status = agpu_check_range(dst, dst_offset, size, function, "the dst");
+  if (status == AGPU_SUCCESS && size && src == dst && src_offset < dst_offset + size &&
+      dst_offset < src_offset + size)
+    status = agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                            "%s: source and destination ranges overlap in one buffer", function);
+  return status;
 }
 
 AGPU_API agpu_status agpu_buffer_copy(agpu_queue *queue_handle, agpu_buffer *src_handle,
                                       size_t src_offset, agpu_buffer *dst_handle, size_t dst_offset,
                                       size_t size) {
   static const char function[] = "agpu_buffer_copy";
-  agpu_buffer *src, *dst;
+  agpu_buffer *src = NULL, *dst = NULL;
   agpu_queue *queue;
-  agpu_status status = agpu_lookup_buffer(src_handle, function, "src", &src);
-  if (status == AGPU_SUCCESS) status = agpu_lookup_buffer(dst_handle, function, "dst", &dst);
+  agpu_status status = agpu_lookup_buffer_pinned(src_handle, function, "src", &src);
   if (status != AGPU_SUCCESS) return status;
-  if (src->device != dst->device)
+  status = agpu_lookup_buffer_pinned(dst_handle, function, "dst", &dst);
+  if (status != AGPU_SUCCESS) {
+    agpu_buffer_unpin(src);
+    return status;
+  }
+  status = agpu_check_copy(src, src_offset, dst, dst_offset, size, function);
+  if (status == AGPU_SUCCESS)
+    status = agpu_resolve_queue(queue_handle, src->device, function, &queue);
+  if (status == AGPU_SUCCESS && size)
+    status = agpu_error_prefix(
+        src->device->backend->ops->buffer_copy(queue, src, src_offset, dst, dst_offset, size),
+        function);
+  agpu_buffer_unpin(src);
+  agpu_buffer_unpin(dst);
+  return status;
+}
+
+/* The pattern rules of a fill. */
+static agpu_status agpu_check_fill(size_t offset, size_t size, size_t pattern_size,
+                                   const char *function) {
+  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
+      pattern_size != 16)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                          "%s: src is on %s and dst on %s; copy between devices through the host",
-                          function, src->device->info.selector, dst->device->info.selector);
-  status = agpu_resolve_queue(queue_handle, src->device, function, &queue);
-  if (status == AGPU_SUCCESS) status = agpu_check_range(src, src_offset, size, function, "the src");
-  if (status == AGPU_SUCCESS) status = agpu_check_range(dst, dst_offset, size, function, "the dst");
-  if (status != AGPU_SUCCESS || size == 0) return status;
-  if (src == dst && src_offset < dst_offset + size && dst_offset < src_offset + size)
+                          "%s: pattern_size %zu (must be 1, 2, 4, 8 or 16)", function,
+                          pattern_size);
+  if (offset % pattern_size || size % pattern_size)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                          "%s: source and destination ranges overlap in one buffer", function);
-  return agpu_error_prefix(
-      src->device->backend->ops->buffer_copy(queue, src, src_offset, dst, dst_offset, size),
-      function);
+                          "%s: offset %zu and size %zu must be multiples of the pattern size %zu",
+                          function, offset, size, pattern_size);
+  return AGPU_SUCCESS;
 }
 
 AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue_handle, agpu_buffer *handle, size_t offset,
@@ -220,20 +284,19 @@ AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue_handle, agpu_buffer *han
   agpu_status status =
       agpu_check_transfer(queue_handle, handle, offset, size, pattern, function, &queue, &buffer);
   if (status != AGPU_SUCCESS) return status;
-  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
-      pattern_size != 16)
-    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                          "%s: pattern_size %zu (must be 1, 2, 4, 8 or 16)", function,
-                          pattern_size);
-  if (offset % pattern_size || size % pattern_size)
-    return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                          "%s: offset %zu and size %zu must be multiples of the pattern size %zu",
-                          function, offset, size, pattern_size);
-  if (size == 0) return AGPU_SUCCESS;
-  return agpu_error_prefix(
-      buffer->device->backend->ops->buffer_fill(queue, buffer, offset, size, pattern, pattern_size),
-      function);
+  status = agpu_check_fill(offset, size, pattern_size, function);
+  if (status == AGPU_SUCCESS && size)
+    status = agpu_error_prefix(buffer->device->backend->ops->buffer_fill(
+                                   queue, buffer, offset, size, pattern, pattern_size),
+                               function);
+  agpu_buffer_unpin(buffer);
+  return status;
 }
+
+/* Map and unmap once the buffer is pinned. */
+static agpu_status agpu_map_pinned(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
+                                   size_t size, void **ptr);
+static agpu_status agpu_unmap_pinned(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
 
 AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue_handle, agpu_buffer *handle, size_t offset,
                                      size_t size, void **ptr) {
@@ -244,6 +307,15 @@ AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue_handle, agpu_buffer *hand
   agpu_status status =
       agpu_check_transfer(queue_handle, handle, offset, size, ptr, function, &queue, &buffer);
   if (status != AGPU_SUCCESS) return status;
+  status = agpu_map_pinned(queue, buffer, offset, size, ptr);
+  agpu_buffer_unpin(buffer);
+  return status;
+}
+
+static agpu_status agpu_map_pinned(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
+                                   size_t size, void **ptr) {
+  static const char function[] = "agpu_buffer_map";
+  agpu_status status;
   if (!ptr) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: ptr is NULL", function);
   if (size == 0) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: size is 0", function);
   const agpu_backend_ops *ops = buffer->device->backend->ops;
@@ -268,6 +340,14 @@ AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue_handle, agpu_buffer *ha
   agpu_status status =
       agpu_check_transfer(queue_handle, handle, 0, 0, ptr, function, &queue, &buffer);
   if (status != AGPU_SUCCESS) return status;
+  status = agpu_unmap_pinned(queue, buffer, ptr);
+  agpu_buffer_unpin(buffer);
+  return status;
+}
+
+static agpu_status agpu_unmap_pinned(agpu_queue *queue, agpu_buffer *buffer, void *ptr) {
+  static const char function[] = "agpu_buffer_unmap";
+  agpu_status status;
   if (!ptr) return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: ptr is NULL", function);
   const agpu_backend_ops *ops = buffer->device->backend->ops;
   uint32_t caps = ops->device_caps ? ops->device_caps(buffer->device) : 0;

@@ -132,15 +132,14 @@ void *agpu_handle_new(agpu_object_type type, void *object) {
   return (void *)value;
 }
 
+/* Under the lock. */
 static void agpu_slot_free(uint32_t index) {
-  pthread_mutex_lock(&agpu_handle_lock);
   agpu_slot_at(index)->next_free = AGPU_NO_SLOT;
   if (agpu_free_tail == AGPU_NO_SLOT)
     agpu_free_head = index;
   else
     agpu_slot_at(agpu_free_tail)->next_free = index;
   agpu_free_tail = index;
-  pthread_mutex_unlock(&agpu_handle_lock);
 }
 
 /* Splits a value into its fields; false when it is not one of ours. */
@@ -237,13 +236,34 @@ agpu_status agpu_handle_take(const void *handle, agpu_object_type type, const ch
   status = agpu_process_check_object(type, found, function); /* before the handle ends */
   if (status != AGPU_SUCCESS) return status;
   uint64_t dead = (agpu_state_generation(state) + 1) & AGPU_GENERATION_MASK;
-  if (!atomic_compare_exchange_strong_explicit(&slot->state, &state, dead, memory_order_acq_rel,
-                                               memory_order_acquire))
+  /* Under the lock, so that a pinning lookup sees the handle live and pins
+   * the object, or sees it ended. */
+  pthread_mutex_lock(&agpu_handle_lock);
+  bool ended = atomic_compare_exchange_strong_explicit(&slot->state, &state, dead,
+                                                       memory_order_acq_rel, memory_order_acquire);
+  if (ended) agpu_slot_free((uint32_t)(uintptr_t)handle & ((1u << AGPU_SLOT_BITS) - 1));
+  pthread_mutex_unlock(&agpu_handle_lock);
+  if (!ended)
     return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "%s: %s was already released", function,
                           argument);
-  agpu_slot_free((uint32_t)(uintptr_t)handle & ((1u << AGPU_SLOT_BITS) - 1));
   *object = found;
   return AGPU_SUCCESS;
+}
+
+agpu_status agpu_handle_lookup_pinned(const void *handle, agpu_object_type type,
+                                      const char *function, const char *argument,
+                                      void (*pin)(void *object), void **object) {
+  *object = NULL;
+  agpu_slot *slot;
+  uint64_t state;
+  pthread_mutex_lock(&agpu_handle_lock);
+  agpu_status status = agpu_handle_check(handle, type, function, argument, &slot, &state);
+  void *found = status == AGPU_SUCCESS ? atomic_load(&slot->object) : NULL;
+  if (status == AGPU_SUCCESS) status = agpu_process_check_object(type, found, function);
+  if (status == AGPU_SUCCESS) pin(found);
+  pthread_mutex_unlock(&agpu_handle_lock);
+  *object = found;
+  return status;
 }
 
 void agpu_handle_discard(const void *handle) {

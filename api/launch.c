@@ -85,20 +85,25 @@ static agpu_status agpu_check_arg(agpu_kernel *kernel, uint32_t index, const agp
                           agpu_arg_kind_text(expected), agpu_arg_kind_text(arg->kind));
   switch (arg->kind) {
     case AGPU_ARG_BUFFER: {
+      /* pinned: a release on another thread frees it after the launch */
       agpu_buffer *buffer;
-      agpu_status status = agpu_lookup_buffer(arg->buffer, agpu_launch_name, "buffer", &buffer);
+      agpu_status status =
+          agpu_lookup_buffer_pinned(arg->buffer, agpu_launch_name, "buffer", &buffer);
       if (status != AGPU_SUCCESS) {
-        /* Again, to name the argument in the message. */
+        /* Again, to name the argument in the message (not pinned: it failed). */
         char argument[400];
         snprintf(argument, sizeof argument, "kernel '%s' %s's buffer", kernel->info.name,
                  AGPU_WHAT());
-        return agpu_lookup_buffer(arg->buffer, agpu_launch_name, argument, &buffer);
+        agpu_status again = agpu_lookup_buffer(arg->buffer, agpu_launch_name, argument, &buffer);
+        return again == AGPU_SUCCESS ? status : again;
       }
-      if (buffer->device != device)
+      if (buffer->device != device) {
+        agpu_buffer_unpin(buffer);
         return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                               "%s: kernel '%s' %s: the buffer is on %s but the kernel on %s",
                               agpu_launch_name, kernel->info.name, AGPU_WHAT(),
                               buffer->device->info.selector, device->info.selector);
+      }
       resolved->buffer = buffer;
       break;
     }
@@ -127,8 +132,11 @@ static agpu_status agpu_check_arg(agpu_kernel *kernel, uint32_t index, const agp
   return AGPU_SUCCESS;
 }
 
+/* Checks the arguments and resolves their buffers into `resolved`, pinned;
+ * *pinned counts the leading arguments whose buffers are (whatever the
+ * outcome, the caller unpins those). */
 static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const agpu_arg args[],
-                                   agpu_arg resolved[]) {
+                                   agpu_arg resolved[], uint32_t *pinned) {
   const agpu_kernel_info *info = &kernel->info;
   if (nargs && !args)
     return agpu_error_set(AGPU_ERROR_INVALID_LAUNCH, "%s: args is NULL with nargs %u",
@@ -147,6 +155,7 @@ static agpu_status agpu_check_args(agpu_kernel *kernel, uint32_t nargs, const ag
     resolved[i] = args[i];
     agpu_status status = agpu_check_arg(kernel, i, &args[i], &resolved[i], &local_bytes);
     if (status != AGPU_SUCCESS) return status;
+    *pinned = i + 1;
     param_bytes += args[i].kind == AGPU_ARG_VALUE ? args[i].size : 8u;
   }
   const agpu_device_info *device = &kernel->program->device->info;
@@ -339,11 +348,14 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
       return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
                             "%s: out of host memory for %u arguments", agpu_launch_name, nargs);
   }
-  status = agpu_check_args(kernel, nargs, args, resolved);
+  uint32_t pinned = 0;
+  status = agpu_check_args(kernel, nargs, args, resolved, &pinned);
   if (status == AGPU_SUCCESS)
     status = agpu_error_prefix(
         device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, resolved),
         agpu_launch_name);
+  for (uint32_t i = 0; i < pinned; i++)
+    if (resolved[i].kind == AGPU_ARG_BUFFER) agpu_buffer_unpin(resolved[i].buffer);
   if (resolved != stack) free(resolved);
   return status;
 }
