@@ -103,9 +103,6 @@ enum {
 };
 
 struct agpu_backend_ops {
-  agpu_backend_kind kind;
-  const char *name;
-
   /* Loads the native library and adds devices with agpu_backend_add_device.
    * Failing to find a library or a driver is not an error: set
    * backend->reason and return AGPU_SUCCESS with no devices. */
@@ -165,7 +162,29 @@ typedef struct agpu_load_attempt {
   char error[512]; /* dlerror(), "" on success */
 } agpu_load_attempt;
 
+/* What the core and the tools know of a backend besides its ops: one line
+ * of api/backend_list.h each (the fields are described there). */
+enum {
+  AGPU_BACKEND_SURVIVES_FORK = 1u << 0,
+  AGPU_BACKEND_TESTING = 1u << 1,
+};
+
+typedef struct agpu_backend_descriptor {
+  agpu_backend_kind kind;
+  const char *name;
+  agpu_target target;
+  uint8_t gpu_rank, cpu_rank;
+  const char *colour;
+  uint32_t native_formats;
+  const char *environment;
+  uint32_t flags;
+} agpu_backend_descriptor;
+
+/* The descriptor of a kind (registry.c); NULL past the last. */
+const agpu_backend_descriptor *agpu_backend_descriptor_of(agpu_backend_kind kind);
+
 struct agpu_backend {
+  const agpu_backend_descriptor *descriptor;
   const agpu_backend_ops *ops;
   bool available;
   char library[256];
@@ -186,12 +205,5 @@ agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_in
  * `stride` bytes apart, the first name at `first_name` (NULL when count is
  * 0), joined by spaces; malloc'd, NULL when out of memory. */
 char *agpu_join_kernel_names(const char *first_name, size_t count, size_t stride);
-
-/* The ops tables, one per backend folder. */
-extern const agpu_backend_ops agpu_cuda_backend_ops;
-extern const agpu_backend_ops agpu_hip_backend_ops;
-extern const agpu_backend_ops agpu_vulkan_backend_ops;
-extern const agpu_backend_ops agpu_opencl_backend_ops;
-extern const agpu_backend_ops agpu_cpu_backend_ops;
 
 #endif /* AGPU_BACKEND_H */

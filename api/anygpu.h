@@ -86,19 +86,31 @@ typedef enum agpu_backend_kind {
   AGPU_BACKEND_VULKAN,
   AGPU_BACKEND_OPENCL,
   AGPU_BACKEND_CPU,
-  AGPU_BACKEND_COUNT_
+  AGPU_BACKEND_NULL, /* no real device: the skeleton of a backend, for tests */
+  /* New kinds go here, at the end: the values above never change. */
+  AGPU_BACKEND_COUNT_ /* not an array size for clients: agpu_backend_count() is */
 } agpu_backend_kind;
 
 typedef struct agpu_backend_info {
   agpu_backend_kind kind;
-  const char *name; /* "cuda", "hip", "vulkan", "opencl", "cpu" */
+  const char *name; /* "cuda", "hip", "vulkan", "opencl", "cpu", "null" */
   bool available;   /* loaded and initialised (it may still have 0 devices) */
   uint32_t device_count;
   const char *library; /* path or soname of the loaded library, "" if none */
   const char *reason;  /* why it is unavailable, or a note; "" if none */
+  /* What the backend is, from its descriptor (the same on every machine): */
+  uint32_t target;         /* the agpu_target it builds portable kernels for */
+  uint32_t gpu_rank;       /* among a GPU's backends, lower is preferred */
+  uint32_t cpu_rank;       /* among the CPU's backends, lower is preferred */
+  const char *colour;      /* its colour in bench charts, "#rrggbb" */
+  uint32_t native_formats; /* bit 1 << f for each agpu_native_format f it loads */
+  const char *environment; /* the variables it honours, space-separated */
+  bool survives_fork;      /* its devices work in a child after fork() */
+  bool testing;            /* no real device (null): never the default device */
 } agpu_backend_info;
 
-/* Backends are listed in a fixed order: cuda, hip, vulkan, opencl, cpu. */
+/* Backends are listed in a fixed order, by kind: cuda, hip, vulkan, opencl,
+ * cpu, null. */
 AGPU_API uint32_t agpu_backend_count(void);
 AGPU_API agpu_status agpu_backend_get_info(uint32_t index, agpu_backend_info *info);
 /* Index of the backend called `name`, or AGPU_ERROR_NOT_FOUND. */

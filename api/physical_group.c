@@ -12,11 +12,6 @@
 /* Edge strengths, weakest last; a group's match is its weakest edge. */
 enum { AGPU_EDGE_NONE, AGPU_EDGE_PCI, AGPU_EDGE_UUID, AGPU_EDGE_GUESS };
 
-static const char *const agpu_backend_names[AGPU_BACKEND_COUNT_] = {
-    [AGPU_BACKEND_CUDA] = "cuda",     [AGPU_BACKEND_HIP] = "hip", [AGPU_BACKEND_VULKAN] = "vulkan",
-    [AGPU_BACKEND_OPENCL] = "opencl", [AGPU_BACKEND_CPU] = "cpu",
-};
-
 static int agpu_hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   c = (char)tolower((unsigned char)c);
@@ -177,16 +172,9 @@ static void agpu_join_guesses(const agpu_device_info *devices, uint32_t count,
 /* The member that speaks for the group: the native backend of a GPU (CUDA,
  * HIP), then OpenCL, then Vulkan; for the CPU the built-in backend first. */
 static int agpu_representative_rank(const agpu_device_info *device) {
-  static const int gpu_rank[AGPU_BACKEND_COUNT_] = {
-      [AGPU_BACKEND_CUDA] = 0,   [AGPU_BACKEND_HIP] = 0, [AGPU_BACKEND_OPENCL] = 1,
-      [AGPU_BACKEND_VULKAN] = 2, [AGPU_BACKEND_CPU] = 3,
-  };
-  static const int cpu_rank[AGPU_BACKEND_COUNT_] = {
-      [AGPU_BACKEND_CPU] = 0,  [AGPU_BACKEND_OPENCL] = 1, [AGPU_BACKEND_VULKAN] = 2,
-      [AGPU_BACKEND_CUDA] = 3, [AGPU_BACKEND_HIP] = 3,
-  };
-  if ((unsigned)device->backend >= AGPU_BACKEND_COUNT_) return 9;
-  return agpu_is_cpu(device) ? cpu_rank[device->backend] : gpu_rank[device->backend];
+  agpu_backend_info backend; /* its descriptor's ranks */
+  if (agpu_backend_get_info((uint32_t)device->backend, &backend) != AGPU_SUCCESS) return 99;
+  return (int)(agpu_is_cpu(device) ? backend.cpu_rank : backend.gpu_rank);
 }
 
 typedef struct agpu_group_sort_key {
@@ -228,7 +216,7 @@ static void agpu_fill_group(const agpu_device_info *devices, uint32_t count, agp
     if ((unsigned)device->backend < AGPU_BACKEND_COUNT_) {
       if (seen_backend[device->backend] && !group->duplicate_in_backend) {
         group->duplicate_in_backend = true;
-        group->duplicate_backend = agpu_backend_names[device->backend];
+        group->duplicate_backend = device->backend_name;
       }
       seen_backend[device->backend] = true;
     }

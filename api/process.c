@@ -30,7 +30,8 @@ bool agpu_process_is_forked_child(void) {
 }
 
 agpu_status agpu_process_check_device(const agpu_device *device, const char *function) {
-  if (!atomic_load(&agpu_forked_child) || device->backend->ops->kind == AGPU_BACKEND_CPU)
+  if (!atomic_load(&agpu_forked_child) ||
+      (device->backend->descriptor->flags & AGPU_BACKEND_SURVIVES_FORK))
     return AGPU_SUCCESS;
   return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                         "%s: %s was opened before fork() and cannot be used in the child "

@@ -73,11 +73,12 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
   if (!(caps & AGPU_CAP_BUILD_PORTABLE) || !ops->program_build)
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                           "%s: the %s backend cannot build portable kernels yet (%s)", function,
-                          ops->name, device->info.selector);
+                          device->backend->descriptor->name, device->info.selector);
   agpu_program_desc copy = *desc;
   if (!copy.source_name) copy.source_name = "<source>";
   if (!copy.source_size) copy.source_size = strlen(copy.source);
-  char *options = agpu_program_options_with_backend(desc->options, ops->name);
+  char *options =
+      agpu_program_options_with_backend(desc->options, device->backend->descriptor->name);
   if (!options)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
   copy.options = options;
@@ -110,7 +111,7 @@ AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native
   const agpu_backend_ops *ops = device->backend->ops;
   if (!ops->program_create_native)
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED, "%s: the %s backend loads no native programs",
-                          function, ops->name);
+                          function, device->backend->descriptor->name);
   agpu_program *created = NULL;
   status = agpu_program_new(device, &created);
   if (status != AGPU_SUCCESS) return status;

@@ -3,19 +3,44 @@
 
 #include "agpu_core.h"
 
+#include "backend_list.h"
+
 /* Written once under pthread_once, read-only afterwards: no lock needed. */
 static agpu_backend agpu_backends[AGPU_BACKEND_COUNT_];
 static agpu_device **agpu_all_devices;
 static uint32_t agpu_all_device_count;
 static pthread_once_t agpu_registry_once = PTHREAD_ONCE_INIT;
 
+#define AGPU_DECLARE_OPS(kind, name, ops, ...) extern const agpu_backend_ops ops;
+AGPU_BACKEND_LIST(AGPU_DECLARE_OPS)
+#undef AGPU_DECLARE_OPS
+
+#define AGPU_DESCRIBE(kind_, name_, ops_, target_, gpu_rank_, cpu_rank_, colour_, formats_, \
+                      environment_, flags_)                                                 \
+  [kind_] = {.kind = kind_,                                                                 \
+             .name = name_,                                                                 \
+             .target = target_,                                                             \
+             .gpu_rank = gpu_rank_,                                                         \
+             .cpu_rank = cpu_rank_,                                                         \
+             .colour = colour_,                                                             \
+             .native_formats = formats_,                                                    \
+             .environment = environment_,                                                   \
+             .flags = flags_},
+static const agpu_backend_descriptor agpu_descriptors[AGPU_BACKEND_COUNT_] = {
+    AGPU_BACKEND_LIST(AGPU_DESCRIBE)};
+#undef AGPU_DESCRIBE
+
+#define AGPU_OPS_ENTRY(kind, name, ops, ...) [kind] = &ops,
 static const agpu_backend_ops *const agpu_backend_tables[AGPU_BACKEND_COUNT_] = {
-    [AGPU_BACKEND_CUDA] = &agpu_cuda_backend_ops,
-    [AGPU_BACKEND_HIP] = &agpu_hip_backend_ops,
-    [AGPU_BACKEND_VULKAN] = &agpu_vulkan_backend_ops,
-    [AGPU_BACKEND_OPENCL] = &agpu_opencl_backend_ops,
-    [AGPU_BACKEND_CPU] = &agpu_cpu_backend_ops,
-};
+    AGPU_BACKEND_LIST(AGPU_OPS_ENTRY)};
+#undef AGPU_OPS_ENTRY
+
+_Static_assert(sizeof agpu_descriptors / sizeof *agpu_descriptors == AGPU_BACKEND_COUNT_,
+               "api/backend_list.h has a line for each agpu_backend_kind");
+
+const agpu_backend_descriptor *agpu_backend_descriptor_of(agpu_backend_kind kind) {
+  return (unsigned)kind < AGPU_BACKEND_COUNT_ ? &agpu_descriptors[kind] : NULL;
+}
 
 agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_info *info,
                                      void *native) {
@@ -31,10 +56,10 @@ agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_in
   device->object.handle = device; /* never freed: its address is its handle */
   device->backend = backend;
   device->info = *info;
-  device->info.backend = backend->ops->kind;
-  device->info.backend_name = backend->ops->name;
+  device->info.backend = backend->descriptor->kind;
+  device->info.backend_name = backend->descriptor->name;
   device->info.index = backend->device_count;
-  snprintf(device->info.selector, sizeof device->info.selector, "%s:%u", backend->ops->name,
+  snprintf(device->info.selector, sizeof device->info.selector, "%s:%u", backend->descriptor->name,
            device->info.index);
   device->native = native;
   pthread_mutex_init(&device->hygiene_lock, NULL);
@@ -45,6 +70,7 @@ agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_in
 static void agpu_registry_load(void) {
   for (int kind = 0; kind < AGPU_BACKEND_COUNT_; kind++) {
     agpu_backend *backend = &agpu_backends[kind];
+    backend->descriptor = &agpu_descriptors[kind];
     backend->ops = agpu_backend_tables[kind];
     agpu_status status = backend->ops->init(backend);
     /* A backend that fails in init is reported, never fatal. */
@@ -107,26 +133,40 @@ AGPU_API agpu_status agpu_backend_get_info(uint32_t index, agpu_backend_info *in
                           "agpu_backend_get_info: index %u out of range (%d backends)", index,
                           AGPU_BACKEND_COUNT_);
   const agpu_backend *backend = agpu_registry_backend((agpu_backend_kind)index);
-  info->kind = backend->ops->kind;
-  info->name = backend->ops->name;
+  const agpu_backend_descriptor *descriptor = backend->descriptor;
+  info->kind = descriptor->kind;
+  info->name = descriptor->name;
   info->available = backend->available;
   info->device_count = backend->device_count;
   info->library = backend->library;
   info->reason = backend->reason;
+  info->target = descriptor->target;
+  info->gpu_rank = descriptor->gpu_rank;
+  info->cpu_rank = descriptor->cpu_rank;
+  info->colour = descriptor->colour;
+  info->native_formats = descriptor->native_formats;
+  info->environment = descriptor->environment;
+  info->survives_fork = descriptor->flags & AGPU_BACKEND_SURVIVES_FORK;
+  info->testing = descriptor->flags & AGPU_BACKEND_TESTING;
   return AGPU_SUCCESS;
 }
+
+#define AGPU_NAME(kind, name, ...) " " name ","
+/* " cuda, hip, vulkan, opencl, cpu, null," */
+static const char agpu_known_backends[] = AGPU_BACKEND_LIST(AGPU_NAME);
+#undef AGPU_NAME
 
 AGPU_API agpu_status agpu_backend_find(const char *name, uint32_t *index) {
   if (!name || !index)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_backend_find: NULL argument");
   for (uint32_t i = 0; i < AGPU_BACKEND_COUNT_; i++) {
-    if (strcmp(agpu_backend_tables[i]->name, name) == 0) {
+    if (strcmp(agpu_descriptors[i].name, name) == 0) {
       *index = i;
       return AGPU_SUCCESS;
     }
   }
-  return agpu_error_set(AGPU_ERROR_NOT_FOUND,
-                        "unknown backend '%s' (known: cuda, hip, vulkan, opencl, cpu)", name);
+  return agpu_error_set(AGPU_ERROR_NOT_FOUND, "unknown backend '%s' (known:%.*s)", name,
+                        (int)sizeof agpu_known_backends - 2, agpu_known_backends);
 }
 
 agpu_status agpu_check_device(const agpu_device *device, const char *function) {
@@ -162,7 +202,7 @@ AGPU_API agpu_status agpu_backend_get_load_attempt(uint32_t backend, uint32_t at
   if (attempt >= entry->attempt_count)
     return agpu_error_set(AGPU_ERROR_NOT_FOUND,
                           "agpu_backend_get_load_attempt: %s tried %u libraries, no attempt %u",
-                          entry->ops->name, entry->attempt_count, attempt);
+                          entry->descriptor->name, entry->attempt_count, attempt);
   *name = entry->attempts[attempt].name;
   *error = entry->attempts[attempt].error;
   return AGPU_SUCCESS;

@@ -223,20 +223,13 @@ static int agpu_device_rank(agpu_device *device) {
       [AGPU_DEVICE_TYPE_VIRTUAL_GPU] = 2,  [AGPU_DEVICE_TYPE_OTHER] = 3,
       [AGPU_DEVICE_TYPE_CPU] = 4,
   };
-  static const int gpu_backend_rank[] = {
-      [AGPU_BACKEND_CUDA] = 0,   [AGPU_BACKEND_HIP] = 0, [AGPU_BACKEND_OPENCL] = 1,
-      [AGPU_BACKEND_VULKAN] = 2, [AGPU_BACKEND_CPU] = 3,
-  };
-  static const int cpu_backend_rank[] = {
-      [AGPU_BACKEND_CPU] = 0,  [AGPU_BACKEND_OPENCL] = 1, [AGPU_BACKEND_VULKAN] = 2,
-      [AGPU_BACKEND_CUDA] = 3, [AGPU_BACKEND_HIP] = 3,
-  };
+  const agpu_backend_descriptor *descriptor = device->backend->descriptor;
   agpu_device_type type = device->info.type;
-  int backend = type == AGPU_DEVICE_TYPE_CPU ? cpu_backend_rank[device->info.backend]
-                                             : gpu_backend_rank[device->info.backend];
+  int backend = type == AGPU_DEVICE_TYPE_CPU ? descriptor->cpu_rank : descriptor->gpu_rank;
   uint32_t caps = device->backend->ops->device_caps ? device->backend->ops->device_caps(device) : 0;
   int builds = (caps & AGPU_CAP_BUILD_PORTABLE) ? 0 : 1;
-  return builds * 100 + type_rank[type] * 10 + backend;
+  int testing = (descriptor->flags & AGPU_BACKEND_TESTING) ? 1 : 0; /* never the default */
+  return testing * 1000 + builds * 100 + type_rank[type] * 10 + backend;
 }
 
 typedef struct agpu_ranked {
@@ -306,11 +299,11 @@ static agpu_status agpu_no_match(const char *text) {
   for (int kind = 0; kind < AGPU_BACKEND_COUNT_; kind++) {
     agpu_backend *backend = agpu_registry_backend((agpu_backend_kind)kind);
     if (backend->device_count)
-      agpu_error_append(" %s has %u (%s:0..%u)%s", backend->ops->name, backend->device_count,
-                        backend->ops->name, backend->device_count - 1,
+      agpu_error_append(" %s has %u (%s:0..%u)%s", backend->descriptor->name, backend->device_count,
+                        backend->descriptor->name, backend->device_count - 1,
                         kind + 1 < AGPU_BACKEND_COUNT_ ? "," : "");
     else
-      agpu_error_append(" %s has none%s", backend->ops->name,
+      agpu_error_append(" %s has none%s", backend->descriptor->name,
                         kind + 1 < AGPU_BACKEND_COUNT_ ? "," : "");
   }
   uint32_t physical_count = agpu_physical_registry_group_count();

@@ -47,6 +47,11 @@ if(Python3_Interpreter_FOUND)
                                $<TARGET_FILE:anygpu_cli>
                                --test-library $<TARGET_FILE:doctor_test_library>)
   set_tests_properties(doctor PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  # the null backend through the CLI (backends/null)
+  add_test(NAME test_null_backend COMMAND ${Python3_EXECUTABLE}
+                                          ${CMAKE_CURRENT_LIST_DIR}/test_null_backend.py
+                                          $<TARGET_FILE:anygpu_cli>)
+  set_tests_properties(test_null_backend PROPERTIES TIMEOUT 300)
   # drivers that crash the process as they load (tools/driver_guard.c)
   add_library(crash_icd MODULE drivers/crash_icd.c)
   add_library(crash_vulkan_driver MODULE drivers/crash_vulkan_driver.c)

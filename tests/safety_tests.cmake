@@ -12,3 +12,7 @@ foreach(name test_misuse test_hygiene test_load test_resources test_queue_null t
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${AGPU_SAFETY_TEST_ENV}")
 endforeach()
 set_tests_properties(test_load PROPERTIES LABELS concurrency)
+# The misuse matrix on the null backend (backends/null): the core's checks
+# and lifetimes with no driver under them.
+add_test(NAME test_misuse_null COMMAND test_misuse --null)
+set_tests_properties(test_misuse_null PROPERTIES ENVIRONMENT "ANYGPU_NULL_DEVICES=1" TIMEOUT 300)

@@ -5,8 +5,8 @@
 #include "agpu_test.h"
 
 static void backends_are_listed_in_order(void) {
-  static const char *const names[] = {"cuda", "hip", "vulkan", "opencl", "cpu"};
-  CHECK(agpu_backend_count() == 5);
+  static const char *const names[] = {"cuda", "hip", "vulkan", "opencl", "cpu", "null"};
+  CHECK(agpu_backend_count() == 6);
   for (uint32_t i = 0; i < agpu_backend_count(); i++) {
     agpu_backend_info info;
     CHECK_OK(agpu_backend_get_info(i, &info));
@@ -17,10 +17,46 @@ static void backends_are_listed_in_order(void) {
     CHECK(found == i);
   }
   agpu_backend_info info;
-  CHECK_STATUS(agpu_backend_get_info(5, &info), AGPU_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(agpu_backend_get_info(6, &info), AGPU_ERROR_INVALID_ARGUMENT);
   uint32_t found;
   CHECK_STATUS(agpu_backend_find("metal", &found), AGPU_ERROR_NOT_FOUND);
   CHECK_MESSAGE("unknown backend 'metal'");
+}
+
+/* What api/backend_list.h says of each backend, through the public info:
+ * the ranks that order the default selection and the physical groups, the
+ * target, the colour, the formats, the variables and the flags. */
+static void descriptors_describe_each_backend(void) {
+  static const struct {
+    const char *name;
+    agpu_target target;
+    uint32_t gpu_rank, cpu_rank;
+    const char *variable; /* one it must list */
+    bool survives_fork, testing;
+  } expected[] = {
+      {"cuda", AGPU_TARGET_CUDA, 0, 3, "CUDA_VISIBLE_DEVICES", false, false},
+      {"hip", AGPU_TARGET_HIP, 0, 3, "ROCR_VISIBLE_DEVICES", false, false},
+      {"vulkan", AGPU_TARGET_SPIRV, 2, 2, "VK_DRIVER_FILES", false, false},
+      {"opencl", AGPU_TARGET_OPENCL, 1, 1, "OCL_ICD_VENDORS", false, false},
+      {"cpu", AGPU_TARGET_C, 3, 0, "ANYGPU_CPU_THREADS", true, false},
+      {"null", AGPU_TARGET_OPENCL, 9, 9, "ANYGPU_NULL_DEVICES", true, true},
+  };
+  for (uint32_t i = 0; i < sizeof expected / sizeof *expected; i++) {
+    agpu_backend_info info;
+    CHECK_OK(agpu_backend_get_info(i, &info));
+    CHECK(strcmp(info.name, expected[i].name) == 0);
+    CHECK(info.target == (uint32_t)expected[i].target);
+    CHECK(info.gpu_rank == expected[i].gpu_rank && info.cpu_rank == expected[i].cpu_rank);
+    CHECK(info.colour && info.colour[0] == '#' && strlen(info.colour) == 7);
+    CHECK(info.environment && strstr(info.environment, expected[i].variable));
+    CHECK(info.survives_fork == expected[i].survives_fork);
+    CHECK(info.testing == expected[i].testing);
+  }
+  agpu_backend_info cuda, vulkan;
+  CHECK_OK(agpu_backend_get_info(AGPU_BACKEND_CUDA, &cuda));
+  CHECK_OK(agpu_backend_get_info(AGPU_BACKEND_VULKAN, &vulkan));
+  CHECK(cuda.native_formats == (1u << AGPU_NATIVE_PTX | 1u << AGPU_NATIVE_CUBIN));
+  CHECK(vulkan.native_formats == 1u << AGPU_NATIVE_SPIRV);
 }
 
 static void cpu_backend_is_always_available(void) {
@@ -138,6 +174,7 @@ static void device_list_follows_backends(void) {
 }
 
 int main(void) {
+  RUN(descriptors_describe_each_backend);
   RUN(backends_are_listed_in_order);
   RUN(cpu_backend_is_always_available);
   RUN(cuda_says_why);

@@ -24,7 +24,7 @@ import tempfile
 
 from cli_harness import CaseSkipped, run_cases
 
-BACKENDS = ("cuda", "hip", "vulkan", "opencl", "cpu")
+BACKENDS = ("cuda", "hip", "vulkan", "opencl", "cpu", "null")
 SEVERITIES = ("ok", "info", "warning", "error")
 COMMAND_TIMEOUT_S = 120
 

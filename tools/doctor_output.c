@@ -12,26 +12,26 @@
 #include "physical_report.h"
 
 /* The variables that change what each backend sees. */
-static const char *const *backend_variables(const char *backend) {
-  static const char *const cuda[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "LD_LIBRARY_PATH",
-                                     NULL};
-  static const char *const hip[] = {"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-                                    "HSA_OVERRIDE_GFX_VERSION", "LD_LIBRARY_PATH", NULL};
-  static const char *const vulkan[] = {"VK_DRIVER_FILES",
-                                       "VK_ICD_FILENAMES",
-                                       "VK_ADD_DRIVER_FILES",
-                                       "VK_LOADER_DRIVERS_SELECT",
-                                       "VK_LOADER_DRIVERS_DISABLE",
-                                       "MESA_VK_DEVICE_SELECT",
-                                       NULL};
-  static const char *const opencl[] = {"OCL_ICD_VENDORS", "OCL_ICD_FILENAMES", "OPENCL_VENDOR_PATH",
-                                       "POCL_DEVICES", NULL};
-  static const char *const cpu[] = {"ANYGPU_DEVICE", NULL};
-  if (strcmp(backend, "cuda") == 0) return cuda;
-  if (strcmp(backend, "hip") == 0) return hip;
-  if (strcmp(backend, "vulkan") == 0) return vulkan;
-  if (strcmp(backend, "opencl") == 0) return opencl;
-  return cpu;
+#define DOCTOR_MAX_VARIABLES 16
+
+/* The variables the backend honours (its descriptor's list), NULL-ended. */
+typedef struct backend_variables {
+  char storage[512];
+  const char *names[DOCTOR_MAX_VARIABLES + 1];
+} backend_variables;
+
+static const char *const *split_variables(const agpu_backend_info *info,
+                                          backend_variables *variables) {
+  snprintf(variables->storage, sizeof variables->storage, "%s",
+           info->environment ? info->environment : "");
+  int count = 0;
+  for (char *next = variables->storage; *next && count < DOCTOR_MAX_VARIABLES;) {
+    variables->names[count++] = next;
+    next += strcspn(next, " ");
+    if (*next) *next++ = '\0';
+  }
+  variables->names[count] = NULL;
+  return variables->names;
 }
 
 static const char *gpu_kind_name(doctor_gpu_kind kind) {
@@ -72,6 +72,7 @@ static void print_wrapped_field(const char *label, const char *text) {
 
 static void print_backend_text(const doctor_backend *backend) {
   const agpu_backend_info *info = &backend->info;
+  if (info->testing && info->available && info->device_count == 0) return; /* null: if asked */
   printf("  %-8s ", info->name);
   if (!info->available)
     fputs("unavailable: ", stdout);
@@ -93,7 +94,8 @@ static void print_backend_text(const doctor_backend *backend) {
       printf("           %s: %d %s\n", probe->init_call, probe->init_result,
              probe->init_result_name);
   }
-  for (const char *const *variable = backend_variables(info->name); *variable; variable++) {
+  backend_variables variables;
+  for (const char *const *variable = split_variables(info, &variables); *variable; variable++) {
     const char *value = doctor_getenv(*variable);
     if (!value) continue;
     printf("           environment: %s=\"", *variable);
@@ -203,7 +205,8 @@ static void write_backend_json(json_writer *writer, const doctor_backend *backen
   json_end_object(writer);
   json_key(writer, "environment");
   json_begin_object(writer);
-  for (const char *const *variable = backend_variables(info->name); *variable; variable++) {
+  backend_variables variables;
+  for (const char *const *variable = split_variables(info, &variables); *variable; variable++) {
     const char *value = doctor_getenv(*variable);
     if (value)
       json_key_string(writer, *variable, value);

@@ -213,8 +213,6 @@ static agpu_status agpu_cpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer,
 }
 
 const agpu_backend_ops agpu_cpu_backend_ops = {
-    .kind = AGPU_BACKEND_CPU,
-    .name = "cpu",
     .init = agpu_cpu_init,
     .device_caps = agpu_cpu_device_caps,
     .device_memory = agpu_cpu_device_memory,

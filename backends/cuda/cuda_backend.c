@@ -14,8 +14,6 @@ static agpu_status agpu_cuda_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_cuda_backend_ops = {
-    .kind = AGPU_BACKEND_CUDA,
-    .name = "cuda",
     .init = agpu_cuda_init,
     .device_caps = agpu_cuda_device_caps,
     .device_memory = agpu_cuda_device_memory,

@@ -14,8 +14,6 @@ static agpu_status agpu_hip_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_hip_backend_ops = {
-    .kind = AGPU_BACKEND_HIP,
-    .name = "hip",
     .init = agpu_hip_init,
     .device_caps = agpu_hip_device_caps,
     .device_memory = agpu_hip_device_memory,

@@ -13,8 +13,6 @@ static agpu_status agpu_cl_init_without_headers(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_opencl_backend_ops = {
-    .kind = AGPU_BACKEND_OPENCL,
-    .name = "opencl",
     .init = agpu_cl_init_without_headers,
 };
 
@@ -36,8 +34,6 @@ static agpu_status agpu_cl_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_opencl_backend_ops = {
-    .kind = AGPU_BACKEND_OPENCL,
-    .name = "opencl",
     .init = agpu_cl_init,
     .device_caps = agpu_cl_device_caps,
     .device_memory = agpu_cl_device_memory,

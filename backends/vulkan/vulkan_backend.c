@@ -14,8 +14,6 @@ static agpu_status agpu_vk_init_without_headers(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_vulkan_backend_ops = {
-    .kind = AGPU_BACKEND_VULKAN,
-    .name = "vulkan",
     .init = agpu_vk_init_without_headers,
 };
 
@@ -35,8 +33,6 @@ static agpu_status agpu_vk_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_vulkan_backend_ops = {
-    .kind = AGPU_BACKEND_VULKAN,
-    .name = "vulkan",
     .init = agpu_vk_init,
     .device_caps = agpu_vk_device_caps,
     .device_memory = agpu_vk_device_memory,

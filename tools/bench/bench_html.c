@@ -13,16 +13,13 @@
 #define CHART_BARS 470
 #define CHART_BAR 14
 
+/* The backend's colour, from its descriptor. */
 static const char *backend_colour(const char *backend) {
-  static const struct {
-    const char *name, *colour;
-  } colours[] = {{"cuda", "#2ca02c"},
-                 {"hip", "#d62728"},
-                 {"vulkan", "#9467bd"},
-                 {"opencl", "#ff7f0e"},
-                 {"cpu", "#1f77b4"}};
-  for (size_t i = 0; i < sizeof colours / sizeof colours[0]; i++)
-    if (strcmp(colours[i].name, backend) == 0) return colours[i].colour;
+  uint32_t index = 0;
+  agpu_backend_info info;
+  if (agpu_backend_find(backend, &index) == AGPU_SUCCESS &&
+      agpu_backend_get_info(index, &info) == AGPU_SUCCESS && info.colour)
+    return info.colour;
   return "#17becf";
 }
 #define NATIVE_COLOUR "#7f7f7f"
@@ -168,10 +165,11 @@ bool bench_write_html(const char *path, const bench_results *results, char *erro
       "height:12px;margin:0 4px 0 12px}\n</style></head><body>\n<h1>anygpu bench</h1>\n",
       out);
   fputs("<p class=\"legend\">", out);
-  static const char *const backends[] = {"cuda", "hip", "vulkan", "opencl", "cpu"};
-  for (size_t b = 0; b < 5; b++)
-    fprintf(out, "<span style=\"background:%s\"></span>%s", backend_colour(backends[b]),
-            backends[b]);
+  for (uint32_t b = 0; b < agpu_backend_count(); b++) {
+    agpu_backend_info info;
+    if (agpu_backend_get_info(b, &info) != AGPU_SUCCESS || info.testing) continue;
+    fprintf(out, "<span style=\"background:%s\"></span>%s", info.colour, info.name);
+  }
   fprintf(out, "<span style=\"background:%s\"></span>native API</p>\n", NATIVE_COLOUR);
   fputs(
       "<p>Of peak: the figure over the device's theoretical peak. anygpu/native: anygpu's "

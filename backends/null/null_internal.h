@@ -1,0 +1,34 @@
+/* The null backend (docs/new-backend.md): devices with configurable limits,
+ * buffers in host memory, launches that the core validates and this backend
+ * records but does not run. The skeleton a new backend starts from, and the
+ * core's test double: it needs no driver. */
+#ifndef AGPU_NULL_INTERNAL_H
+#define AGPU_NULL_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include "agpu_backend.h"
+#include "agpu_signature.h"
+
+typedef struct agpu_null_device {
+  _Atomic uint64_t launches; /* launches recorded (and not run) */
+} agpu_null_device;
+
+typedef struct agpu_null_program {
+  agpu_program_signatures signatures;
+} agpu_null_program;
+
+/* null_device.c: the devices ANYGPU_NULL_DEVICES asks for. */
+agpu_status agpu_null_enumerate(agpu_backend *backend);
+
+/* null_program.c */
+agpu_status agpu_null_program_build(agpu_program *program, const agpu_program_desc *desc);
+void agpu_null_program_release(agpu_program *program);
+char *agpu_null_program_kernel_names(const agpu_program *program);
+agpu_status agpu_null_kernel_create(agpu_kernel *kernel, const char *name);
+void agpu_null_kernel_release(agpu_kernel *kernel);
+agpu_status agpu_null_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
+                             const size_t global[3], const size_t local[3], uint32_t nargs,
+                             const agpu_arg args[]);
+
+#endif /* AGPU_NULL_INTERNAL_H */
