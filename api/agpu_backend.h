@@ -107,7 +107,8 @@ struct agpu_backend_ops {
    * Failing to find a library or a driver is not an error: set
    * backend->reason and return AGPU_SUCCESS with no devices. */
   agpu_status (*init)(agpu_backend *backend);
-  uint32_t (*device_caps)(agpu_device *device);
+  uint32_t (*device_caps)(agpu_device *device); /* optional: NULL is no caps */
+  /* optional: NULL leaves total and free unknown */
   agpu_status (*device_memory)(agpu_device *device, agpu_memory_info *info);
 
   agpu_status (*queue_create)(agpu_queue *queue);
@@ -129,12 +130,15 @@ struct agpu_backend_ops {
                              agpu_buffer *dst, size_t dst_offset, size_t size);
   agpu_status (*buffer_fill)(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
                              const void *pattern, size_t pattern_size);
+  /* optional, both: only called with AGPU_CAP_MAP */
   agpu_status (*buffer_map)(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
                             void **ptr);
   agpu_status (*buffer_unmap)(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
 
-  /* Sets program->build_log (malloc'd) when the compiler said something. */
+  /* Optional (only called with AGPU_CAP_BUILD_PORTABLE). Sets
+   * program->build_log (malloc'd) when the compiler said something. */
   agpu_status (*program_build)(agpu_program *program, const agpu_program_desc *desc);
+  /* optional: NULL refuses every native format */
   agpu_status (*program_create_native)(agpu_program *program, agpu_native_format format,
                                        const void *data, size_t size, const char *options);
   void (*program_release)(agpu_program *program);

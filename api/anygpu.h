@@ -1,17 +1,26 @@
 /* anygpu: one C API for GPU compute over CUDA, HIP, OpenCL, Vulkan and the CPU.
  *
  * Conventions
- * - Every function returns an agpu_status; AGPU_SUCCESS is 0. On failure,
- *   agpu_last_error() returns a thread-local message saying what failed, with
- *   the native call, its error name and the numbers involved.
+ * - Every function that can fail returns an agpu_status; AGPU_SUCCESS is 0.
+ *   On failure, agpu_last_error() returns a thread-local message saying what
+ *   failed, with the native call, its error name and the numbers involved.
+ *   The few that cannot fail return a value (agpu_version, agpu_backend_count,
+ *   agpu_last_error, agpu_buffer_size, ...), documented where declared.
  * - Handles are opaque values, not addresses. Objects created with *_create
  *   or *_build are freed with the matching *_release. Devices belong to the
  *   library and are never released. A NULL, released, foreign or wrong-type
  *   handle is refused with AGPU_ERROR_INVALID_HANDLE and a message naming
  *   the function and the argument ("was already released", "is not an
  *   anygpu handle", "a queue where a buffer was expected"); releasing twice
- *   is refused the same way. Using a handle on one thread while releasing it
- *   on another is a race the library cannot make safe.
+ *   is refused the same way. A buffer released on one thread while another
+ *   launches with it or transfers to it lives until that call is done with
+ *   it; for other handles, releasing one that another thread is using is a
+ *   race the library cannot make safe.
+ * - ABI: unstable until 1.0. Structs may grow at the end and enum values are
+ *   added at the end (never renumbered) between releases; a program built
+ *   against one release checks agpu_version() against AGPU_VERSION_STRING
+ *   when the shared library may be another. The *_COUNT_ sentinels are not
+ *   array sizes for clients: ask agpu_backend_count() and the like.
  * - The library never prints, aborts or exits. Every function is thread-safe;
  *   one queue should be driven by one thread at a time.
  */
@@ -67,6 +76,7 @@ AGPU_API const char *agpu_status_name(agpu_status status);
  * stays valid until the next anygpu call on this thread. */
 AGPU_API const char *agpu_last_error(void);
 
+/* "0.1.0": the library's version, for comparing with AGPU_VERSION_STRING. */
 AGPU_API const char *agpu_version(void);
 
 /* --------------------------------------------------------------- handles */
