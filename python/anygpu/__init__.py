@@ -1,6 +1,6 @@
 """anygpu from Python: every anygpu device (CUDA, HIP, OpenCL, Vulkan, CPU) through one
 API in NumPy's terms. See docs/python.md."""
-from ._lib import lib as _lib, text as _text
+from ._lib import lib as _clib, text as _text
 from .buffer import Buffer
 from .compare import Comparison, compare_arrays, run_everywhere
 from .device import Device, device, devices, select_all
@@ -12,5 +12,5 @@ from .launch import Kernel, LocalMemory
 from .program import Program
 from .queue import Event, Queue
 
-__version__ = _text(_lib.agpu_version())
+__version__ = _text(_clib.agpu_version())
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -16,6 +16,7 @@ _SCALARS = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.
             "float": np.float32, "double": np.float64, "half": np.float16, "bool": np.bool_,
             "size_t": np.uint64}
 _VALUE_OFFSET = Arg.value.offset
+_UNSET = object()
 _BUFFER_OFFSET = Arg.buffer.offset
 
 
@@ -45,6 +46,17 @@ class _Slot:
         self.dtype, lanes = _base_dtype(param["type"])
         self.arg = Arg.from_address(arg_address)  # a view into the kernel's array
         self.buffer = ctypes.c_void_p.from_address(arg_address + _BUFFER_OFFSET)
+        self.last = _UNSET  # the argument the array holds now: the same one is not rewritten
+        self.is_buffer = param["kind"] not in ("scalar", "local")
+        self.scalar = None
+        if self.dtype is not None and self.dtype.kind in "iu":
+            self.int_range = (int(np.iinfo(self.dtype).min), int(np.iinfo(self.dtype).max))
+        if param["kind"] == "scalar" and lanes == 1 and self.dtype is not None \
+                and self.dtype.kind != "b" and self.dtype.itemsize == param["size"]:
+            ctype = np.ctypeslib.as_ctypes_type(self.dtype) if self.dtype.kind != "f" or \
+                self.dtype.itemsize != 2 else None
+            if ctype is not None:  # a plain scalar: written through a ctypes view
+                self.scalar = ctype.from_address(arg_address + _VALUE_OFFSET)
         if param["kind"] == "scalar":
             size = param["size"] or (self.dtype.itemsize * lanes if self.dtype else 0)
             raw = (ctypes.c_uint8 * max(size, 1)).from_address(arg_address + _VALUE_OFFSET)
@@ -74,13 +86,33 @@ class _Slot:
         if self.dtype is not None and arg.dtype != self.dtype:
             raise self.fail(f"a buffer of {arg.dtype} where the kernel takes {self.dtype}")
         self.buffer.value = handle
+        self.last = arg
 
     def _put_value(self, arg):
+        if self.scalar is not None and self._put_scalar(arg):
+            return
         value = self._as_value(arg)
         if value.nbytes > len(self.value):
             raise self.fail(f"{value.nbytes} bytes where the kernel takes {len(self.value)}")
         self.arg.size = value.nbytes
         self.value[:value.nbytes] = value.reshape(-1).view(np.uint8)
+        self.last = arg if isinstance(arg, np.generic) else _UNSET
+
+    def _put_scalar(self, arg):
+        """The quick road for a NumPy scalar of the parameter's dtype or a Python
+        number it holds exactly; False to take the checked one."""
+        kind = self.dtype.kind
+        if type(arg) is self.dtype.type or (type(arg) is int and kind in "iu"
+                                              and self._int_fits(arg)) \
+                or (type(arg) is float and kind == "f"):
+            self.scalar.value = arg
+            self.arg.size = self.dtype.itemsize
+            self.last = arg
+            return True
+        return False
+
+    def _int_fits(self, value):
+        return self.int_range[0] <= value <= self.int_range[1]
 
     def _as_value(self, arg):
         """The argument as a NumPy value of the parameter's type, or an error."""
@@ -109,6 +141,7 @@ class _Slot:
             raise self.fail(f"expected anygpu.LocalMemory(nbytes), got {type(arg).__name__}")
         self.arg.size = min(arg.nbytes, 0xFFFFFFFF)
         self.arg.value.u64 = arg.nbytes
+        self.last = _UNSET
 
 
 def _sizes(what, sizes):
@@ -124,7 +157,8 @@ def _sizes(what, sizes):
 class Kernel(Resource):
     """A kernel. Call it to launch: k(global_size, local_size, *args, queue=None)
     or with the parameters by name, k(global_size, None, a=x, n=np.uint32(5));
-    local_size None lets the library choose."""
+    local_size None lets the library choose. An argument that is the same object
+    as at the last launch is not converted again (a released buffer still raises)."""
     _release_fn = lib.agpu_kernel_release
     _kind = "kernel"
 
@@ -141,41 +175,63 @@ class Kernel(Resource):
         self._names = {p["name"]: i for i, p in enumerate(self.params)}
         self._global = (ctypes.c_size_t * 3)()
         self._local = (ctypes.c_size_t * 3)()
+        self._geometry = None  # (global_size, local_size) as last given
+        self._dims, self._local_ptr = 0, None
+        self._kernel_ptr = ctypes.c_void_p(handle)
 
     def __repr__(self):
         sig = ", ".join(f"{p['type']} {p['name']}" for p in self.params)
         return f"<anygpu.Kernel {self.name}({sig}) on {self.device.selector}>"
 
-    def _bind(self, args, kwargs):
-        if kwargs:
-            args = list(args) + [None] * (len(self.params) - len(args))
-            for key, value in kwargs.items():
-                if key not in self._names:
-                    raise error(INVALID_LAUNCH, f"{self.name}: no parameter '{key}'")
-                if args[self._names[key]] is not None:
-                    raise error(INVALID_LAUNCH, f"{self.name}: '{key}' given twice")
-                args[self._names[key]] = value
-            missing = [p["name"] for p, a in zip(self.params, args) if a is None]
-            if missing:
-                raise error(INVALID_LAUNCH, f"{self.name}: missing {', '.join(missing)}")
-        if len(args) != len(self.params):
-            raise error(INVALID_LAUNCH, f"{self.name} takes {len(self.params)} arguments "
-                                        f"({', '.join(self._names)}), got {len(args)}")
-        for slot, arg in zip(self._slots, args):
-            slot.put(arg)
+    def _by_name(self, args, kwargs):
+        args = list(args) + [_UNSET] * (len(self.params) - len(args))
+        for key, value in kwargs.items():
+            if key not in self._names:
+                raise error(INVALID_LAUNCH, f"{self.name}: no parameter '{key}'")
+            if args[self._names[key]] is not _UNSET:
+                raise error(INVALID_LAUNCH, f"{self.name}: '{key}' given twice")
+            args[self._names[key]] = value
+        missing = [p["name"] for p, a in zip(self.params, args) if a is _UNSET]
+        if missing:
+            raise error(INVALID_LAUNCH, f"{self.name}: missing {', '.join(missing)}")
+        return args
 
-    def __call__(self, global_size, local_size=None, *args, queue=None, **kwargs):
-        handle = self._h()
-        self._bind(args, kwargs)
+    def _set_geometry(self, global_size, local_size):
         g = _sizes("global_size", global_size)
         self._global[:len(g)] = g
-        local = None
+        self._local_ptr = None
         if local_size is not None:
             loc = _sizes("local_size", local_size)
             if len(loc) != len(g):
                 raise error(INVALID_LAUNCH, f"local_size {loc} and global_size {g} differ "
                                             "in dimensions")
             self._local[:len(loc)] = loc
-            local = self._local
-        check(lib.agpu_launch(None if queue is None else queue._h(), handle, len(g),
-                              self._global, local, len(self.params), self._args))
+            self._local_ptr = self._local
+        self._dims = len(g)
+        self._geometry = (global_size, local_size)
+
+    def __call__(self, global_size, local_size=None, *args, queue=None, **kwargs):
+        if self._handle is None:
+            self._h()
+        if kwargs:
+            args = self._by_name(args, kwargs)
+        slots = self._slots
+        if len(args) != len(slots):
+            raise error(INVALID_LAUNCH, f"{self.name} takes {len(slots)} arguments "
+                                        f"({', '.join(self._names)}), got {len(args)}")
+        for slot, arg in zip(slots, args):
+            if arg is not slot.last:
+                slot.put(arg)
+            elif slot.is_buffer and arg._handle is None:
+                arg._h()  # released since the last launch: raises
+        if self._geometry is None or (global_size, local_size) != self._geometry:
+            self._set_geometry(global_size, local_size)
+        status = _launch(None if queue is None else ctypes.c_void_p(queue._h()),
+                         self._kernel_ptr, self._dims,
+                         self._global, self._local_ptr, len(slots), self._args)
+        if status:
+            check(status)
+
+
+# agpu_launch without ctypes' per-call argument conversion: Kernel passes ctypes objects.
+_launch = ctypes.CFUNCTYPE(ctypes.c_int)(("agpu_launch", lib))

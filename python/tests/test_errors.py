@@ -119,3 +119,13 @@ def test_released_program_and_kernel(dev, vadd, bufs):
     prog.release()
     with pytest.raises(anygpu.InvalidHandleError):
         prog.kernel("vadd")
+
+
+def test_same_arguments_again(dev, vadd, bufs):
+    a = dev.to_device(np.arange(64, dtype=np.float32))
+    vadd(64, None, a, a, bufs[2], 64)
+    vadd(64, None, a, a, bufs[2], 32)  # a new n is written, the buffers are kept
+    np.testing.assert_array_equal(bufs[2].get()[:32], 2 * np.arange(32, dtype=np.float32))
+    a.release()
+    with pytest.raises(anygpu.InvalidHandleError, match="released"):
+        vadd(64, None, a, a, bufs[2], 32)
