@@ -1,6 +1,6 @@
 /* The C API's side of python/bench/overhead.py: launch overhead of an empty
  * kernel (launches queued back to back, then one finish; per launch) and the
- * time of agpu_buffer_read of a buffer, as medians of repeated runs.
+ * time of agpu_buffer_read of a buffer (into memory read before and into fresh memory), as medians of repeated runs.
  * Usage: c_baseline SELECTOR REPEATS LAUNCHES READ_MIB */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +68,14 @@ int main(int argc, char **argv) {
   }
   printf("read_ms %.3f\n", 1e3 * median(t, repeats));
   free(host);
+  for (int r = 0; r < 5; r++) { /* into fresh memory, as buf.get() reads into a new array */
+    double t0 = now_s();
+    char *fresh = malloc(bytes);
+    CHECK(agpu_buffer_read(NULL, big, 0, bytes, fresh));
+    t[r] = now_s() - t0;
+    free(fresh);
+  }
+  printf("read_fresh_ms %.3f\n", 1e3 * median(t, 5));
   free(t);
   return 0;
 }
