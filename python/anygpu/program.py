@@ -49,11 +49,6 @@ class Program(Resource):
         check(lib.agpu_kernel_create(self._h(), name.encode(), ctypes.byref(handle)))
         return Kernel(self, handle.value)
 
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return self.kernel(name)
-
 
 _KIND_NAMES = {PARAM_GLOBAL: "global", PARAM_CONSTANT: "constant", PARAM_SCALAR: "scalar",
                PARAM_LOCAL: "local"}

@@ -48,8 +48,9 @@ def test_allclose_rule():
     assert not anygpu.compare_arrays(np.array([1, 2]), np.array([1, 3]))["ok"]
 
 
-@pytest.mark.parametrize("script", ["vector_add.py", "reduction_compare.py"])
-def test_examples(script):
+@pytest.mark.parametrize("script", ["vector_add.py", "reduction_compare.py", "backend_table.py"])
+def test_examples(script, tmp_path):
     path = os.path.join(REPO, "python", "examples", script)
-    r = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, path], capture_output=True, text=True, timeout=300,
+                       cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
