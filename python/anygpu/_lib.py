@@ -25,7 +25,6 @@ def cli_path():
 MAX_VALUE_SIZE = 128
 ARG_BUFFER, ARG_VALUE, ARG_LOCAL = 0, 1, 2
 PARAM_GLOBAL, PARAM_CONSTANT, PARAM_SCALAR, PARAM_LOCAL, PARAM_UNKNOWN = range(5)
-DEVICE_TYPES = {0: "other", 1: "discrete_gpu", 2: "integrated_gpu", 3: "virtual_gpu", 4: "cpu"}
 
 
 class BackendInfo(Structure):
@@ -95,6 +94,7 @@ _PROTOTYPES = {
     "agpu_device_get": (c_int, [c_uint32, _PH]),
     "agpu_device_get_info": (c_int, [_H, POINTER(DeviceInfo)]),
     "agpu_device_select": (c_int, [c_char_p, _PH]),
+    "agpu_device_type_name": (c_char_p, [c_int]),
     "agpu_device_select_all": (c_int, [c_char_p, _PH, c_uint32, POINTER(c_uint32)]),
     "agpu_device_memory": (c_int, [_H, POINTER(MemoryInfo)]),
     "agpu_device_finish": (c_int, [_H]),

@@ -3,7 +3,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import DEVICE_TYPES, DeviceInfo, MemoryInfo, lib, text
+from ._lib import DeviceInfo, MemoryInfo, lib, text
 from ._resource import Children
 from .errors import INVALID_ARGUMENT, INVALID_HANDLE, check, error
 
@@ -37,15 +37,8 @@ def _info_dict(info):
     return d
 
 
-_TYPE_NAMES = {}
-
-
 def _type_name(t):
-    if t not in _TYPE_NAMES:
-        lib.agpu_device_type_name.restype = ctypes.c_char_p
-        lib.agpu_device_type_name.argtypes = [ctypes.c_int]
-        _TYPE_NAMES[t] = text(lib.agpu_device_type_name(t)) or DEVICE_TYPES.get(t, "other")
-    return _TYPE_NAMES[t]
+    return text(lib.agpu_device_type_name(t))
 
 
 _INFO = {}  # native handle -> its info dict, read once

@@ -51,12 +51,11 @@ class _Slot:
         self.scalar = None
         if self.dtype is not None and self.dtype.kind in "iu":
             self.int_range = (int(np.iinfo(self.dtype).min), int(np.iinfo(self.dtype).max))
-        if param["kind"] == "scalar" and lanes == 1 and self.dtype is not None \
-                and self.dtype.kind != "b" and self.dtype.itemsize == param["size"]:
-            ctype = np.ctypeslib.as_ctypes_type(self.dtype) if self.dtype.kind != "f" or \
-                self.dtype.itemsize != 2 else None
-            if ctype is not None:  # a plain scalar: written through a ctypes view
-                self.scalar = ctype.from_address(arg_address + _VALUE_OFFSET)
+        if (param["kind"] == "scalar" and lanes == 1 and self.dtype is not None
+                and self.dtype.kind in "iuf" and self.dtype != np.float16
+                and self.dtype.itemsize == param["size"]):  # written through a ctypes view
+            ctype = np.ctypeslib.as_ctypes_type(self.dtype)
+            self.scalar = ctype.from_address(arg_address + _VALUE_OFFSET)
         if param["kind"] == "scalar":
             size = param["size"] or (self.dtype.itemsize * lanes if self.dtype else 0)
             raw = (ctypes.c_uint8 * max(size, 1)).from_address(arg_address + _VALUE_OFFSET)
@@ -128,8 +127,7 @@ class _Slot:
             raise self.fail(f"a Python {type(arg).__name__} where the kernel takes "
                             f"{self.param['type']} (pass a NumPy value)")
         if isinstance(arg, int) and dtype.kind in "iu":
-            info = np.iinfo(dtype)
-            if not info.min <= arg <= info.max:
+            if not self._int_fits(arg):
                 raise self.fail(f"{arg} does not fit {self.param['type']}")
         elif not (isinstance(arg, (int, float)) and dtype.kind == "f"):
             raise self.fail(f"a Python {type(arg).__name__} where the kernel takes "
