@@ -98,5 +98,7 @@ class Buffer(Resource):
                                        pattern.ctypes.data, self.dtype.itemsize))
 
     def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("an anygpu.Buffer lives on the device: np.asarray copies it")
         array = self.get()
         return array if dtype is None else array.astype(dtype)

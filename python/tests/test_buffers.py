@@ -33,6 +33,15 @@ def test_copy_fill_set(dev, rng):
     assert not big.get()[1001:].any()
 
 
+def test_array_protocol(dev):
+    buf = dev.to_device(np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert np.asarray(buf, dtype=np.float64).dtype == np.float64
+    assert (np.array(buf) + 1).sum() == 21
+    with pytest.raises(ValueError):
+        np.asarray(buf, copy=False) if np.lib.NumpyVersion(np.__version__) >= "2.0.0" \
+            else buf.__array__(copy=False)
+
+
 def test_empty_buffer(dev):
     buf = dev.empty(0, np.float32)
     assert buf.get().shape == (0,)

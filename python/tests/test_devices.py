@@ -47,7 +47,8 @@ def test_bad_selector():
         anygpu.device("nonsense:::")
 
 
-@pytest.mark.parametrize("command", [["list"], ["info", "cpu:0"], ["doctor"], ["--help"]])
+@pytest.mark.parametrize("command", [["list"], ["info", "cpu:0"], ["doctor"], ["--help"],
+                                     ["bench", "-d", "cpu:0", "--bench", "launch", "--quick"]])
 def test_python_m_anygpu(command):
     r = cli(*command)
     assert r.returncode == 0, r.stderr
