@@ -2,7 +2,8 @@
 # Installs what anygpu needs to build and test on Debian 12: the compiler and
 # build tools, the Khronos OpenCL headers, the OpenCL ICD loader with PoCL
 # (a real OpenCL device on the CPU), clinfo (the tests compare with it),
-# pkg-config and python3 (the CLI tests), glslang and SPIRV-Tools (GLSL to
+# pkg-config and python3 (the CLI tests) with python3-venv (the Python
+# package's stage: a virtual environment with pip), glslang and SPIRV-Tools (GLSL to
 # SPIR-V, spirv-val), the Vulkan loader and headers with Mesa's lavapipe (a
 # real Vulkan device on the CPU), the Khronos validation layer and
 # vulkaninfo, and ROCm 5's HIP runtime (hiprtc lives in libamdhip64.so.5:
@@ -14,7 +15,7 @@
 # bench test renders anygpu bench --html headless).
 set -euo pipefail
 packages=(
-  gcc make cmake ninja-build pkg-config python3 clang libclang-rt-14-dev
+  gcc make cmake ninja-build pkg-config python3 python3-venv clang libclang-rt-14-dev
   opencl-c-headers ocl-icd-libopencl1 ocl-icd-opencl-dev pocl-opencl-icd clinfo glslang-tools glslang-dev spirv-tools
   libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libamdhip64-5 libhiprtc-builtins5 libamdhip64-dev
