@@ -28,8 +28,14 @@ PARAM_GLOBAL, PARAM_CONSTANT, PARAM_SCALAR, PARAM_LOCAL, PARAM_UNKNOWN = range(5
 
 
 class BackendInfo(Structure):
+    # agpu_backend_info in api/anygpu.h, field for field (the descriptor's
+    # fields from target on): a struct shorter than the C one would be
+    # overwritten past its end
     _fields_ = [("kind", c_int), ("name", c_char_p), ("available", c_bool),
-                ("device_count", c_uint32), ("library", c_char_p), ("reason", c_char_p)]
+                ("device_count", c_uint32), ("library", c_char_p), ("reason", c_char_p),
+                ("target", c_uint32), ("gpu_rank", c_uint32), ("cpu_rank", c_uint32),
+                ("colour", c_char_p), ("native_formats", c_uint32), ("environment", c_char_p),
+                ("survives_fork", c_bool), ("testing", c_bool)]
 
 
 class DeviceInfo(Structure):
