@@ -20,6 +20,7 @@
 #define KL_MAX_IF_DEPTH 64        /* nested #if */
 #define KL_MAX_INCLUDE_DEPTH 64   /* nested #include */
 #define KL_MAX_INCLUDE_BYTES (16u << 20) /* all the files one translation includes */
+#define KL_MAX_SOURCE_BYTES ((size_t)64 << 20) /* the main source (docs/kernel-language.md) */
 
 typedef struct kl_chunk kl_chunk;
 

@@ -179,24 +179,6 @@ static void run_warn_small_scratch(const run_request *request) {
   }
 }
 
-static char *run_read_source(const char *path) {
-  FILE *file = fopen(path, "rb");
-  if (!file) return NULL;
-  char *text = NULL;
-  long size = fseek(file, 0, SEEK_END) == 0 ? ftell(file) : -1;
-  if (size >= 0 && fseek(file, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
-    if (fread(text, 1, (size_t)size, file) == (size_t)size) {
-      text[size] = '\0';
-    } else {
-      free(text);
-      text = NULL;
-      errno = EIO;
-    }
-  }
-  fclose(file);
-  return text;
-}
-
 /* The library's message with one prefix: `what` unless the message starts
  * with it already, then the status name. */
 static run_outcome run_say(run_device *device, run_outcome outcome, const char *what,
@@ -388,9 +370,13 @@ int cmd_run(int argc, char **argv) {
   if (status == CLI_EXIT_OK) status = parse_run_arguments(argc, argv, request);
   if (status < 0)
     status = cli_finish_output();
-  else if (status == CLI_EXIT_OK && !(source = run_read_source(request->file))) {
-    fprintf(stderr, "anygpu: cannot read %s: %s\n", request->file, strerror(errno));
-    status = CLI_EXIT_FAILURE;
+  else if (status == CLI_EXIT_OK) {
+    char error[1024];
+    size_t length = 0;
+    if (!(source = cli_read_source(request->file, &length, error, sizeof error))) {
+      fprintf(stderr, "anygpu: %s\n", error);
+      status = CLI_EXIT_FAILURE;
+    }
   }
   for (uint32_t i = 0; status == CLI_EXIT_OK && i < request->arg_count; i++) {
     if (request->args[i].kind != RUN_ARG_BUFFER) continue;
