@@ -160,6 +160,11 @@ agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx, const k
   size_t count = 0;
   const char *log = NULL;
   *words = kl_compile_glsl_to_spirv(ctx, glsl, &count, &log);
+  if (!*words && log && !strncmp(log, KL_GLSLANG_NO_MEMORY, strlen(KL_GLSLANG_NO_MEMORY)))
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
+                          "agpu_program_build: out of host memory compiling kernel '%s' to "
+                          "SPIR-V: %s",
+                          fn->name, log);
   if (!*words)
     return agpu_error_set(AGPU_ERROR_INTERNAL,
                           "agpu_program_build: internal error: glslang rejects the GLSL the "
