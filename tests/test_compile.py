@@ -204,6 +204,21 @@ def main():
                        capture_output=True, text=True)
     report(r.returncode == 2 and "is not a hex digit" in r.stderr, f"bytes:0g: {r.stderr[:200]}")
 
+    # Issue 33, item 12: a fourth --global dimension is refused, not dropped;
+    # test --kernel "" is an error, not a run of nothing.
+    for sizes in ("1,1,1,1", "1,1,1,", "2,,2"):
+        r = subprocess.run([anygpu, "run", str(kernel_dir / "sv.cl"), "--kernel", "sv",
+                            "--global", sizes, "--arg", "buf:float:4", "--arg", "bytes:00",
+                            "--arg", "uint:4", "--device", "cpu:0"],
+                           capture_output=True, text=True)
+        report(r.returncode == 2 and "--global takes X[,Y[,Z]]" in r.stderr,
+               f"--global {sizes}: rc {r.returncode}: {r.stderr[:200]}")
+    for kernel in (["--kernel", ""], ["--kernel="]):
+        r = subprocess.run([anygpu, "test", *kernel, "--device", "cpu:0"], capture_output=True,
+                           text=True, timeout=120)
+        report(r.returncode == 2 and "an empty name after" in r.stderr,
+               f"test {kernel}: rc {r.returncode}: {r.stderr[:200]}")
+
     # SPIR-V is binary: written to a pipe as is (a terminal is refused).
     saxpy = corpus / "valid" / "001_saxpy.cl"
     r = subprocess.run([anygpu, "compile", str(saxpy), "--target", "spirv"], capture_output=True)

@@ -15,23 +15,25 @@
 
 /* ------------------------------------------------------------ arguments */
 
+/* X[,Y[,Z]]: one to three positive numbers, nothing after the third (a
+ * fourth, "1,1,1,1", was once dropped silently). */
 static bool run_sizes(const char *text, size_t sizes[3], uint32_t *dims) {
   uint32_t count = 0;
   const char *p = text;
-  while (count < 3) {
+  for (;;) {
+    if (count == 3) return false; /* a fourth dimension */
     char *end = NULL;
     errno = 0;
     unsigned long long value = strtoull(p, &end, 10);
-    if (end == p || errno || value == 0 || *p == '-') return false;
+    if (end == p || errno || value == 0 || *p == '-' || *p == '+' || *p == ' ') return false;
     sizes[count++] = (size_t)value;
     if (*end == '\0') break;
     if (*end != ',') return false;
     p = end + 1;
   }
-  if (*p == '\0' || count == 0) return false;
   for (uint32_t d = count; d < 3; d++) sizes[d] = 1;
   *dims = count;
-  return strchr(p, ',') == NULL;
+  return true;
 }
 
 static const char *run_option_value(int argc, char **argv, int *i) {
