@@ -108,6 +108,27 @@ static void same_words(const char *selector) {
                        "agpu_program_build: the kernel source did not compile for %s:\n"
                        "broken.cl:2:10: error: use of undeclared identifier 'undefined_thing'");
 
+  /* An unknown build option: an error on every backend (issue 33). */
+  static const char *const unknown[] = {"-fbogus", "-cl-bogus", "-O2"};
+  for (int i = 0; i < 3; i++) {
+    agpu_program_desc opt = {.source = "__kernel void k(__global int *z) { z[0] = 1; }\n",
+                             .source_name = "opt.cl",
+                             .options = unknown[i]};
+    program = NULL;
+    CHECK_STATUS(agpu_program_build(device, &opt, &program), AGPU_ERROR_BUILD_FAILED);
+    CHECK(program == NULL);
+    char want[128];
+    snprintf(want, sizeof want, "unknown build option '%s'", unknown[i]);
+    CHECK_MESSAGE(want);
+    agpu_program_release(program);
+  }
+  /* ... and the known ones build */
+  agpu_program_desc known = {.source = "__kernel void k(__global int *z) { z[0] = 1; }\n",
+                             .options = "-DX=1 -w -cl-mad-enable -cl-std=CL1.2"};
+  program = NULL;
+  CHECK_OK(agpu_program_build(device, &known, &program));
+  agpu_program_release(program);
+
   /* reqd_work_group_size past the device's limit: refused at the build or
    * the launch naming the limit, never an "internal error" (issue 33). */
   uint32_t over = device_info.max_work_item_sizes[0] * 2;
