@@ -185,7 +185,14 @@ static void build_on(const char *selector) {
   for (chain_kind kind = CHAIN_SUM; kind <= CHAIN_PRODUCT; kind++) {
     for (size_t i = 0; i < sizeof lengths / sizeof lengths[0]; i++) {
       job j = {.fn = build_job, .kind = kind, .n = lengths[i], .selector = selector};
+#ifdef SANITIZED
+      /* GCC 12's ASan fails a CHECK ("unable to unmap", DTLS) when a thread
+       * that dlopen'ed a library with TLS (cpu:0's kernels) exits: on this
+       * thread. translate_chains keeps the small stack under ASan. */
+      j.fn(&j);
+#else
       run_small_stack(&j);
+#endif
       if (j.skipped) SKIP("no %s device", selector);
       ran++;
       if (lengths[i] != AT_LIMIT) {
@@ -212,6 +219,7 @@ static void build_vulkan(void) {
 }
 
 int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0); /* a crash still shows the cases before it */
   RUN(translate_chains);
   RUN(build_cpu);
   RUN(build_opencl);
