@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* strerror_r returning char *, syscall */
 #endif
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -319,6 +320,102 @@ static int open_directory(const char *path, char *why, size_t why_size) {
   return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* Whose a directory is. anygpu tags a directory it uses with a cache
+ * directory tag (https://bford.info/cachedir/, so that backup tools skip it)
+ * that says anygpu made it. A directory without the tag is anygpu's only
+ * when everything in it is: entries, temporary files of a store, a tag
+ * being written (an empty directory, one just created, and one an older
+ * anygpu filled qualify, and get the tag). Anything else (ANYGPU_CACHE_DIR
+ * pointed at $HOME, a project folder, /) is the user's: the cache refuses
+ * it, leaving its mode and files alone. */
+static bool write_full(int fd, const void *buffer, size_t size);
+
+#define TAG_NAME "CACHEDIR.TAG"
+#define TAG_SIGNATURE "Signature: 8a477f597d28d172789f06886806bc55"
+#define TAG_TEXT                                                          \
+  TAG_SIGNATURE                                                           \
+      "\n# This file is a cache directory tag created by anygpu for its " \
+      "kernel cache.\n# For information about cache directory tags, see " \
+      "https://bford.info/cachedir/\n"
+
+static bool has_our_tag(int dir_fd) {
+  int fd = openat(dir_fd, TAG_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char text[512];
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return false;
+  text[n] = '\0';
+  return strncmp(text, TAG_SIGNATURE, strlen(TAG_SIGNATURE)) == 0 &&
+         strstr(text, "created by anygpu") != NULL;
+}
+
+static bool all_of(const char *s, size_t n, const char *set) {
+  for (size_t i = 0; i < n; i++)
+    if (!s[i] || !strchr(set, s[i])) return false;
+  return true;
+}
+
+/* anygpu bench's sgemm tuning (tools/bench/bench_tuning.c) */
+#define BENCH_NAME "bench-sgemm.txt"
+
+/* A name anygpu writes: "<64 hex>.bin", a store's ".<16 hex>.<numbers>.tmp",
+ * the tag, the bench's file, or their ".<name>.<numbers>.tmp". */
+static bool is_our_name(const char *name) {
+  size_t length = strlen(name);
+  if (length == AGPU_SHA256_DIGEST_SIZE * 2 + 4 && !strcmp(name + length - 4, ".bin"))
+    return all_of(name, length - 4, "0123456789abcdef");
+  if (!strcmp(name, TAG_NAME) || !strcmp(name, BENCH_NAME)) return true;
+  if (length < 6 || name[0] != '.' || strcmp(name + length - 4, ".tmp")) return false;
+  const char *rest = name + 1;
+  if (!strncmp(rest, TAG_NAME ".", strlen(TAG_NAME ".")))
+    rest += strlen(TAG_NAME ".");
+  else if (!strncmp(rest, BENCH_NAME ".", strlen(BENCH_NAME ".")))
+    rest += strlen(BENCH_NAME ".");
+  else if (length > 18 && all_of(rest, 16, "0123456789abcdef") && rest[16] == '.')
+    rest += 17;
+  else
+    return false;
+  return all_of(rest, (size_t)(name + length - 4 - rest), "0123456789.");
+}
+
+/* True when everything in the directory is the cache's; else false with the
+ * first other name in `other` ("" when the directory cannot be read). */
+static bool holds_only_ours(int dir_fd, char *other, size_t other_size) {
+  other[0] = '\0';
+  int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return false;
+  }
+  bool ours = true;
+  for (struct dirent *e; ours && (e = readdir(d));) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (!is_our_name(e->d_name)) {
+      snprintf(other, other_size, "%s", e->d_name);
+      ours = false;
+    }
+  }
+  closedir(d);
+  return ours;
+}
+
+/* Best effort: a directory that cannot be written (a read-only cache) stays
+ * untagged and is checked by its contents each time. */
+static void write_tag(int dir_fd) {
+  char temp[96];
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  snprintf(temp, sizeof temp, "." TAG_NAME ".%ld.%ld.%ld.tmp", (long)getpid(),
+           (long)syscall(SYS_gettid), (long)now.tv_nsec);
+  int fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  bool written = fchmod(fd, 0600) == 0 && write_full(fd, TAG_TEXT, strlen(TAG_TEXT));
+  if (close(fd) != 0) written = false;
+  if (!written || renameat(dir_fd, temp, dir_fd, TAG_NAME) != 0) unlinkat(dir_fd, temp, 0);
+}
+
 /* Opens the directory once and checks that very inode; entries are then
  * reached through the descriptor, so the path cannot be swapped in between. */
 static agpu_cache_state open_cache_dir(cache_dir *dir) {
@@ -373,6 +470,24 @@ static agpu_cache_state open_cache_dir(cache_dir *dir) {
         dir->path, owner, (unsigned)(st.st_mode & 07777), dir->path);
     close(fd);
     return AGPU_CACHE_REFUSED;
+  }
+  if (!has_our_tag(fd)) {
+    char other[256];
+    if (!holds_only_ours(fd, other, sizeof other)) {
+      if (other[0])
+        set_reason(
+            "cache: the cache directory %s holds files that are not anygpu's (\"%s\", for one): "
+            "cache off, the directory's files and mode (%04o) left alone (set ANYGPU_CACHE_DIR "
+            "to a directory for anygpu alone, such as %s/anygpu-cache, which anygpu creates)",
+            dir->path, other, (unsigned)(st.st_mode & 07777),
+            strcmp(dir->path, "/") ? dir->path : "");
+      else
+        set_reason("cache: cannot list the cache directory %s: %s: cache off", dir->path,
+                   error_text(errno, text, sizeof text));
+      close(fd);
+      return AGPU_CACHE_REFUSED;
+    }
+    write_tag(fd);
   }
   if ((st.st_mode & 077) && fchmod(fd, 0700) == 0) /* readable by others: ours, so tightened */
     atomic_fetch_add(&counters.directory_modes_fixed, 1);

@@ -1,6 +1,7 @@
 /* The public face of the kernel translator (kernels/translate.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agpu_core.h"
 #include "translate.h"
@@ -74,6 +75,10 @@ static agpu_status agpu_compile_spirv(agpu_translation *result, const char *kern
   size_t words = 0;
   const char *log = NULL;
   const uint32_t *spirv = kl_compile_glsl_to_spirv(result->context, result->output, &words, &log);
+  if (!spirv && log && !strncmp(log, KL_GLSLANG_NO_MEMORY, strlen(KL_GLSLANG_NO_MEMORY)))
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
+                          "agpu_translate: out of host memory compiling kernel '%s' to SPIR-V: %s",
+                          kernel, log);
   if (!spirv)
     return agpu_error_set(AGPU_ERROR_INTERNAL,
                           "agpu_translate: internal error: glslang rejects the GLSL the "

@@ -35,9 +35,15 @@ if(AGPU_WITH_GLSLANG AND NOT AGPU_GLSLANG_FOUND)
   message(FATAL_ERROR "anygpu: AGPU_WITH_GLSLANG is ON but glslang is missing: "
                       "${AGPU_GLSLANG_MISSING} (install glslang-dev and spirv-tools)")
 elseif(AGPU_WITH_GLSLANG)
+  # glslang is called from C++ only (kernels/spirv/glslang_guard.cpp), which
+  # catches its exceptions: none may cross the C API.
+  enable_language(CXX)
   message(STATUS "anygpu: SPIR-V target enabled (glslang static archives in "
                  "${AGPU_GLSLANG_INCLUDE_DIR}, ${AGPU_GLSLANG_LIB_glslang})")
-  target_sources(anygpu_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../kernels/spirv/glslang_compile.c)
+  target_sources(anygpu_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../kernels/spirv/glslang_compile.c
+                                        ${CMAKE_CURRENT_LIST_DIR}/../kernels/spirv/glslang_guard.cpp)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/../kernels/spirv/glslang_guard.cpp
+                              PROPERTIES COMPILE_OPTIONS "-std=c++17")
   target_include_directories(anygpu_objects PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../kernels/spirv)
   target_compile_definitions(anygpu_objects PRIVATE AGPU_HAVE_GLSLANG)
   set(AGPU_GLSLANG_LINK ${AGPU_GLSLANG_LIBRARIES} stdc++ m Threads::Threads)

@@ -56,6 +56,31 @@ static char *join(kl_context *ctx, const char *dir, size_t dir_length, const cha
   return kl_format(ctx, "%.*s%s%s", (int)dir_length, dir, slash ? "" : "/", name);
 }
 
+/* try_open's *error for something that is not a regular file (errno values
+ * are positive). */
+enum {
+  NOT_REGULAR_DIRECTORY = -1,
+  NOT_REGULAR_FIFO = -2,
+  NOT_REGULAR_CHARACTER_DEVICE = -3,
+  NOT_REGULAR_BLOCK_DEVICE = -4,
+  NOT_REGULAR_OTHER = -5,
+};
+
+static const char *not_regular(int error) {
+  switch (error) {
+    case NOT_REGULAR_DIRECTORY:
+      return "it is a directory";
+    case NOT_REGULAR_FIFO:
+      return "it is a FIFO (named pipe), not a regular file";
+    case NOT_REGULAR_CHARACTER_DEVICE:
+      return "it is a character device, not a regular file";
+    case NOT_REGULAR_BLOCK_DEVICE:
+      return "it is a block device, not a regular file";
+    default:
+      return "it is not a regular file";
+  }
+}
+
 typedef struct opened {
   int fd;
   struct stat st;
@@ -71,7 +96,13 @@ static bool try_open(const char *path, opened *out, int *error) {
     return false;
   }
   if (fstat(fd, &out->st) != 0 || !S_ISREG(out->st.st_mode)) {
-    *error = EISDIR;
+    /* what it is, for the message (not_regular) */
+    mode_t type = out->st.st_mode & S_IFMT;
+    *error = type == S_IFDIR   ? NOT_REGULAR_DIRECTORY
+             : type == S_IFIFO ? NOT_REGULAR_FIFO
+             : type == S_IFCHR ? NOT_REGULAR_CHARACTER_DEVICE
+             : type == S_IFBLK ? NOT_REGULAR_BLOCK_DEVICE
+                               : NOT_REGULAR_OTHER;
     close(fd);
     return false;
   }
@@ -170,7 +201,8 @@ kl_token *kl_include(kl_context *ctx, const kl_token *hash, const char *name, bo
   int error = 0;
   if (!find_file(ctx, includer, name, &file, &error)) {
     if (error)
-      kl_error(ctx, at, "#include \"%s\": cannot open it: %s", name, error_text(ctx, error));
+      kl_error(ctx, at, "#include \"%s\": cannot open it: %s", name,
+               error < 0 ? not_regular(error) : error_text(ctx, error));
     else
       kl_error(ctx, at, "#include \"%s\": file not found (searched %s)", name,
                searched(ctx, includer));

@@ -11,11 +11,16 @@
 
 #define KL_MAX_ERRORS 20          /* then "too many errors" and the translation stops */
 #define KL_MAX_DEPTH 200          /* nesting of expressions, statements, declarators */
+/* The syntax tree's depth, statements and expressions together: a chain
+ * a + b + c + ... is a level per operator although it nests nothing. Every
+ * recursive walker of the tree (check.c, the emitters) relies on it. */
+#define KL_MAX_TREE_DEPTH 400
 #define KL_MAX_EXPANSION_DEPTH 64 /* nested function-like macro argument expansions */
 #define KL_MAX_TOKENS 500000      /* tokens after preprocessing */
 #define KL_MAX_IF_DEPTH 64        /* nested #if */
 #define KL_MAX_INCLUDE_DEPTH 64   /* nested #include */
 #define KL_MAX_INCLUDE_BYTES (16u << 20) /* all the files one translation includes */
+#define KL_MAX_SOURCE_BYTES ((size_t)64 << 20) /* the main source (docs/kernel-language.md) */
 
 typedef struct kl_chunk kl_chunk;
 

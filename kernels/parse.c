@@ -235,7 +235,7 @@ static uint64_t wrap_to(const kl_type *type, uint64_t v) {
 }
 
 static bool eval(kl_context *ctx, const kl_node *n, int64_t *out, int depth) {
-  if (!n || depth > KL_MAX_DEPTH) return false;
+  if (!n || depth > KL_MAX_TREE_DEPTH) return false;
   int64_t a, b;
   switch (n->kind) {
     case KL_EXPR_INT_LITERAL:
@@ -3310,6 +3310,78 @@ static void external_declaration(parser *p) {
   expect(p, ";", "after the declaration");
 }
 
+/* The depth of every tree the parser built, measured without recursion
+ * before any recursive walker (check.c, the emitters, eval) sees it. The
+ * parser's own nesting cap counts its recursion, not the tree: a chain
+ * such as a + b + c + ... or v.xyzw.xyzw... is parsed by a loop but is a
+ * tree one level deeper per operator. Deeper than KL_MAX_TREE_DEPTH is an
+ * error at the statement holding it. */
+typedef struct {
+  const kl_node *node;
+  int depth;
+  const kl_node *statement; /* the nearest statement above, for the message */
+} tree_item;
+
+typedef struct {
+  kl_context *ctx;
+  tree_item *items;
+  size_t count, capacity;
+} tree_walk;
+
+static void tree_push(tree_walk *w, const kl_node *n, int depth, const kl_node *statement,
+                      bool list) {
+  for (; n; n = list ? n->next : NULL) {
+    if (w->count == w->capacity) {
+      size_t capacity = w->capacity ? 2 * w->capacity : 256;
+      tree_item *bigger = kl_alloc(w->ctx, capacity * sizeof *bigger);
+      if (w->count) memcpy(bigger, w->items, w->count * sizeof *bigger);
+      w->items = bigger;
+      w->capacity = capacity;
+    }
+    w->items[w->count++] = (tree_item){n, depth, statement};
+  }
+}
+
+/* False (after the error) when a tree under `root` is too deep. */
+static bool check_tree_depth(tree_walk *w, const kl_node *root, kl_location fallback) {
+  w->count = 0;
+  tree_push(w, root, 0, NULL, false);
+  while (w->count) {
+    tree_item it = w->items[--w->count];
+    const kl_node *n = it.node;
+    bool statement = n->kind >= KL_STMT_COMPOUND && n->kind <= KL_STMT_EMPTY;
+    if (statement) it.statement = n;
+    if (it.depth > KL_MAX_TREE_DEPTH) {
+      kl_error(w->ctx, it.statement ? it.statement->location : fallback,
+               "expression nested too deeply (more than %d levels, each operator of a chain "
+               "such as a + b + c or v.xyzw.xyzw one level): split it into several statements",
+               KL_MAX_TREE_DEPTH);
+      return false;
+    }
+    int d = it.depth + 1;
+    tree_push(w, n->lhs, d, it.statement, false);
+    tree_push(w, n->rhs, d, it.statement, false);
+    tree_push(w, n->condition, d, it.statement, false);
+    tree_push(w, n->then, d, it.statement, true);
+    tree_push(w, n->otherwise, d, it.statement, true);
+    tree_push(w, n->init, d, it.statement, true);
+    tree_push(w, n->increment, d, it.statement, false);
+    tree_push(w, n->body, d, it.statement, true);
+    tree_push(w, n->args, d, it.statement, true);
+    if (n->kind == KL_STMT_DECLARATION && n->variable)
+      tree_push(w, n->variable->initializer, d, it.statement, false);
+  }
+  return true;
+}
+
+static void check_tree_depths(kl_context *ctx, kl_program *program) {
+  tree_walk w = {.ctx = ctx};
+  for (kl_variable *v = program->constants; v; v = v->next)
+    if (v->initializer) check_tree_depth(&w, v->initializer, v->location);
+  for (kl_function *f = program->functions; f; f = f->next)
+    if (f->body) check_tree_depth(&w, f->body, f->location);
+}
+
 kl_program *kl_parse(kl_context *ctx, kl_token *tokens) {
   parser p = {.ctx = ctx, .tok = tokens};
   p.program = kl_alloc(ctx, sizeof *p.program);
@@ -3341,5 +3413,6 @@ kl_program *kl_parse(kl_context *ctx, kl_token *tokens) {
   for (kl_function *f = p.program->functions; f; f = f->next)
     if (!f->body && f->is_kernel)
       kl_error(ctx, f->location, "kernel '%s' is declared but not defined", f->name);
+  check_tree_depths(ctx, p.program);
   return p.program;
 }

@@ -1181,6 +1181,20 @@ static const char predefined_fp64[] =
     "#define M_SQRT2 1.414213562373095145475\n"
     "#define M_SQRT1_2 0.707106781186547572737\n";
 
+/* OpenCL C 1.2's -cl-* build options (and -cl-std= with a version). */
+static bool is_opencl_option(const char *word, size_t n) {
+  static const char *const known[] = {
+      "-cl-single-precision-constant", "-cl-denorms-are-zero",
+      "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-opt-disable", "-cl-mad-enable",
+      "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations", "-cl-finite-math-only",
+      "-cl-fast-relaxed-math", "-cl-kernel-arg-info", "-cl-uniform-work-group-size",
+      "-cl-no-subgroup-ifp", "-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0",
+      "-cl-std=CL3.0", "-cl-std=CL1.0"};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strlen(known[i]) == n && memcmp(word, known[i], n) == 0) return true;
+  return false;
+}
+
 /* Turns the build options into #define/#undef lines; reports options it does not know. */
 static char *options_to_directives(kl_context *ctx, const char *options) {
   size_t capacity = strlen(options) * 2 + 64;
@@ -1245,7 +1259,7 @@ static char *options_to_directives(kl_context *ctx, const char *options) {
         kl_include_add_dir(ctx, dir, dir_n);
       continue;
     }
-    if (n > 4 && memcmp(word, "-cl-", 4) == 0) {
+    if (n > 4 && memcmp(word, "-cl-", 4) == 0 && is_opencl_option(word, n)) {
       if (n == 21 && memcmp(word, "-cl-fast-relaxed-math", 21) == 0) {
         ctx->fast_relaxed_math = true;
         o += sprintf(o, "#define __FAST_RELAXED_MATH__ 1\n");
@@ -1254,7 +1268,11 @@ static char *options_to_directives(kl_context *ctx, const char *options) {
     }
     if ((n == 2 && memcmp(word, "-w", 2) == 0) || (n == 7 && memcmp(word, "-Werror", 7) == 0))
       continue;
-    kl_warning(ctx, at, "unknown build option '%.*s' ignored", (int)n, word);
+    /* One rule on every backend: an error, as OpenCL drivers make it. */
+    kl_error(ctx, at,
+             "unknown build option '%.*s' (the options are -D, -U, -I, -w, -Werror and "
+             "OpenCL C 1.2's -cl-*)",
+             (int)n, word);
   }
   *o = 0;
   return out;

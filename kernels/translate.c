@@ -24,10 +24,17 @@ static kl_program *parse_source(kl_context *ctx, const char *source, size_t leng
     source = "";
     length = 0;
   }
-  kl_source *src = kl_new_source(ctx, ctx->options.source_name, source, length);
+  bool too_big = length > KL_MAX_SOURCE_BYTES;
+  kl_source *src = kl_new_source(ctx, ctx->options.source_name, source, too_big ? 0 : length);
   size_t name_length = strlen(name);
   src->is_file = name_length > 0 && !(name[0] == '<' && name[name_length - 1] == '>');
   ctx->main_source = src;
+  if (too_big) {
+    kl_error(ctx, (kl_location){src, 1, 1},
+             "the source is %zu bytes, more than the %u MiB a kernel source may be", length,
+             (unsigned)(KL_MAX_SOURCE_BYTES >> 20));
+    return NULL;
+  }
   ctx->options.include_dirs = NULL;
   for (int i = 0; options->include_dirs && i < options->include_dir_count; i++)
     if (options->include_dirs[i] && options->include_dirs[i][0])

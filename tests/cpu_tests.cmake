@@ -15,3 +15,8 @@ target_include_directories(test_cpu_async PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CM
 target_compile_definitions(test_cpu_async PRIVATE _GNU_SOURCE)
 add_test(NAME test_cpu_async COMMAND test_cpu_async)
 set_tests_properties(test_cpu_async PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS cpu)
+
+# Out of file descriptors in the C compiler: said so, not "a bug in the C
+# translation" (issue 33).
+agpu_add_c_test(test_cpu_fd_limit)
+set_tests_properties(test_cpu_fd_limit PROPERTIES LABELS cpu)

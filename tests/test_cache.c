@@ -73,6 +73,7 @@ static int stray_files(const char *dir_path) {
   int strays = 0;
   for (struct dirent *e; (e = readdir(dir));) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (!strcmp(e->d_name, "CACHEDIR.TAG")) continue; /* the cache's own tag */
     size_t n = strlen(e->d_name);
     if (n != 68 || strcmp(e->d_name + 64, ".bin") != 0) strays++;
   }

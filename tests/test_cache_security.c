@@ -391,6 +391,98 @@ static void builds_work_uncached_when_the_directory_is_refused(void) {
   CHECK(strcmp(r.digest, again.digest) == 0);
 }
 
+/* The names in a directory, sorted and joined by spaces. */
+static void names_in(const char *dir_path, char *out, size_t out_size) {
+  char *names[64];
+  int count = 0;
+  DIR *dir = opendir(dir_path);
+  for (struct dirent *e; dir && (e = readdir(dir)) && count < 64;)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names[count++] = strdup(e->d_name);
+  if (dir) closedir(dir);
+  for (int i = 0; i < count; i++)
+    for (int j = i + 1; j < count; j++)
+      if (strcmp(names[j], names[i]) < 0) {
+        char *t = names[i];
+        names[i] = names[j];
+        names[j] = t;
+      }
+  out[0] = '\0';
+  size_t length = 0;
+  for (int i = 0; i < count; i++) {
+    length += (size_t)snprintf(out + length, out_size - length, "%s%s", i ? " " : "", names[i]);
+    if (length >= out_size) length = out_size - 1;
+    free(names[i]);
+  }
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+/* ANYGPU_CACHE_DIR pointed at a directory of the user's ($HOME, a project
+ * folder): refused, its mode (0755) unchanged, nothing written in it, and
+ * builds still work, uncached (issue 33, item 7). */
+static void a_directory_with_the_users_files_is_left_alone(void) {
+  char dir[256], hex[AGPU_CACHE_KEY_HEX_SIZE], names[1024];
+  key_of("users-files", hex);
+  use_cache_dir("users-files", dir, sizeof dir);
+  CHECK(mkdir(dir, 0700) == 0 && chmod(dir, 0755) == 0);
+  write_file(dir, "notes.txt", "the user's\n");
+  CHECK(agpu_cache_check(NULL, 0) == AGPU_CACHE_REFUSED);
+  const char *why = agpu_cache_last_reason();
+  CHECK(strstr(why, dir) && strstr(why, "not anygpu's") && strstr(why, "notes.txt") &&
+        strstr(why, "0755") && strstr(why, "ANYGPU_CACHE_DIR"));
+  CHECK(mode_of(dir) == 0755);
+  CHECK_OK(agpu_cache_store(hex, "x", 1)); /* uncached, not failed */
+  CHECK(!hits(hex, "x"));
+  if (cpu_backend_here()) {
+    build_result r = build_and_run("-DFACTOR=7");
+    CHECK(r.ok && r.correct && !r.from_cache);
+  }
+  names_in(dir, names, sizeof names);
+  CHECK(strcmp(names, "notes.txt") == 0);
+  CHECK(mode_of(dir) == 0755);
+
+  /* another program's cache directory tag is not anygpu's */
+  use_cache_dir("other-tag", dir, sizeof dir);
+  CHECK(mkdir(dir, 0700) == 0 && chmod(dir, 0750) == 0);
+  write_file(dir, "CACHEDIR.TAG",
+             "Signature: 8a477f597d28d172789f06886806bc55\n# created by another tool\n");
+  write_file(dir, "data", "x");
+  CHECK(agpu_cache_check(NULL, 0) == AGPU_CACHE_REFUSED);
+  CHECK(mode_of(dir) == 0750);
+  CHECK_OK(agpu_cache_store(hex, "x", 1));
+  names_in(dir, names, sizeof names);
+  CHECK(strcmp(names, "CACHEDIR.TAG data") == 0);
+}
+
+/* A directory holding only anygpu's files (an older anygpu's, untagged) is
+ * anygpu's: tightened, tagged and used; so is an empty one. */
+static void a_directory_of_only_entries_is_adopted(void) {
+  char dir[256], hex[AGPU_CACHE_KEY_HEX_SIZE], names[1024], tag[512];
+  key_of("adopted", hex);
+  use_cache_dir("adopted", dir, sizeof dir);
+  CHECK(mkdir(dir, 0700) == 0);
+  CHECK_OK(agpu_cache_store(hex, "abc", 3));
+  snprintf(tag, sizeof tag, "%s/CACHEDIR.TAG", dir);
+  CHECK(exists(tag));
+  CHECK(unlink(tag) == 0 && chmod(dir, 0755) == 0);
+  write_file(dir, ".0123456789abcdef.12.34.5.678.tmp", ""); /* a store's, interrupted */
+  write_file(dir, "bench-sgemm.txt", "key\tvariant\n");     /* anygpu bench's tuning */
+  CHECK(agpu_cache_check(NULL, 0) == AGPU_CACHE_ENABLED);
+  CHECK(mode_of(dir) == 0700);
+  CHECK(exists(tag) && mode_of(tag) == 0600);
+  CHECK(hits(hex, "abc"));
+  names_in(dir, names, sizeof names);
+  CHECK(strstr(names, "CACHEDIR.TAG") != NULL);
+}
+
 static build_result thread_results[THREADS];
 
 static void *build_thread(void *arg) {
@@ -403,6 +495,7 @@ static int stray_files(const char *dir_path) {
   int strays = 0;
   for (struct dirent *e; dir && (e = readdir(dir));) {
     if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    if (!strcmp(e->d_name, "CACHEDIR.TAG")) continue; /* the cache's own tag */
     if (strlen(e->d_name) != 68 || strcmp(e->d_name + 64, ".bin") != 0) strays++;
   }
   if (dir) closedir(dir);
@@ -468,6 +561,8 @@ int main(int argc, char **argv) {
   RUN(loader_checks_the_recorded_digest);
   RUN(tampered_shared_object_is_not_loaded);
   RUN(builds_work_uncached_when_the_directory_is_refused);
+  RUN(a_directory_with_the_users_files_is_left_alone);
+  RUN(a_directory_of_only_entries_is_adopted);
   RUN(concurrent_builds_give_one_binary);
   nftw(test_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   if (saved_dir) setenv("ANYGPU_CACHE_DIR", saved_dir, 1);

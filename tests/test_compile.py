@@ -10,6 +10,7 @@ spirv-val (Vulkan 1.1) where spirv-tools is installed. A library built
 without glslang reports the spirv target unsupported: skipped.
 """
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -124,6 +125,44 @@ def main():
 
     r = subprocess.run([anygpu, "compile", "/nonexistent.cl"], capture_output=True, text=True)
     report(r.returncode == 1 and "cannot read /nonexistent.cl" in r.stderr, "missing file")
+    # Only regular files of at most 64 MiB are read (issue 33, items 11 and
+    # 12): /dev/zero, a FIFO and a directory are refused at once, by compile
+    # and run alike, saying what they are; so is a larger file, and standard
+    # input past 64 MiB.
+    odd = pathlib.Path(tempfile.mkdtemp(prefix="agpu_odd_sources_"))
+    os.mkfifo(odd / "fifo.cl")
+    (odd / "folder.cl").mkdir()
+    with open(odd / "huge.cl", "wb") as f:
+        f.truncate((64 << 20) + 1)  # sparse: nothing is written
+    (odd / "dev-zero.cl").write_text('#include "/dev/zero"\n__kernel void k() {}\n')
+    for path, says in (("/dev/zero", "it is a character device, not a kernel source file"),
+                       (odd / "fifo.cl", "it is a FIFO (named pipe), not a kernel source file"),
+                       (odd / "folder.cl", "it is a directory"),
+                       (odd / "huge.cl", "it is 67108865 bytes, more than the 64 MiB")):
+        for command in (["compile", str(path)],
+                        ["run", str(path), "--kernel", "k", "--global", "1", "--device", "cpu:0"]):
+            try:
+                r = subprocess.run([anygpu, *command], capture_output=True, text=True, timeout=20)
+                ok = r.returncode == 1 and f"anygpu: cannot read {path}: {says}" in r.stderr
+                what = f"rc {r.returncode}: {r.stderr[:300]}"
+            except subprocess.TimeoutExpired:
+                ok, what = False, "timed out"
+            report(ok, f"{command[0]} {path}: {what}")
+    with open("/dev/zero", "rb") as zero:
+        try:
+            r = subprocess.run([anygpu, "compile", "-"], stdin=zero, capture_output=True,
+                               text=True, timeout=60)
+            ok = r.returncode == 1 and "standard input is more than the 64 MiB" in r.stderr
+            what = f"rc {r.returncode}: {r.stderr[:300]}"
+        except subprocess.TimeoutExpired:
+            ok, what = False, "timed out"
+        report(ok, f"compile - < /dev/zero: {what}")
+    r = subprocess.run([anygpu, "compile", str(odd / "dev-zero.cl")], capture_output=True,
+                       text=True, timeout=20)
+    report(r.returncode == 1 and '#include "/dev/zero": cannot open it: it is a character device'
+           in r.stderr, f"#include of /dev/zero: rc {r.returncode}: {r.stderr[:300]}")
+    shutil.rmtree(odd)
+
     r = subprocess.run([anygpu, "compile", "x.cl", "--target", "metal"], capture_output=True,
                        text=True)
     report(r.returncode == 2 and "unknown target" in r.stderr, "unknown target")
@@ -164,6 +203,21 @@ def main():
                         "--arg", "buf:float:4", "--arg", "bytes:0g", "--arg", "uint:4"],
                        capture_output=True, text=True)
     report(r.returncode == 2 and "is not a hex digit" in r.stderr, f"bytes:0g: {r.stderr[:200]}")
+
+    # Issue 33, item 12: a fourth --global dimension is refused, not dropped;
+    # test --kernel "" is an error, not a run of nothing.
+    for sizes in ("1,1,1,1", "1,1,1,", "2,,2"):
+        r = subprocess.run([anygpu, "run", str(kernel_dir / "sv.cl"), "--kernel", "sv",
+                            "--global", sizes, "--arg", "buf:float:4", "--arg", "bytes:00",
+                            "--arg", "uint:4", "--device", "cpu:0"],
+                           capture_output=True, text=True)
+        report(r.returncode == 2 and "--global takes X[,Y[,Z]]" in r.stderr,
+               f"--global {sizes}: rc {r.returncode}: {r.stderr[:200]}")
+    for kernel in (["--kernel", ""], ["--kernel="]):
+        r = subprocess.run([anygpu, "test", *kernel, "--device", "cpu:0"], capture_output=True,
+                           text=True, timeout=120)
+        report(r.returncode == 2 and "an empty name after" in r.stderr,
+               f"test {kernel}: rc {r.returncode}: {r.stderr[:200]}")
 
     # SPIR-V is binary: written to a pipe as is (a terminal is refused).
     saxpy = corpus / "valid" / "001_saxpy.cl"

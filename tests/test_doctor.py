@@ -307,6 +307,26 @@ def check_vulkan_without_driver(doctor, case, report, env):
                f"list --json: vulkan backend {listed} should be unavailable with a reason")
 
 
+def test_vk_driver_files_garbage_manifest(doctor, case, options):
+    """A manifest that is not JSON: the loader fails vkCreateInstance with an
+    unrelated code (VK_ERROR_OUT_OF_HOST_MEMORY from Debian's), so the
+    backend's reason names the variable and the file (issue 33, item 12)."""
+    with tempfile.TemporaryDirectory() as directory:
+        garbage = os.path.join(directory, "garbage_icd.json")
+        with open(garbage, "w") as f:
+            f.write("this is { not json\n")
+        env = {"VK_DRIVER_FILES": garbage}
+        listing = json.loads(doctor.run("list", "--json", env=env).stdout.decode("utf-8"))
+        listed = next(b for b in listing["backends"] if b["name"] == "vulkan")
+        if listed["available"]:
+            case.check(False, "vulkan available with a garbage manifest as its only driver")
+            return
+        reason = listed["reason"]
+        if "vkCreateInstance failed" in reason and "INCOMPATIBLE_DRIVER" not in reason:
+            case.check(f"VK_DRIVER_FILES={garbage}" in reason,
+                       f"the reason does not name VK_DRIVER_FILES and the file: {reason!r}")
+
+
 def test_vk_driver_files_missing_manifest(doctor, case, options):
     with tempfile.TemporaryDirectory() as directory:
         missing = os.path.join(directory, "nowhere_icd.json")
@@ -540,6 +560,7 @@ CASES = [
     test_ocl_icd_vendors_empty_directory,
     test_ocl_icd_naming_missing_library,
     test_ocl_icd_unreadable,
+    test_vk_driver_files_garbage_manifest,
     test_vk_driver_files_missing_manifest,
     test_vk_driver_files_bad_library_path,
     test_cuda_stub_first_on_library_path,

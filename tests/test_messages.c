@@ -107,6 +107,59 @@ static void same_words(const char *selector) {
   check_message_starts(selector,
                        "agpu_program_build: the kernel source did not compile for %s:\n"
                        "broken.cl:2:10: error: use of undeclared identifier 'undefined_thing'");
+
+  /* An unknown build option: an error on every backend (issue 33). */
+  static const char *const unknown[] = {"-fbogus", "-cl-bogus", "-O2"};
+  for (int i = 0; i < 3; i++) {
+    agpu_program_desc opt = {.source = "__kernel void k(__global int *z) { z[0] = 1; }\n",
+                             .source_name = "opt.cl",
+                             .options = unknown[i]};
+    program = NULL;
+    CHECK_STATUS(agpu_program_build(device, &opt, &program), AGPU_ERROR_BUILD_FAILED);
+    CHECK(program == NULL);
+    char want[128];
+    snprintf(want, sizeof want, "unknown build option '%s'", unknown[i]);
+    CHECK_MESSAGE(want);
+    agpu_program_release(program);
+  }
+  /* ... and the known ones build */
+  agpu_program_desc known = {.source = "__kernel void k(__global int *z) { z[0] = 1; }\n",
+                             .options = "-DX=1 -w -cl-mad-enable -cl-std=CL1.2"};
+  program = NULL;
+  CHECK_OK(agpu_program_build(device, &known, &program));
+  agpu_program_release(program);
+
+  /* reqd_work_group_size past the device's limit: refused at the build or
+   * the launch naming the limit, never an "internal error" (issue 33). */
+  uint32_t over = device_info.max_work_item_sizes[0] * 2;
+  char required[256];
+  snprintf(required, sizeof required,
+           "__kernel __attribute__((reqd_work_group_size(%u, 1, 1)))\n"
+           "void k(__global int *z) { z[get_global_id(0)] = 1; }\n",
+           over);
+  agpu_program_desc big = {.source = required, .source_name = "big.cl"};
+  program = NULL;
+  agpu_status status = agpu_program_build(device, &big, &program);
+  if (status == AGPU_SUCCESS) {
+    CHECK_OK(agpu_kernel_create(program, "k", &kernel));
+    agpu_buffer *z = NULL;
+    CHECK_OK(agpu_buffer_create(device, (size_t)over * 4, 0, &z));
+    size_t g = over;
+    agpu_arg one[] = {agpu_arg_buffer(z)};
+    status = agpu_launch(NULL, kernel, 1, &g, NULL, 1, one);
+    if (status == AGPU_SUCCESS) status = agpu_device_finish(device);
+    agpu_buffer_release(z);
+    agpu_kernel_release(kernel);
+    agpu_program_release(program);
+  }
+  CHECK(status != AGPU_SUCCESS && status != AGPU_ERROR_INTERNAL);
+  char limit[64];
+  snprintf(limit, sizeof limit, "limit of %u", device_info.max_work_item_sizes[0]);
+  if (!strstr(agpu_last_error(), limit) || strstr(agpu_last_error(), "internal error")) {
+    printf("  %s: reqd_work_group_size(%u): %s: \"%s\" lacks \"%s\"\n", selector, over,
+           agpu_status_name(status), agpu_last_error(), limit);
+    CHECK(false);
+  }
 }
 
 static void on_cpu(void) {

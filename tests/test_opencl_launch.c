@@ -348,7 +348,9 @@ static void build_errors_carry_the_log(void) {
   agpu_program_desc bad_option = {.source = "__kernel void k(void) {}",
                                   .options = "-no-such-option"};
   CHECK_STATUS(agpu_program_build(device, &bad_option, &program), AGPU_ERROR_BUILD_FAILED);
-  CHECK_MESSAGE("agpu_program_build: the kernel source did not compile for opencl:0 (<source> on");
+  /* refused by the translator, as on every backend (issue 33) */
+  CHECK_MESSAGE("agpu_program_build: the kernel source did not compile for opencl:0");
+  CHECK_MESSAGE("unknown build option '-no-such-option'");
 }
 
 static void warnings_land_in_the_build_log(void) {

@@ -168,11 +168,28 @@ static void only_regular_files_are_read(void) {
   const char *dirs[] = {root};
   CHECK(mkfifo(in_root("fifo.h"), 0600) == 0);
   CHECK(!parse_named(NULL, "#include \"fifo.h\"\n", NULL, dirs, 1));
-  CHECK(diagnostics_contain("cannot open it"));
+  CHECK(diagnostics_contain("cannot open it: it is a FIFO"));
   CHECK(!parse_named(NULL, "#include \"a\"\n", NULL, dirs, 1));
+  CHECK(diagnostics_contain("cannot open it: it is a directory"));
   CHECK(!parse_named(NULL, "#include \"/dev/zero\"\n", NULL, NULL, 0));
-  CHECK(diagnostics_contain("#include \"/dev/zero\": cannot open it"));
+  CHECK(diagnostics_contain("#include \"/dev/zero\": cannot open it: it is a character device"));
   unlink(in_root("fifo.h"));
+}
+
+/* The main source: at most 64 MiB (issue 33, item 11). */
+static void sources_past_64_mib_are_refused(void) {
+  size_t size = ((size_t)64 << 20) + 1;
+  char *big = malloc(size);
+  CHECK(big != NULL);
+  if (!big) return;
+  memset(big, ' ', size);
+  kl_context_destroy(ctx);
+  ctx = kl_context_create();
+  kl_translate_options o = {.source_name = "big.cl"};
+  CHECK(!kl_parse_program(ctx, big, size, &o));
+  CHECK(diagnostics_contain(
+      "big.cl:1:1: error: the source is 67108865 bytes, more than the 64 MiB a kernel source"));
+  free(big);
 }
 
 /* Through the library: a changed header changes the program (the cache key
@@ -238,6 +255,7 @@ int main(void) {
   RUN(diagnostics_name_the_header);
   RUN(angle_brackets_and_malformed_directives);
   RUN(only_regular_files_are_read);
+  RUN(sources_past_64_mib_are_refused);
   RUN(header_bytes_are_in_the_cache_key);
   kl_context_destroy(ctx);
   char command[600];

@@ -35,6 +35,15 @@ int cli_usage_error(const char *what, const char *argument);
 int cli_library_error(agpu_status status);
 int cli_out_of_memory(void);
 
+/* A kernel source file, the way compile and run read one (cli_source.c):
+ * PATH, or standard input for "-", NUL-terminated, at most
+ * CLI_MAX_SOURCE_BYTES (the library's limit, docs/kernel-language.md). A
+ * directory, a FIFO, a device or a larger file is refused without reading
+ * it. NULL with the reason ("/dev/zero is a character device, not a regular
+ * file") in `error`. */
+#define CLI_MAX_SOURCE_BYTES ((size_t)64 << 20)
+char *cli_read_source(const char *path, size_t *length, char *error, size_t capacity);
+
 /* Flushes stdout; a failed write (a full disk, a closed pipe) is an error. */
 int cli_finish_output(void);
 

@@ -99,31 +99,6 @@ static int parse_compile_arguments(int argc, char **argv, compile_request *reque
   return CLI_EXIT_OK;
 }
 
-/* The whole file ("-": standard input), NUL-terminated. */
-static char *read_source(const char *path, size_t *length) {
-  FILE *file = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!file) return NULL;
-  size_t capacity = 1 << 16, used = 0;
-  char *text = malloc(capacity);
-  while (text) {
-    used += fread(text + used, 1, capacity - used - 1, file);
-    if (used < capacity - 1) break;
-    char *grown = realloc(text, capacity *= 2);
-    if (!grown) free(text);
-    text = grown;
-  }
-  bool failed = ferror(file);
-  if (file != stdin) fclose(file);
-  if (!text || failed) {
-    free(text);
-    if (failed) errno = EIO;
-    return NULL;
-  }
-  text[used] = '\0';
-  *length = used;
-  return text;
-}
-
 static int write_result(const compile_request *request, const char *text) {
   if (!request->output_file) {
     fputs(text, stdout);
@@ -168,9 +143,10 @@ int cmd_compile(int argc, char **argv) {
   if (status != CLI_EXIT_OK) return status < 0 ? cli_finish_output() : status;
 
   size_t length = 0;
-  char *source = read_source(request.file, &length);
+  char error[1024];
+  char *source = cli_read_source(request.file, &length, error, sizeof error);
   if (!source) {
-    fprintf(stderr, "anygpu: cannot read %s: %s\n", request.file, strerror(errno));
+    fprintf(stderr, "anygpu: %s\n", error);
     return CLI_EXIT_FAILURE;
   }
   request.desc.source = source;

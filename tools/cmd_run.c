@@ -15,23 +15,25 @@
 
 /* ------------------------------------------------------------ arguments */
 
+/* X[,Y[,Z]]: one to three positive numbers, nothing after the third (a
+ * fourth, "1,1,1,1", was once dropped silently). */
 static bool run_sizes(const char *text, size_t sizes[3], uint32_t *dims) {
   uint32_t count = 0;
   const char *p = text;
-  while (count < 3) {
+  for (;;) {
+    if (count == 3) return false; /* a fourth dimension */
     char *end = NULL;
     errno = 0;
     unsigned long long value = strtoull(p, &end, 10);
-    if (end == p || errno || value == 0 || *p == '-') return false;
+    if (end == p || errno || value == 0 || *p == '-' || *p == '+' || *p == ' ') return false;
     sizes[count++] = (size_t)value;
     if (*end == '\0') break;
     if (*end != ',') return false;
     p = end + 1;
   }
-  if (*p == '\0' || count == 0) return false;
   for (uint32_t d = count; d < 3; d++) sizes[d] = 1;
   *dims = count;
-  return strchr(p, ',') == NULL;
+  return true;
 }
 
 static const char *run_option_value(int argc, char **argv, int *i) {
@@ -177,24 +179,6 @@ static void run_warn_small_scratch(const run_request *request) {
               "work-items of a work-group: a kernel that gives each work-item one overruns it\n",
               arg->spec, i, arg->count, items);
   }
-}
-
-static char *run_read_source(const char *path) {
-  FILE *file = fopen(path, "rb");
-  if (!file) return NULL;
-  char *text = NULL;
-  long size = fseek(file, 0, SEEK_END) == 0 ? ftell(file) : -1;
-  if (size >= 0 && fseek(file, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
-    if (fread(text, 1, (size_t)size, file) == (size_t)size) {
-      text[size] = '\0';
-    } else {
-      free(text);
-      text = NULL;
-      errno = EIO;
-    }
-  }
-  fclose(file);
-  return text;
 }
 
 /* The library's message with one prefix: `what` unless the message starts
@@ -388,9 +372,13 @@ int cmd_run(int argc, char **argv) {
   if (status == CLI_EXIT_OK) status = parse_run_arguments(argc, argv, request);
   if (status < 0)
     status = cli_finish_output();
-  else if (status == CLI_EXIT_OK && !(source = run_read_source(request->file))) {
-    fprintf(stderr, "anygpu: cannot read %s: %s\n", request->file, strerror(errno));
-    status = CLI_EXIT_FAILURE;
+  else if (status == CLI_EXIT_OK) {
+    char error[1024];
+    size_t length = 0;
+    if (!(source = cli_read_source(request->file, &length, error, sizeof error))) {
+      fprintf(stderr, "anygpu: %s\n", error);
+      status = CLI_EXIT_FAILURE;
+    }
   }
   for (uint32_t i = 0; status == CLI_EXIT_OK && i < request->arg_count; i++) {
     if (request->args[i].kind != RUN_ARG_BUFFER) continue;

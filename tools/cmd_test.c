@@ -55,6 +55,7 @@ static int parse_test_arguments(int argc, char **argv, test_request *request) {
     } else if (option_is(argument, "--kernel")) {
       if (!(value = option_argument(argc, argv, &i)))
         return cli_usage_error("missing value after", argument);
+      if (!value[0]) return cli_usage_error("an empty name after", argument);
       if (request->term_count == TEST_MAX_TERMS) return cli_usage_error("too many", argument);
       request->terms[request->term_count++] = value;
     } else if (option_is(argument, "--size")) {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -450,7 +451,30 @@ agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
     argv[argc] = NULL;
     int code = 0;
     status = agpu_cpu_spawn(argv, dir, log, &code);
-    if (status == AGPU_SUCCESS && code != 0)
+    const char *trouble = status == AGPU_SUCCESS && code != 0 && *log ? *log : "";
+    if (status == AGPU_SUCCESS && code != 0 &&
+        (strstr(trouble, strerror(EMFILE)) || strstr(trouble, strerror(ENFILE)))) {
+      /* the compiler, not the code: it inherits this process's limit */
+      struct rlimit limit;
+      char limit_text[64] = "unknown";
+      if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        snprintf(limit_text, sizeof limit_text, "%llu", (unsigned long long)limit.rlim_cur);
+      status = agpu_error_set(AGPU_ERROR_BACKEND,
+                              "cpu: the C compiler (%s) ran out of file descriptors (\"%s\"; "
+                              "this process's limit, which it inherits, is %s: raise it, ulimit "
+                              "-n, or close files):\n%s",
+                              cc->path, strerror(EMFILE), limit_text, *log);
+    } else if (status == AGPU_SUCCESS && code != 0 &&
+               (strstr(trouble, strerror(ENOSPC)) || strstr(trouble, strerror(EDQUOT)))) {
+      status = agpu_error_set(AGPU_ERROR_BACKEND,
+                              "cpu: the C compiler (%s) ran out of disk space in %s:\n%s", cc->path,
+                              dir, *log);
+    } else if (status == AGPU_SUCCESS && code != 0 &&
+               (strstr(trouble, strerror(ENOMEM)) || strstr(trouble, "out of memory") ||
+                strstr(trouble, "virtual memory exhausted"))) {
+      status = agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
+                              "cpu: the C compiler (%s) ran out of memory:\n%s", cc->path, *log);
+    } else if (status == AGPU_SUCCESS && code != 0)
       status = agpu_error_set(AGPU_ERROR_INTERNAL,
                               "cpu: the C compiler (%s) rejected the generated code (exit %d); "
                               "this is a bug in the C translation:\n%s",

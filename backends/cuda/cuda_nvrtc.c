@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agpu_stack.h"
 #include "cuda_internal.h"
 #include "translate.h"
 
@@ -169,8 +170,23 @@ static const char *agpu_nvrtc_error(const agpu_cuda_nvrtc *nvrtc, agpu_nvrtc_res
   return text ? text : "NVRTC error";
 }
 
-/* Runs nvrtcCompileProgram; an NVRTC too old for --diag-suppress is asked
- * again without it. */
+typedef struct agpu_nvrtc_call {
+  const agpu_cuda_nvrtc *nvrtc;
+  agpu_nvrtc_program program;
+  const char *const *options;
+  agpu_nvrtc_result result;
+} agpu_nvrtc_call;
+
+/* an NVRTC too old for --diag-suppress is asked again without it */
+static void agpu_nvrtc_compile_on_stack(void *data) {
+  agpu_nvrtc_call *call = data;
+  call->result = call->nvrtc->nvrtcCompileProgram(call->program, 4, call->options);
+  if (call->result == AGPU_NVRTC_ERROR_INVALID_OPTION)
+    call->result = call->nvrtc->nvrtcCompileProgram(call->program, 3, call->options);
+}
+
+/* Runs nvrtcCompileProgram on a stack of its own size (NVRTC's front end
+ * recurses once per level of an expression; agpu_stack.h). */
 static agpu_nvrtc_result agpu_nvrtc_run(const agpu_cuda_nvrtc *nvrtc, agpu_nvrtc_program program,
                                         const char *target, bool no_fmad) {
   char architecture[64];
@@ -178,10 +194,9 @@ static agpu_nvrtc_result agpu_nvrtc_run(const agpu_cuda_nvrtc *nvrtc, agpu_nvrtc
   /* --fmad=false: #pragma OPENCL FP_CONTRACT OFF (NVRTC has no pragma for it). */
   const char *options[] = {architecture, "-std=c++17", no_fmad ? "--fmad=false" : "-std=c++17",
                            "--diag-suppress=177,550"};
-  agpu_nvrtc_result result = nvrtc->nvrtcCompileProgram(program, 4, options);
-  if (result == AGPU_NVRTC_ERROR_INVALID_OPTION)
-    result = nvrtc->nvrtcCompileProgram(program, 3, options);
-  return result;
+  agpu_nvrtc_call call = {nvrtc, program, options, AGPU_NVRTC_SUCCESS};
+  agpu_run_on_stack(AGPU_COMPILER_STACK_BYTES, agpu_nvrtc_compile_on_stack, &call);
+  return call.result;
 }
 
 /* The cubin or PTX of a compiled program into out. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agpu_stack.h"
 #include "opencl_internal.h"
 #include "translate.h"
 
@@ -87,6 +88,20 @@ static char *agpu_cl_build_options(const agpu_cl_device *device, const char *opt
   return all;
 }
 
+typedef struct agpu_cl_build_call {
+  const agpu_cl_api *api;
+  cl_program program;
+  cl_device_id device;
+  const char *options;
+  cl_int error;
+} agpu_cl_build_call;
+
+static void agpu_cl_build_on_stack(void *data) {
+  agpu_cl_build_call *call = data;
+  call->error =
+      call->api->clBuildProgram(call->program, 1, &call->device, call->options, NULL, NULL);
+}
+
 agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, const char *options,
                                  const char *source_name, const char *function) {
   const agpu_cl_device *device = agpu_cl_device_of(program->device);
@@ -96,7 +111,11 @@ agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, cons
     api->clReleaseProgram(created);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   }
-  cl_int error = api->clBuildProgram(created, 1, &device->id, all_options, NULL, NULL);
+  /* The driver's compiler (PoCL's Clang) recurses once per level of an
+   * expression: on a stack of its own size, not the caller's. */
+  agpu_cl_build_call call = {api, created, device->id, all_options, CL_SUCCESS};
+  agpu_run_on_stack(AGPU_COMPILER_STACK_BYTES, agpu_cl_build_on_stack, &call);
+  cl_int error = call.error;
   free(all_options);
   char *raw_log = agpu_cl_build_log(device, created);
   char *log = agpu_cl_tidy_log(raw_log, source_name);

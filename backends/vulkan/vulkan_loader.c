@@ -102,6 +102,15 @@ static agpu_status agpu_vk_create_instance(agpu_backend *backend, agpu_vk_api *a
                driver_files);
     else if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
       snprintf(why, sizeof why, ": no Vulkan driver is installed");
+    else if (driver_files && *driver_files)
+      /* a damaged manifest makes some loaders fail with any code (Debian's
+       * says VK_ERROR_OUT_OF_HOST_MEMORY): name what they were told to read */
+      snprintf(why, sizeof why,
+               " while reading the driver manifests %s=%.80s names (a damaged one? anygpu "
+               "doctor checks them)",
+               getenv("VK_DRIVER_FILES") && *getenv("VK_DRIVER_FILES") ? "VK_DRIVER_FILES"
+                                                                       : "VK_ICD_FILENAMES",
+               driver_files);
     snprintf(backend->reason, sizeof backend->reason, "vkCreateInstance failed: %s (%d)%s",
              agpu_vk_result_name(result), (int)result, why);
     return agpu_vk_status(result);

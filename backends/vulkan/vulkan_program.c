@@ -127,6 +127,26 @@ agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx, const k
                                  const kl_function *fn, const char *options, uint64_t by_address,
                                  const uint32_t **words, size_t *size, void **owned) {
   const agpu_device_info *info = &program->device->info;
+  /* A required work-group size past the device's limits cannot make a
+   * pipeline (glslang refuses the shader): say the limit, as cpu:0 does. */
+  if (fn->has_required_work_group_size) {
+    const uint32_t *r = fn->required_work_group_size;
+    uint64_t items = (uint64_t)r[0] * r[1] * r[2];
+    for (int d = 0; d < 3; d++)
+      if (r[d] > info->max_work_item_sizes[d])
+        return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                              "agpu_program_build: kernel '%s' requires work-groups of %ux%ux%u "
+                              "(reqd_work_group_size): %u in dimension %d exceeds %s's limit of "
+                              "%zu",
+                              fn->name, r[0], r[1], r[2], r[d], d, info->selector,
+                              (size_t)info->max_work_item_sizes[d]);
+    if (items > info->max_work_group_size)
+      return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                            "agpu_program_build: kernel '%s' requires work-groups of %ux%ux%u "
+                            "(reqd_work_group_size): %llu work-items exceed %s's limit of %zu",
+                            fn->name, r[0], r[1], r[2], (unsigned long long)items, info->selector,
+                            (size_t)info->max_work_group_size);
+  }
   const char *preprocessed = kl_preprocessed_text(ctx);
   agpu_cache_key key;
   agpu_cache_key_fields fields = {
@@ -165,6 +185,11 @@ agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx, const k
   size_t count = 0;
   const char *log = NULL;
   *words = kl_compile_glsl_to_spirv(ctx, glsl, &count, &log);
+  if (!*words && log && !strncmp(log, KL_GLSLANG_NO_MEMORY, strlen(KL_GLSLANG_NO_MEMORY)))
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
+                          "agpu_program_build: out of host memory compiling kernel '%s' to "
+                          "SPIR-V: %s",
+                          fn->name, log);
   if (!*words)
     return agpu_error_set(AGPU_ERROR_INTERNAL,
                           "agpu_program_build: internal error: glslang rejects the GLSL the "

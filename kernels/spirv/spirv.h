@@ -19,9 +19,15 @@
  * glslang's process initialisation is global to the process: the first call
  * runs glslang_initialize_process once (pthread_once); it is never
  * finalized, since another part of the process may be using glslang too.
- * Thread-safe after that: each call has its own shader and program. */
+ * Thread-safe after that: each call has its own shader and program. No C++
+ * exception of glslang's leaves this function: one is a failure with a log
+ * (KL_GLSLANG_NO_MEMORY for std::bad_alloc). */
 const uint32_t *kl_compile_glsl_to_spirv(kl_context *ctx, const char *glsl, size_t *word_count,
                                          const char **error_log);
+
+/* The start of *error_log when glslang ran out of memory (it threw
+ * std::bad_alloc, caught in glslang_guard.cpp): not the GLSL's fault. */
+#define KL_GLSLANG_NO_MEMORY "glslang ran out of memory"
 
 #define KL_SPIRV_MAGIC 0x07230203u
 
