@@ -31,6 +31,14 @@ void agpu_signatures_free(agpu_program_signatures *signatures);
 const agpu_kernel_signature *agpu_signatures_find(const agpu_program_signatures *signatures,
                                                   const char *name);
 
+/* The one conversion of a kernel parameter of the translator's AST to its
+ * public description; for the backends that still parse the source
+ * themselves (issue 17 moves the parse into the core). */
+struct kl_context;
+struct kl_variable;
+void agpu_param_from_variable(struct kl_context *ctx, const struct kl_variable *variable,
+                              agpu_kernel_param *param);
+
 /* Fills kernel->info (all but the name) and kernel->params (malloc'd) from
  * `signature`. */
 agpu_status agpu_kernel_fill_from_signature(agpu_kernel *kernel,

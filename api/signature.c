@@ -20,8 +20,8 @@ static char *agpu_strdup(const char *text) {
   return copy;
 }
 
-static void agpu_param_from_variable(kl_context *ctx, const kl_variable *variable,
-                                     agpu_kernel_param *param) {
+void agpu_param_from_variable(kl_context *ctx, const kl_variable *variable,
+                              agpu_kernel_param *param) {
   agpu_copy_text(param->name, sizeof param->name, variable->name);
   agpu_copy_text(param->type_name, sizeof param->type_name, kl_type_name(ctx, variable->type));
   const kl_type *type = variable->type;

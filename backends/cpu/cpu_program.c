@@ -9,6 +9,7 @@
 #include "agpu_cache.h"
 #include "agpu_handle.h"
 #include "cpu_internal.h"
+#include "agpu_signature.h"
 #include "translate.h"
 
 #if defined(__x86_64__)
@@ -57,26 +58,7 @@ static agpu_status agpu_cpu_describe_kernels(kl_context *ctx, const kl_program *
       return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
     uint32_t i = 0;
     for (const kl_variable *p = fn->params; p; p = p->next, i++) {
-      agpu_kernel_param *param = &entry->params[i];
-      agpu_cpu_copy_text(param->name, sizeof param->name, p->name);
-      agpu_cpu_copy_text(param->type_name, sizeof param->type_name, kl_type_name(ctx, p->type));
-      if (p->type->kind == KL_TYPE_POINTER) {
-        switch (p->type->pointee_space) {
-          case KL_SPACE_LOCAL:
-            param->kind = AGPU_PARAM_LOCAL;
-            break;
-          case KL_SPACE_CONSTANT:
-            param->kind = AGPU_PARAM_CONSTANT_BUFFER;
-            break;
-          default:
-            param->kind = AGPU_PARAM_GLOBAL_BUFFER;
-            break;
-        }
-        param->is_const = p->type->element && (p->type->element->qualifiers & KL_QUALIFIER_CONST);
-      } else {
-        param->kind = AGPU_PARAM_SCALAR;
-        param->size = (uint32_t)p->type->size;
-      }
+      agpu_param_from_variable(ctx, p, &entry->params[i]);
     }
   }
   return AGPU_SUCCESS;

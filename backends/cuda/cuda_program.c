@@ -8,6 +8,7 @@
 
 #include "agpu_cache.h"
 #include "cuda_internal.h"
+#include "agpu_signature.h"
 #include "translate.h"
 
 static char *agpu_cuda_strdup(const char *text) {
@@ -43,26 +44,7 @@ static agpu_status agpu_cuda_describe_kernel(kl_context *ctx, const kl_function 
   entry->param_count = count;
   uint32_t i = 0;
   for (const kl_variable *p = fn->params; p; p = p->next, i++) {
-    agpu_kernel_param *param = &entry->params[i];
-    snprintf(param->name, sizeof param->name, "%s", p->name ? p->name : "");
-    snprintf(param->type_name, sizeof param->type_name, "%s", kl_type_name(ctx, p->type));
-    if (p->type->kind == KL_TYPE_POINTER) {
-      switch (p->type->pointee_space) {
-        case KL_SPACE_LOCAL:
-          param->kind = AGPU_PARAM_LOCAL;
-          break;
-        case KL_SPACE_CONSTANT:
-          param->kind = AGPU_PARAM_CONSTANT_BUFFER;
-          break;
-        default:
-          param->kind = AGPU_PARAM_GLOBAL_BUFFER;
-          break;
-      }
-      param->is_const = p->type->element && (p->type->element->qualifiers & KL_QUALIFIER_CONST);
-    } else {
-      param->kind = AGPU_PARAM_SCALAR;
-      param->size = (uint32_t)p->type->size;
-    }
+    agpu_param_from_variable(ctx, p, &entry->params[i]);
   }
   return AGPU_SUCCESS;
 }

@@ -7,14 +7,18 @@
  * work-items update with commutative atomics.
  *
  *   fuzz_differential [--seconds S] [--count N] [--seed S] [--save DIR]
- *                     [--a SELECTOR] [--b SELECTOR] [--barriers] [--print] [FILE...]
+ *                     [--a SELECTOR] [--b SELECTOR] [--barriers] [--print]
+ *                     [--referee SELECTOR] [FILE...]
  *
  * --barriers mixes barrier-heavy statements into the kernels (uniform loops
  * with barriers, a group-level counter advanced between barriers, __global
  * pointers advanced across them, early uniform continues, for inits with a
  * second induction variable of another type stepped by a comma expression,
  * declarator lists with and without initialisers on both sides of a
- * barrier; kernel_gen.h). --print prints each generated kernel.
+ * barrier; kernel_gen.h). --print prints each generated kernel. --referee
+ * SEL runs a kernel on which a and b disagree on a third device: when it
+ * agrees with a bit for bit, the case counts as b's driver bug (printed as
+ * DRIVER, saved with --save) and not as a failure.
  *
  * A FILE ending in .cl is a kernel (with the generator's interface) run as
  * it is: how a saved failure is reproduced and reduced by hand.
@@ -103,6 +107,8 @@ static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes,
 
 static bool barrier_heavy; /* --barriers */
 static bool print_kernels; /* --print */
+static side referee;       /* --referee: a third device that settles a disagreement */
+static int driver_only;    /* cases where b alone differed from a and the referee */
 
 static bool run_case(side *a, side *b, const uint8_t *bytes, size_t size, const char *name,
                      const char *save_dir) {
@@ -146,6 +152,18 @@ static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes,
              b->acc[i]);
     }
   }
+  if (!same && ok_a && ok_b && referee.device && run_on(&referee, kernel, in, acc0) &&
+      memcmp(referee.out, a->out, sizeof a->out) == 0 &&
+      memcmp(referee.acc, a->acc, sizeof a->acc) == 0) {
+    /* a and the referee agree bit for bit: b's driver is wrong (as PoCL 3.1
+     * is in tests/fuzz/known-driver-bugs/), not the translator */
+    printf("DRIVER %s: %s alone differs; %s and %s agree\n", name, b->selector, a->selector,
+           referee.selector);
+    driver_only++;
+    save(save_dir, name, kernel);
+    free(kernel);
+    return true;
+  }
   if (!same) {
     printf("--- the kernel:\n%s---\n", kernel);
     save(save_dir, name, kernel);
@@ -187,10 +205,12 @@ int main(int argc, char **argv) {
       barrier_heavy = true;
     else if (!strcmp(argv[i], "--print"))
       print_kernels = true;
+    else if (!strcmp(argv[i], "--referee") && i + 1 < argc)
+      referee.selector = argv[++i];
     else if (argv[i][0] == '-') {
       fprintf(stderr,
               "usage: %s [--seconds S] [--count N] [--seed S] [--save DIR] [--a SEL] "
-              "[--b SEL] [--barriers] [--print] [FILE...]\n",
+              "[--b SEL] [--barriers] [--print] [--referee SEL] [FILE...]\n",
               argv[0]);
       return 2;
     } else {
@@ -205,6 +225,8 @@ int main(int argc, char **argv) {
     printf("skipped: %s\n0 passed, 0 failed, 1 skipped\n", agpu_last_error());
     return 77;
   }
+  if (referee.selector && agpu_device_select(referee.selector, &referee.device) != AGPU_SUCCESS)
+    printf("no referee: %s\n", agpu_last_error()); /* disagreements then stay failures */
   int passed = 0, failed = 0;
   double start = now();
   for (int i = first_file; i < argc; i++) {
@@ -243,6 +265,9 @@ int main(int argc, char **argv) {
   }
   printf("%s vs %s: %d kernels agreed, %d did not, in %.1f s\n", a.selector, b.selector, passed,
          failed, now() - start);
+  if (referee.device)
+    printf("of the agreeing: %d where %s alone differed (%s and %s agree: a driver bug)\n",
+           driver_only, b.selector, a.selector, referee.selector);
   printf("%d passed, %d failed, 0 skipped\n", passed, failed);
   return failed ? 1 : 0;
 }
