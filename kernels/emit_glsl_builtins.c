@@ -1809,10 +1809,19 @@ void glsl_builtin(glsl_emitter *e, const kl_node *n) {
             kl_format(e->ctx, "_cl_select/%s/%s", glsl_type(e, rt, at), glsl_type(e, a2->type, at));
         if (glsl_need(e, key)) {
           const char *t = glsl_type(e, rt, at), *ct = glsl_type(e, a2->type, at);
+          const kl_type *element = kl_type_scalar_of(a2->type);
+          /* OpenCL picks b where c's most significant bit is set: c < 0 for
+           * signed elements, c >= 2^(bits-1) for unsigned ones (c < 0 is
+           * never true for those: fuzz_differential seed 1059) */
+          const char *msb_set =
+              kl_type_is_signed(element)
+                  ? kl_format(e->ctx, "c[i] < %s(0)", glsl_scalar(e, element, at))
+                  : kl_format(e->ctx, "c[i] >= %s(%llu%s)", glsl_scalar(e, element, at),
+                              1ull << (element->size * 8 - 1), element->size == 8 ? "ul" : "u");
           klg_printf(&e->helpers,
                      "%s _cl_select(%s a, %s b, %s c) { %s r; for (int i = 0; i < %d; i++) r[i] = "
-                     "c[i] < %s(0) ? b[i] : a[i]; return r; }\n",
-                     t, t, t, ct, t, rt->length, glsl_scalar(e, kl_type_scalar_of(a2->type), at));
+                     "%s ? b[i] : a[i]; return r; }\n",
+                     t, t, t, ct, t, rt->length, msb_set);
         }
         klg_printf(o, "_cl_select(%s, %s, %s)", x, y, z);
       } else {
