@@ -130,28 +130,8 @@ static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes,
   const uint32_t acc0[KGEN_ACC_SIZE] = {0u,          0xffffffffu, 0x12345678u, 0u,
                                         0xffffffffu, 0xffffffffu, 0u,          0x80000000u};
   bool ok_a = run_on(a, kernel, in, acc0), ok_b = run_on(b, kernel, in, acc0);
-  bool same = ok_a && ok_b;
-  if (!ok_a || !ok_b) {
-    printf("FAIL %s: a valid kernel failed on %s:\n%s\n", name, ok_a ? b->selector : a->selector,
-           ok_a ? b->error : a->error);
-  } else {
-    int shown = 0;
-    for (int i = 0; i < KGEN_GLOBAL_SIZE; i++) {
-      if (a->out[i] == b->out[i]) continue;
-      if (same) printf("FAIL %s: %s and %s disagree\n", name, a->selector, b->selector);
-      same = false;
-      if (shown++ < 4)
-        printf("  out[%d]: %s 0x%08x, %s 0x%08x\n", i, a->selector, a->out[i], b->selector,
-               b->out[i]);
-    }
-    for (int i = 0; i < KGEN_ACC_SIZE; i++) {
-      if (a->acc[i] == b->acc[i]) continue;
-      if (same) printf("FAIL %s: %s and %s disagree\n", name, a->selector, b->selector);
-      same = false;
-      printf("  acc[%d]: %s 0x%08x, %s 0x%08x\n", i, a->selector, a->acc[i], b->selector,
-             b->acc[i]);
-    }
-  }
+  bool same = ok_a && ok_b && memcmp(a->out, b->out, sizeof a->out) == 0 &&
+              memcmp(a->acc, b->acc, sizeof a->acc) == 0;
   if (!same && ok_a && ok_b && referee.device && run_on(&referee, kernel, in, acc0) &&
       memcmp(referee.out, a->out, sizeof a->out) == 0 &&
       memcmp(referee.acc, a->acc, sizeof a->acc) == 0) {
@@ -163,6 +143,21 @@ static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes,
     save(save_dir, name, kernel);
     free(kernel);
     return true;
+  }
+  if (!ok_a || !ok_b) {
+    printf("FAIL %s: a valid kernel failed on %s:\n%s\n", name, ok_a ? b->selector : a->selector,
+           ok_a ? b->error : a->error);
+  } else if (!same) {
+    printf("FAIL %s: %s and %s disagree\n", name, a->selector, b->selector);
+    int shown = 0;
+    for (int i = 0; i < KGEN_GLOBAL_SIZE; i++)
+      if (a->out[i] != b->out[i] && shown++ < 4)
+        printf("  out[%d]: %s 0x%08x, %s 0x%08x\n", i, a->selector, a->out[i], b->selector,
+               b->out[i]);
+    for (int i = 0; i < KGEN_ACC_SIZE; i++)
+      if (a->acc[i] != b->acc[i])
+        printf("  acc[%d]: %s 0x%08x, %s 0x%08x\n", i, a->selector, a->acc[i], b->selector,
+               b->acc[i]);
   }
   if (!same) {
     printf("--- the kernel:\n%s---\n", kernel);
