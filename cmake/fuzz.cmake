@@ -25,7 +25,7 @@ set(AGPU_FUZZ_FLAGS -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-re
 file(GLOB AGPU_FUZZ_LIBRARY_SOURCES CONFIGURE_DEPENDS
      ${CMAKE_CURRENT_SOURCE_DIR}/kernels/*.c ${CMAKE_CURRENT_SOURCE_DIR}/api/*.c
      ${CMAKE_CURRENT_SOURCE_DIR}/backends/cpu/*.c ${CMAKE_CURRENT_SOURCE_DIR}/backends/cuda/*.c
-     ${CMAKE_CURRENT_SOURCE_DIR}/backends/hip/*.c)
+     ${CMAKE_CURRENT_SOURCE_DIR}/backends/hip/*.c ${CMAKE_CURRENT_SOURCE_DIR}/backends/null/*.c)
 list(APPEND AGPU_FUZZ_LIBRARY_SOURCES
      ${CMAKE_CURRENT_SOURCE_DIR}/backends/vulkan/vulkan_backend.c
      ${CMAKE_CURRENT_SOURCE_DIR}/backends/opencl/opencl_backend.c)
