@@ -210,4 +210,10 @@ agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_in
  * 0), joined by spaces; malloc'd, NULL when out of memory. */
 char *agpu_join_kernel_names(const char *first_name, size_t count, size_t stride);
 
+/* String helpers the backends share: `text` (NULL: "") cut to fit
+ * `capacity` bytes with its terminator; a malloc'd copy, NULL when out of
+ * memory. */
+void agpu_copy_text(char *out, size_t capacity, const char *text);
+char *agpu_strdup(const char *text);
+
 #endif /* AGPU_BACKEND_H */

@@ -99,3 +99,17 @@ void agpu_kernel_normalize_params(agpu_kernel *kernel) {
   for (uint32_t i = 0; i < kernel->info.param_count; i++)
     if (kernel->params[i].kind != AGPU_PARAM_UNKNOWN) agpu_normalize_type_name(&kernel->params[i]);
 }
+
+void agpu_copy_text(char *out, size_t capacity, const char *text) {
+  size_t length = text ? strlen(text) : 0;
+  if (length >= capacity) length = capacity - 1;
+  if (length) memcpy(out, text, length);
+  out[length] = '\0';
+}
+
+char *agpu_strdup(const char *text) {
+  size_t length = strlen(text);
+  char *copy = malloc(length + 1);
+  if (copy) memcpy(copy, text, length + 1);
+  return copy;
+}

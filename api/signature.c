@@ -6,20 +6,6 @@
 #include "kl_front.h"
 #include "translate.h"
 
-static void agpu_copy_text(char *out, size_t capacity, const char *text) {
-  size_t length = text ? strlen(text) : 0;
-  if (length >= capacity) length = capacity - 1;
-  if (length) memcpy(out, text, length);
-  out[length] = '\0';
-}
-
-static char *agpu_strdup(const char *text) {
-  size_t length = strlen(text);
-  char *copy = malloc(length + 1);
-  if (copy) memcpy(copy, text, length + 1);
-  return copy;
-}
-
 void agpu_param_from_variable(kl_context *ctx, const kl_variable *variable,
                               agpu_kernel_param *param) {
   agpu_copy_text(param->name, sizeof param->name, variable->name);

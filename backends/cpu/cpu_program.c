@@ -20,20 +20,6 @@
 #define AGPU_CPU_TARGET "c-host"
 #endif
 
-static void agpu_cpu_copy_text(char *out, size_t cap, const char *text) {
-  size_t length = text ? strlen(text) : 0;
-  if (length >= cap) length = cap - 1;
-  if (length) memcpy(out, text, length);
-  out[length] = '\0';
-}
-
-static char *agpu_cpu_strdup(const char *text) {
-  size_t length = strlen(text);
-  char *copy = malloc(length + 1);
-  if (copy) memcpy(copy, text, length + 1);
-  return copy;
-}
-
 /* The kernels' signatures, from the AST. */
 static agpu_status agpu_cpu_describe_kernels(kl_context *ctx, const kl_program *parsed,
                                              agpu_cpu_program *program) {
@@ -46,7 +32,7 @@ static agpu_status agpu_cpu_describe_kernels(kl_context *ctx, const kl_program *
   for (const kl_function *fn = parsed->functions; fn; fn = fn->next) {
     if (!fn->is_kernel || !fn->body) continue;
     agpu_cpu_kernel_entry *entry = &program->kernels[program->kernel_count++];
-    agpu_cpu_copy_text(entry->name, sizeof entry->name, fn->name);
+    agpu_copy_text(entry->name, sizeof entry->name, fn->name);
     entry->has_required_work_group_size = fn->has_required_work_group_size;
     memcpy(entry->required_work_group_size, fn->required_work_group_size,
            sizeof entry->required_work_group_size);
@@ -67,7 +53,7 @@ static agpu_status agpu_cpu_describe_kernels(kl_context *ctx, const kl_program *
 static agpu_status agpu_cpu_build_failed(agpu_program *program, kl_context *ctx, const char *what) {
   const char *text = kl_diagnostics_text(ctx);
   free(program->build_log);
-  program->build_log = agpu_cpu_strdup(text ? text : "");
+  program->build_log = agpu_strdup(text ? text : "");
   return agpu_error_set(AGPU_ERROR_BUILD_FAILED, "agpu_program_build: %s for %s:\n%s", what,
                         program->device->info.selector, text ? text : "");
 }
@@ -94,7 +80,7 @@ agpu_status agpu_cpu_program_build(agpu_program *program, const agpu_program_des
     goto done;
   }
   const char *warnings = kl_diagnostics_text(ctx);
-  if (warnings && *warnings) program->build_log = agpu_cpu_strdup(warnings);
+  if (warnings && *warnings) program->build_log = agpu_strdup(warnings);
 
   cpu = calloc(1, sizeof *cpu);
   if (!cpu) {

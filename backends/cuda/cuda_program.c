@@ -11,13 +11,6 @@
 #include "agpu_signature.h"
 #include "translate.h"
 
-static char *agpu_cuda_strdup(const char *text) {
-  size_t length = strlen(text);
-  char *copy = malloc(length + 1);
-  if (copy) memcpy(copy, text, length + 1);
-  return copy;
-}
-
 static void agpu_cuda_program_free(const agpu_device *device, agpu_cuda_program *cp) {
   if (!cp) return;
   if (cp->module && agpu_cuda_enter(device) == AGPU_SUCCESS) {
@@ -184,7 +177,7 @@ agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_de
   const char *cuda_source = parsed ? kl_emit_cuda(ctx, parsed, false) : NULL;
   if (!cuda_source) {
     const char *text = kl_diagnostics_text(ctx);
-    program->build_log = agpu_cuda_strdup(text ? text : "");
+    program->build_log = agpu_strdup(text ? text : "");
     status = agpu_error_set(parsed ? AGPU_ERROR_UNSUPPORTED : AGPU_ERROR_BUILD_FAILED,
                             "agpu_program_build: %s for %s:\n%s",
                             parsed ? "the CUDA emitter cannot translate this program"
@@ -192,7 +185,7 @@ agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_de
                             info->selector, text ? text : "");
     goto done;
   }
-  warnings = agpu_cuda_strdup(kl_diagnostics_text(ctx));
+  warnings = agpu_strdup(kl_diagnostics_text(ctx));
   uint32_t count = 0;
   for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
     count += fn->is_kernel && fn->body;

@@ -12,17 +12,6 @@
 #include "agpu_signature.h"
 #include "translate.h"
 
-static char *agpu_hip_strdup(const char *text) {
-  size_t length = strlen(text);
-  char *copy = malloc(length + 1);
-  if (copy) memcpy(copy, text, length + 1);
-  return copy;
-}
-
-static void agpu_hip_copy_text(char *out, size_t cap, const char *text) {
-  snprintf(out, cap, "%s", text ? text : "");
-}
-
 static void agpu_hip_program_free(agpu_hip_program *hp) {
   if (!hp) return;
   for (uint32_t i = 0; i < hp->kernel_count; i++) free(hp->kernels[i].params);
@@ -33,7 +22,7 @@ static void agpu_hip_program_free(agpu_hip_program *hp) {
 /* The public signature of one kernel, from the translator. */
 static agpu_status agpu_hip_describe_kernel(kl_context *ctx, const kl_function *fn,
                                             agpu_hip_kernel_entry *entry) {
-  agpu_hip_copy_text(entry->name, sizeof entry->name, fn->name);
+  agpu_copy_text(entry->name, sizeof entry->name, fn->name);
   entry->has_required_work_group_size = fn->has_required_work_group_size;
   memcpy(entry->required_work_group_size, fn->required_work_group_size,
          sizeof entry->required_work_group_size);
@@ -56,7 +45,7 @@ static agpu_status agpu_hip_build_failed(agpu_hip_built *out, kl_context *ctx, a
                                          const char *what, const char *selector) {
   const char *text = kl_diagnostics_text(ctx);
   free(out->log);
-  out->log = agpu_hip_strdup(text ? text : "");
+  out->log = agpu_strdup(text ? text : "");
   return agpu_error_set(status, "agpu_program_build: %s for %s:\n%s", what, selector,
                         text ? text : "");
 }
@@ -149,7 +138,7 @@ agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build
     goto done;
   }
   const char *warnings = kl_diagnostics_text(ctx);
-  if (warnings && *warnings) out->log = agpu_hip_strdup(warnings);
+  if (warnings && *warnings) out->log = agpu_strdup(warnings);
   uint32_t count = 0;
   for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
     count += fn->is_kernel && fn->body;

@@ -16,17 +16,6 @@
 #include "spirv.h"
 #endif
 
-static void agpu_vk_copy_text(char *out, size_t cap, const char *text) {
-  snprintf(out, cap, "%s", text ? text : "");
-}
-
-static char *agpu_vk_strdup(const char *text) {
-  size_t length = strlen(text);
-  char *copy = malloc(length + 1);
-  if (copy) memcpy(copy, text, length + 1);
-  return copy;
-}
-
 /* The first feature the kernel needs that the device lacks, or NULL. */
 static const char *agpu_vk_missing_feature(unsigned needs, unsigned has) {
   static const struct {
@@ -62,7 +51,7 @@ static const char *agpu_vk_missing_feature(unsigned needs, unsigned has) {
 /* The public signature and the GLSL layout of one kernel. */
 agpu_status agpu_vk_describe_kernel(kl_context *ctx, const kl_function *fn,
                                     const kl_glsl_layout *layout, agpu_vk_kernel_entry *entry) {
-  agpu_vk_copy_text(entry->name, sizeof entry->name, fn->name);
+  agpu_copy_text(entry->name, sizeof entry->name, fn->name);
   entry->has_required_work_group_size = fn->has_required_work_group_size;
   memcpy(entry->required_work_group_size, fn->required_work_group_size,
          sizeof entry->required_work_group_size);
@@ -98,7 +87,7 @@ static agpu_status agpu_vk_build_failed(agpu_program *program, kl_context *ctx, 
                                         const char *what, const char *kernel) {
   const char *text = kl_diagnostics_text(ctx);
   free(program->build_log);
-  program->build_log = agpu_vk_strdup(text ? text : "");
+  program->build_log = agpu_strdup(text ? text : "");
   return agpu_error_set(status, "agpu_program_build: %s%s%s%s for %s:\n%s", what,
                         kernel ? " (kernel '" : "", kernel ? kernel : "", kernel ? "')" : "",
                         program->device->info.selector, text ? text : "");
@@ -219,8 +208,8 @@ kl_translate_options agpu_vk_translate_options(agpu_device *device, const char *
 static agpu_status agpu_vk_keep_source(agpu_vk_program *vp, const agpu_program_desc *desc) {
   size_t size = desc->source_size ? desc->source_size : strlen(desc->source);
   vp->source = malloc(size + 1);
-  vp->source_name = desc->source_name ? agpu_vk_strdup(desc->source_name) : NULL;
-  vp->options = agpu_vk_strdup(desc->options ? desc->options : "");
+  vp->source_name = desc->source_name ? agpu_strdup(desc->source_name) : NULL;
+  vp->options = agpu_strdup(desc->options ? desc->options : "");
   if (!vp->source || (desc->source_name && !vp->source_name) || !vp->options)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   memcpy(vp->source, desc->source, size);
@@ -231,7 +220,7 @@ static agpu_status agpu_vk_keep_source(agpu_vk_program *vp, const agpu_program_d
     if (!vp->include_dirs)
       return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
     for (uint32_t i = 0; i < desc->include_dir_count; i++, vp->include_dir_count++)
-      if (!(vp->include_dirs[i] = agpu_vk_strdup(desc->include_dirs[i])))
+      if (!(vp->include_dirs[i] = agpu_strdup(desc->include_dirs[i])))
         return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   }
   return AGPU_SUCCESS;
@@ -268,7 +257,7 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
     goto done;
   }
   const char *warnings = kl_diagnostics_text(ctx);
-  if (warnings && *warnings) program->build_log = agpu_vk_strdup(warnings);
+  if (warnings && *warnings) program->build_log = agpu_strdup(warnings);
   uint32_t count = 0;
   for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
     count += fn->is_kernel && fn->body;
