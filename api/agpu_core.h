@@ -77,7 +77,6 @@ void agpu_kernel_normalize_params(agpu_kernel *kernel);
  * backends loaded; in a forked child a device of any backend but the CPU
  * one, and every object on it, is refused with AGPU_ERROR_UNSUPPORTED. */
 void agpu_process_watch(void);
-bool agpu_process_is_forked_child(void);
 agpu_status agpu_process_check_device(const agpu_device *device, const char *function);
 agpu_status agpu_process_check_object(agpu_object_type type, const void *object,
                                       const char *function);

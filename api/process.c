@@ -25,10 +25,6 @@ static void agpu_process_after_fork_in_child(void) {
   atomic_store(&agpu_forked_child, true);
 }
 
-bool agpu_process_is_forked_child(void) {
-  return atomic_load(&agpu_forked_child);
-}
-
 agpu_status agpu_process_check_device(const agpu_device *device, const char *function) {
   if (!atomic_load(&agpu_forked_child) ||
       (device->backend->descriptor->flags & AGPU_BACKEND_SURVIVES_FORK))

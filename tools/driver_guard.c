@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "anygpu.h"
+#include "doctor.h"
 #include "doctor_manifest.h"
 
 #define GUARD_MAX_FILES 64
@@ -106,20 +107,11 @@ static void find_driver_files(void) {
     add_path(GUARD_VULKAN, search[i], ".json");
 }
 
-static bool read_text(const char *path, char *out, size_t capacity) {
-  FILE *file = fopen(path, "r");
-  if (!file) return false;
-  size_t n = fread(out, 1, capacity - 1, file);
-  fclose(file);
-  out[n] = '\0';
-  return true;
-}
-
 /* The library an ICD file or a manifest names, as the loader resolves it;
  * false when the file names none (the doctor says why). */
 static bool driver_library(const guard_file *file, char *out, size_t capacity) {
   char text[16384];
-  if (!read_text(file->path, text, sizeof text)) return false;
+  if (!doctor_read_file(file->path, text, sizeof text)) return false;
   if (file->kind == GUARD_OPENCL) {
     text[strcspn(text, "\r\n")] = '\0';
     const char *name = text + strspn(text, " \t");
