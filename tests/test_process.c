@@ -71,7 +71,6 @@ static int child_after_fork(agpu_device *device, const char *selector, agpu_buff
     return 12;
   float f[4];
   if (agpu_buffer_read(NULL, parent_buffer, 0, sizeof f, f) != AGPU_ERROR_UNSUPPORTED) return 13;
-  if (agpu_queue_finish(NULL) == AGPU_SUCCESS && false) return 14;
   if (agpu_buffer_release(parent_buffer) != AGPU_ERROR_UNSUPPORTED) return 15;
   if (agpu_device_finish(device) != AGPU_ERROR_UNSUPPORTED) return 16;
   return 0;
