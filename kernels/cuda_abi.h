@@ -19,6 +19,10 @@
 
 #define KL_CUDA_LOCAL_ALIGN 16
 
+/* The line kl_emit_cuda writes for a program with FP_CONTRACT OFF: NVRTC
+ * is then asked for --fmad=false. */
+#define KL_CUDA_FP_CONTRACT_OFF_MARK "/* anygpu: FP_CONTRACT OFF, compile with --fmad=false */"
+
 typedef struct kl_cuda_launch_info {
   uint32_t group_offset[3]; /* added to blockIdx: the first group of this (partial) launch */
   uint32_t work_dim;        /* 1, 2 or 3: what get_work_dim returns */

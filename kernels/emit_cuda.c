@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "builtins.h"
+#include "cuda_abi.h"
 #include "cuda_prelude.h"
 #include "gpu_emit.h"
 #include "translate.h"

@@ -216,6 +216,7 @@ const agpu_backend_ops agpu_cpu_backend_ops = {
     .init = agpu_cpu_init,
     .device_caps = agpu_cpu_device_caps,
     .device_memory = agpu_cpu_device_memory,
+    .translate_traits = agpu_cpu_translate_traits,
     .queue_create = agpu_cpu_queue_create,
     .queue_release = agpu_cpu_queue_release,
     .queue_finish = agpu_cpu_queue_finish,

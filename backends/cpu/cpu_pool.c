@@ -29,7 +29,7 @@ struct agpu_cpu_task {
 typedef struct agpu_cpu_pool {
   pthread_mutex_t mutex;
   pthread_cond_t work;
-  agpu_cpu_task *tasks; /* pending, oldest first */
+  agpu_cpu_task *tasks;             /* pending, oldest first */
   _Atomic unsigned long generation; /* bumped for every new task */
   bool stop;
   unsigned worker_count;

@@ -9,7 +9,7 @@
 
 #include "agpu_stack.h"
 #include "cuda_internal.h"
-#include "translate.h"
+#include "cuda_abi.h"
 
 const char agpu_cuda_nvrtc_options_text[] = "-std=c++17 --diag-suppress=177,550";
 

@@ -13,7 +13,7 @@
 
 #include "agpu_cache.h"
 #include "opencl_internal.h"
-#include "translate.h"
+#include "agpu_parsed.h"
 
 /* A string property of the device or its platform, "" when unknown. */
 static void agpu_cl_add_info(agpu_cache_key *key, const agpu_cl_device *device, const char *field,
@@ -36,7 +36,7 @@ bool agpu_cl_binary_key(const agpu_program *program, const char *source, size_t 
   agpu_cache_key_fields fields = {
       .source = preprocessed,
       .options = options,
-      .translator_version = KL_TRANSLATOR_VERSION,
+      .translator_version = AGPU_TRANSLATOR_VERSION,
       .backend = "opencl",
       .target = "cl-program-binary",
       .device_name = info->name,

@@ -36,6 +36,7 @@ const agpu_backend_ops agpu_vulkan_backend_ops = {
     .init = agpu_vk_init,
     .device_caps = agpu_vk_device_caps,
     .device_memory = agpu_vk_device_memory,
+    .translate_traits = agpu_vk_translate_traits,
     .queue_create = agpu_vk_queue_create,
     .queue_release = agpu_vk_queue_release,
     .queue_finish = agpu_vk_queue_finish,
