@@ -185,6 +185,10 @@ static char *agpu_cl_include_options(const agpu_program_desc *desc) {
  * the driver's OpenCL C compiler. */
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc) {
   const char *preprocessed = agpu_parsed_preprocessed(program->parsed); /* NULL: no cache key */
+  /* The log is the driver's, which compiles the source itself (and warns
+   * about what the translator would); it is also what the binary cache keeps. */
+  free(program->build_log);
+  program->build_log = NULL;
   agpu_status status = AGPU_SUCCESS;
   /* What the translator predefines for every target, and where it looked
    * for #include "file" (the driver compiles a string, which has no
