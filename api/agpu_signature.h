@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A program's kernel signatures, parsed and checked once in the core, for
  * the backends (issue 17): the one conversion of the translator's AST to
  * agpu_kernel_param. Backends include this, not the front end's headers. */

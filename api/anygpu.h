@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu: one C API for GPU compute over CUDA, HIP, OpenCL, Vulkan and the CPU.
  *
  * Conventions

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the anygpu command.
 
     python3 test_cli.py PATH/TO/anygpu [--expect-version X.Y.Z]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu: which GPUs does this system expose, through which APIs? */
 #include <string.h>
 
