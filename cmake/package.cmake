@@ -6,10 +6,21 @@
 # -DCMAKE_INSTALL_PREFIX=/usr for the .deb so that GNUInstallDirs chooses
 # Debian's multiarch lib/<triplet> folder.
 install(FILES LICENSE CHANGELOG.md README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# libanygpu.so contains glslang and SPIRV-Tools: their notices go with it
+# (docs/design.md, "License").
+if(AGPU_WITH_GLSLANG)
+  foreach(dependency glslang-dev spirv-tools)
+    if(EXISTS /usr/share/doc/${dependency}/copyright)
+      install(FILES /usr/share/doc/${dependency}/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR}
+              RENAME copyright.${dependency})
+    endif()
+  endforeach()
+endif()
 
 set(CPACK_PACKAGE_NAME anygpu)
 set(CPACK_PACKAGE_VENDOR "the anygpu project")
-set(CPACK_PACKAGE_CONTACT "anygpu maintainers <anygpu@users.noreply.github.com>")
+# The Maintainer field: the project has no list address yet (docs/releasing.md).
+set(CPACK_PACKAGE_CONTACT "anygpu maintainers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "one C API for GPU compute over CUDA, HIP, OpenCL, Vulkan and the CPU")
 set(CPACK_PACKAGE_DESCRIPTION
@@ -28,7 +39,7 @@ set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
 # .tar.gz: anygpu-VERSION-Linux-ARCH/{bin,include,lib,share}, relocatable
 # (the .pc and CMake files find their prefix from where they lie, the
 # command finds the library through its $ORIGIN rpath).
-set(CPACK_ARCHIVE_FILE_NAME anygpu-${PROJECT_VERSION}-${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR})
+set(CPACK_PACKAGE_FILE_NAME anygpu-${PROJECT_VERSION}-${CMAKE_SYSTEM_NAME}-${CMAKE_SYSTEM_PROCESSOR})
 
 # .deb: anygpu_VERSION_ARCH.deb. Every backend is optional at run time, so
 # the loaders are recommended, not required; the CPU backend compiles the
