@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The private interface between the core and the backends.
  *
  * A backend is one ops table. The core owns every handle struct below, checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A portable program parsed and checked once, in the core (issue 17).
  *
  * agpu_program_build preprocesses, parses and checks the source here, with

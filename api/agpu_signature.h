@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A program's kernel signatures, derived once in the core from the parse
  * (agpu_parsed.h) for the backends: the one conversion of the translator's
  * AST to agpu_kernel_param. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A portable program parsed and checked once (agpu_parsed.h). */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Kernel signatures from the translator's AST (agpu_signature.h). */
 #include <stdlib.h>
 #include <string.h>

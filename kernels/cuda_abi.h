@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The launch ABI of kernels translated to CUDA C++ or HIP C++ by
  * kl_emit_cuda (kernels/emit_cuda.c), for the CUDA and HIP backends.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host-C emitter: the CPU backend's translation of a program.
  *
  * Each kernel becomes a function that runs a range of whole work-groups

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host-C emitter's builtins: each OpenCL C builtin becomes a call of a
  * small static helper, defined once per signature ahead of the kernels.
  * Scalar helpers spell the operation with OpenCL semantics (abs returns

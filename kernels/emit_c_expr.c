@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host-C emitter's expressions (emit_c.c says how a kernel becomes C):
  * literals, vector values, conversions, operators, swizzles. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Private to the host-C emitter (emit_c.c, emit_c_builtins.c). */
 #ifndef AGPU_EMIT_C_INTERNAL_H
 #define AGPU_EMIT_C_INTERNAL_H

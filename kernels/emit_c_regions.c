@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host-C emitter's regions (emit_c.c): the statements between two
  * barriers become one loop over the group's work-items; the control flow
  * around barriers runs once per work-group. */

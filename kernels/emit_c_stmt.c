@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host-C emitter's statements inside a work-item loop (emit_c.c). */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA C++ (NVRTC) and HIP C++ (hiprtc) emitter.
  *
  * The output is one translation unit: a prelude (kernels/cuda_prelude.c)

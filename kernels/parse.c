@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The parser: preprocessed tokens -> a typed AST (kl.h), with OpenCL C
  * 1.2's type rules applied as each node is made. Implicit conversions are
  * explicit KL_EXPR_CONVERT nodes. Recursive descent, as chibicc; nesting is

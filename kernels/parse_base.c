@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The parser's base (parse_internal.h): tokens, diagnostics, scopes,
  * constant folding and implicit conversions. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Expressions: literals, names, calls, member access and swizzles, casts,
  * sizeof and unary operators (parse_internal.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Private to the parser's files (parse*.c): the parser's state and the
  * grammar functions one file calls in another. Each grammar file holds one
  * part of the language: parse_base.c (tokens, scopes, constant folding,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Binary, conditional and assignment operators, with OpenCL C's usual
  * arithmetic conversions for scalars and vectors (parse_internal.h). */
 #include <stdlib.h>

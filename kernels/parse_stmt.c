@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Local declarations, initialisers and statements (parse_internal.h). */
 #include <stdlib.h>
 #include <string.h>

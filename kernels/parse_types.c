@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Declaration specifiers, struct declarations and declarators
  * (parse_internal.h). */
 #include <stdlib.h>

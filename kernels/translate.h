@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The translator's entry points, used by the runtime's backends, the
  * `anygpu compile` command and the tests. */
 #ifndef AGPU_TRANSLATE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The HIP backend's hiprtc compile routine (agpu_hip_compile,
  * backends/hip/hip_compile.c), run for real through its child process:
  * translated corpus kernels compile for gfx90a and gfx1030 to code objects;

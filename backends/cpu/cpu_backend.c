@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The built-in CPU backend: a device that needs no driver. Buffers live in
  * host memory; launches, copies and fills are queued and run in order on
  * the queue's thread (cpu_queue.c), host reads, writes and maps wait for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef AGPU_CPU_INTERNAL_H
 #define AGPU_CPU_INTERNAL_H
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Kernels and launches on the CPU backend. A program is a loaded shared
  * object whose kernels follow the ABI in kernels/emit_c_abi.h; a launch
  * hands the work-groups to the thread pool, each thread running whole

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CPU backend's thread pool: one worker per core but one (the thread
  * that launches works too), created once on first use and kept idle between
  * launches. A launch is a task of `total` items (work-groups) handed out in

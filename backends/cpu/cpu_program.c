@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_program_build on the CPU backend: the portable source goes through
  * the translator (kernels/) to host C, which the system C compiler turns
  * into a shared object (cpu_compile.c); the object is cached on disk by a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the CUDA backend's files share: the loaded driver library, the native
  * state behind each core handle, NVRTC, and the error helpers. */
 #ifndef AGPU_CUDA_INTERNAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* NVRTC: found with dlopen on the first build (once per process), and the
  * compile of translated CUDA C++ to a cubin or PTX for one device. */
 #include <dlfcn.h>

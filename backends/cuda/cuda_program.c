@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_program_build on CUDA: the portable source goes through the
  * translator to CUDA C++ (kernels/emit_cuda.c) and NVRTC to a cubin for the
  * device's architecture, or PTX where NVRTC does not know it; the kernel

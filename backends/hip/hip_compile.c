@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* hiprtc, run in a child process.
  *
  * hiprtc can take the caller down with it: ROCm 5.2's crashes the process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_program_build on HIP: the portable source goes through the
  * translator to HIP C++ (kernels/emit_cuda.c, the launch ABI of
  * kernels/cuda_abi.h), hiprtc compiles it for the device's gfx target in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The null backend (docs/new-backend.md): devices with configurable limits,
  * buffers in host memory, launches that the core validates and this backend
  * records but does not run. The skeleton a new backend starts from, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The null backend's programs and launches: the core parses and checks the
  * source once (agpu_parsed.h) and the kernels' signatures are all a
  * program holds; a launch, already validated by the core against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Compiled programs in the kernel cache: after a build from source the
  * driver's binary (CL_PROGRAM_BINARIES) is stored under a key of everything
  * that decides it, and a later build of the same program loads it with

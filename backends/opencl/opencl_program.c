@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Programs, kernels and their signatures, and launches. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The Vulkan backend's ops table. Built without the Vulkan headers it only
  * says why it is unavailable. */
 #include "agpu_backend.h"

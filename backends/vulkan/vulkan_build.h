@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What building a kernel's shader takes, shared by vulkan_program.c (the
  * build) and vulkan_variant.c (by-address variants made at launch). */
 #ifndef AGPU_VULKAN_BUILD_H

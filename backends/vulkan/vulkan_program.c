@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_program_build on Vulkan: the portable source goes through the
  * translator to GLSL 4.50 (one shader per kernel, kernels/glsl_layout.h)
  * and glslang to SPIR-V, which the kernel cache keeps; a kernel that needs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Buffers larger than the storage-buffer range. A storage-buffer descriptor
  * shows a kernel at most maxStorageBufferRange bytes (128 MiB on lavapipe);
  * past it reads return zeros and writes are dropped, silently. A launch
