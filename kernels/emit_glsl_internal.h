@@ -122,6 +122,30 @@ void glsl_as(glsl_emitter *e, const kl_node *n);
 const char *glsl_out_lvalue(glsl_emitter *e, const kl_node *p);
 void glsl_out_builtin(glsl_emitter *e, const kl_node *n);
 void glsl_builtin(glsl_emitter *e, const kl_node *n);
+
+/* What a builtin's emitter did: emitted the call (or failed with a
+ * diagnostic), filled a helper template for glsl_builtin to define and
+ * call, or left the builtin to the next emitter. */
+typedef enum glsl_builtin_result {
+  GLSL_BUILTIN_DONE,
+  GLSL_BUILTIN_TEMPLATE,
+  GLSL_BUILTIN_NOT_HERE,
+} glsl_builtin_result;
+
+/* A helper over the scalar type (glsl_fill's template), and its second
+ * argument's scalar type where it differs from the first's. */
+typedef struct glsl_template {
+  const char *name, *text;
+  const kl_type *second;
+} glsl_template;
+
+/* emit_glsl_math.c: math builtins with code, and the tables. */
+glsl_builtin_result glsl_math_builtin(glsl_emitter *e, const kl_node *n, glsl_template *t);
+glsl_builtin_result glsl_table_builtin(glsl_emitter *e, const kl_node *n, glsl_template *t);
+/* emit_glsl_relational.c: integer builtins with code; comparisons,
+ * classification, any/all, bitselect and select (false: not one). */
+glsl_builtin_result glsl_integer_builtin(glsl_emitter *e, const kl_node *n, glsl_template *t);
+bool glsl_relational_builtin(glsl_emitter *e, const kl_node *n);
 const char *glsl_text_of(glsl_emitter *e, const kl_node *n);
 const char *glsl_cond_text(glsl_emitter *e, const kl_node *n);
 const char *glsl_pointer_text(glsl_emitter *e, const kl_node *n, glsl_root **root);
