@@ -43,8 +43,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kl.h"
-
 #define KL_GLSL_PUSH_LIMIT 128u
 #define KL_GLSL_HEADER_SIZE 32u
 #define KL_GLSL_GROUP_OFFSET_OFFSET 0u
@@ -117,23 +115,6 @@ typedef struct kl_glsl_layout {
   unsigned capabilities;      /* KL_GLSL_NEEDS_* */
 } kl_glsl_layout;
 
-/* The GLSL for one kernel and its layout (either may be wanted alone).
- * NULL on error, with a diagnostic. */
-const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
-                                     const kl_function *kernel, const kl_glsl_layout **layout);
-
-/* The same with the buffer parameters whose bit is set in by_address (bit
- * i: parameter i, of the first 64) reached by address: each one's
- * VkDeviceAddress goes in 8 bytes of the block after the values (so the
- * block may grow past KL_GLSL_PUSH_LIMIT and move to a buffer), and the
- * kernel sees all of the buffer whatever maxStorageBufferRange says. The
- * device needs bufferDeviceAddress. Mask 0 is kl_emit_glsl_with_layout. */
-const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
-                                 const kl_function *kernel, uint64_t by_address,
-                                 const kl_glsl_layout **layout);
-
-/* The layout alone; NULL on error. */
-const kl_glsl_layout *kl_glsl_layout_of(kl_context *ctx, const kl_program *program,
-                                        const kl_function *kernel);
+/* The emitter's entry points that return a layout are in translate.h. */
 
 #endif /* AGPU_GLSL_LAYOUT_H */

@@ -4,6 +4,7 @@
 #ifndef AGPU_TRANSLATE_H
 #define AGPU_TRANSLATE_H
 
+#include "glsl_layout.h"
 #include "kl.h"
 
 /* Part of every kernel-cache key: a release number and a hash of the
@@ -79,6 +80,25 @@ const char *kl_emit_opencl(kl_context *ctx, const kl_program *program);
 const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip);
 /* KL_CUDA_FP_CONTRACT_OFF_MARK: cuda_abi.h */
 const char *kl_emit_glsl(kl_context *ctx, const kl_program *program, const kl_function *kernel);
+/* The GLSL for one kernel and its layout (either may be wanted alone).
+ * NULL on error, with a diagnostic. */
+const char *kl_emit_glsl_with_layout(kl_context *ctx, const kl_program *program,
+                                     const kl_function *kernel, const kl_glsl_layout **layout);
+
+/* The same with the buffer parameters whose bit is set in by_address (bit
+ * i: parameter i, of the first 64) reached by address: each one's
+ * VkDeviceAddress goes in 8 bytes of the block after the values (so the
+ * block may grow past KL_GLSL_PUSH_LIMIT and move to a buffer), and the
+ * kernel sees all of the buffer whatever maxStorageBufferRange says. The
+ * device needs bufferDeviceAddress. Mask 0 is kl_emit_glsl_with_layout. */
+const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
+                                 const kl_function *kernel, uint64_t by_address,
+                                 const kl_glsl_layout **layout);
+
+/* The layout alone; NULL on error. */
+const kl_glsl_layout *kl_glsl_layout_of(kl_context *ctx, const kl_program *program,
+                                        const kl_function *kernel);
+
 const char *kl_emit_c(kl_context *ctx, const kl_program *program);
 
 const kl_function *kl_find_kernel(const kl_program *program, const char *name);
