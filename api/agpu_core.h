@@ -17,6 +17,17 @@ bool agpu_registry_owns_device(const agpu_device *device);
  * the argument and saying what was wrong (agpu_handle.h). */
 agpu_status agpu_check_device(const agpu_device *device, const char *function);
 /* NULL where include_dir_count says there are directories: an error naming `function`. */
+/* `options` (NULL: none) with -D__ANYGPU_<BACKEND>__=1 for `backend`'s
+ * name appended; malloc'd, NULL when out of memory (program.c). */
+char *agpu_program_options_with_backend(const char *options, const char *backend);
+
+/* The backend that builds portable kernels for `target` (GLSL counts as
+ * SPIR-V), the testing ones last; NULL for none (registry.c). */
+const agpu_backend_descriptor *agpu_backend_for_target(agpu_target target);
+
+/* The backends' names, ", " between them, into `out` (registry.c). */
+void agpu_backend_names(char *out, size_t capacity);
+
 agpu_status agpu_check_include_dirs(const char *function, const char *const *dirs, uint32_t count);
 
 #define AGPU_DEFINE_LOOKUP(name, T, TYPE)                                              \

@@ -19,7 +19,7 @@ static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
 /* The caller's options plus -D__ANYGPU_<BACKEND>__=1 (from the backend's
  * name), so that a kernel can tell which backend builds it; appended, so
  * that positions in the caller's options stay as written. */
-static char *agpu_program_options_with_backend(const char *options, const char *backend) {
+char *agpu_program_options_with_backend(const char *options, const char *backend) {
   char macro[64];
   size_t n = (size_t)snprintf(macro, sizeof macro, "-D__ANYGPU_%s__=1", backend);
   for (size_t i = 11; i < n; i++) macro[i] = (char)toupper((unsigned char)macro[i]);

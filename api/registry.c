@@ -43,6 +43,27 @@ const agpu_backend_descriptor *agpu_backend_descriptor_of(agpu_backend_kind kind
   return (unsigned)kind < AGPU_BACKEND_COUNT_ ? &agpu_descriptors[kind] : NULL;
 }
 
+const agpu_backend_descriptor *agpu_backend_for_target(agpu_target target) {
+  if (target == AGPU_TARGET_GLSL) target = AGPU_TARGET_SPIRV;
+  const agpu_backend_descriptor *testing = NULL;
+  for (uint32_t kind = 0; agpu_backend_descriptor_of((agpu_backend_kind)kind); kind++) {
+    const agpu_backend_descriptor *d = agpu_backend_descriptor_of((agpu_backend_kind)kind);
+    if (d->target != target) continue;
+    if (!(d->flags & AGPU_BACKEND_TESTING)) return d;
+    if (!testing) testing = d;
+  }
+  return testing;
+}
+
+void agpu_backend_names(char *out, size_t capacity) {
+  size_t used = 0;
+  if (capacity) out[0] = '\0';
+  for (uint32_t kind = 0; agpu_backend_descriptor_of((agpu_backend_kind)kind) && used < capacity;
+       kind++)
+    used += (size_t)snprintf(out + used, capacity - used, "%s%s", kind ? ", " : "",
+                             agpu_backend_descriptor_of((agpu_backend_kind)kind)->name);
+}
+
 agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_info *info,
                                      void *native) {
   agpu_device *device = calloc(1, sizeof *device);

@@ -125,11 +125,14 @@ static agpu_status agpu_parse_term(const char *selector, const char *begin, cons
     char name[32];
     snprintf(name, sizeof name, "%.*s", (int)(name_end - name_begin), name_begin);
     uint32_t index;
-    if (agpu_backend_find(name, &index) != AGPU_SUCCESS)
+    if (agpu_backend_find(name, &index) != AGPU_SUCCESS) {
+      char known[256];
+      agpu_backend_names(known, sizeof known);
       return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
-                            "unknown backend '%s' in selector '%s' (known: cuda, hip, vulkan, "
-                            "opencl, cpu, *, and phys:N or pci:ADDRESS for a physical device)",
-                            name, selector);
+                            "unknown backend '%s' in selector '%s' (known: %s, *, and phys:N or "
+                            "pci:ADDRESS for a physical device)",
+                            name, selector, known);
+    }
     term->backend = (agpu_backend_kind)index;
   }
   if (!colon) { /* "opencl" alone means every opencl device */

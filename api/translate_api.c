@@ -31,10 +31,6 @@ static const kl_target agpu_kl_targets[AGPU_TARGET_COUNT_] = {
     [AGPU_TARGET_C] = KL_TARGET_C,           [AGPU_TARGET_SPIRV] = KL_TARGET_GLSL,
 };
 
-static const char *const agpu_target_backends[AGPU_TARGET_COUNT_] = {
-    [AGPU_TARGET_OPENCL] = "OPENCL", [AGPU_TARGET_CUDA] = "CUDA", [AGPU_TARGET_HIP] = "HIP",
-    [AGPU_TARGET_GLSL] = "VULKAN",   [AGPU_TARGET_C] = "CPU",     [AGPU_TARGET_SPIRV] = "VULKAN",
-};
 
 static void agpu_translation_free(agpu_translation *translation) {
   kl_context_destroy(translation->context);
@@ -121,10 +117,9 @@ AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
   result->context = ctx;
   /* The macro the backend that compiles this target predefines (see
    * agpu_program_build). */
-  char *build_options = NULL;
-  if (asprintf(&build_options, "%s%s-D__ANYGPU_%s__=1", desc->options ? desc->options : "",
-               desc->options && *desc->options ? " " : "", agpu_target_backends[desc->target]) < 0)
-    build_options = NULL;
+  const agpu_backend_descriptor *backend = agpu_backend_for_target(desc->target);
+  char *build_options =
+      agpu_program_options_with_backend(desc->options, backend ? backend->name : "none");
   if (!build_options) {
     free(result);
     kl_context_destroy(ctx);
