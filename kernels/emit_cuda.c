@@ -42,6 +42,7 @@
 #include "builtins.h"
 #include "cuda_abi.h"
 #include "cuda_prelude.h"
+#include "emit_cuda_names.h"
 #include "gpu_emit.h"
 #include "translate.h"
 
@@ -57,195 +58,6 @@ typedef struct cuda_emitter {
   const char *last_failure;
 } cuda_emitter;
 
-static const char *const cuda_reserved[] = {
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "catch", "char16_t",
-    "char32_t", "class", "compl", "concept", "consteval", "constexpr", "constinit", "const_cast",
-    "co_await", "co_return", "co_yield", "decltype", "delete", "dynamic_cast", "explicit", "export",
-    "false", "friend", "inline", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "reinterpret_cast",
-    "requires", "static_assert", "static_cast", "template", "this", "thread_local", "throw", "true",
-    "try", "typeid", "typename", "using", "virtual", "wchar_t", "xor", "xor_eq", "threadIdx",
-    "blockIdx", "blockDim", "gridDim", "warpSize", "uchar", "ushort", "uint", "llong", "ullong",
-    "float1", "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4",
-    "double2", "double3", "double4", "dim3", "std", "min", "max", "abs", "signbit", "isnan",
-    "isinf", "isfinite", "memcpy", "memset", "malloc", "free", "printf", "assert", "atomicAdd",
-    "atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor",
-    "atomicCAS", "atomicInc", "atomicDec", "main", "sin", "cos", "exp", "log", "sqrt", "pow",
-    "fabs", "floor", "ceil", "fmin", "fmax", "rint", "round", "trunc", "tan", "size_t",
-    /* macros of NVRTC's and hiprtc's headers */
-    "NOMINMAX", "NULL", "STD", "THROWBADALLOC", "alloca", "va_arg", "va_copy", "va_end", "va_start",
-    "launch_bounds_impl0", "launch_bounds_impl1", "select_impl_", "linux", "unix", "kl", NULL};
-
-/* Prefixes of the names (macros among them) the CUDA and HIP headers declare. */
-static const char *const cuda_vendor_prefixes[] = {"cuda", "CUDA", "CU_", "NV_", "hip",
-                                                   "HIP",  "amd_", "__",  NULL};
-
-/* Functions with C linkage in NVRTC's headers (its math library): a CUDA kernel,
- * extern "C" too, cannot take their names. Found by compiling a kernel of
- * each name the headers mention with NVRTC 13 and hiprtc 5.2. */
-static const char *const cuda_kernel_taken[] = {"acos",
-                                                "acosf",
-                                                "acosh",
-                                                "acoshf",
-                                                "asin",
-                                                "asinf",
-                                                "asinh",
-                                                "asinhf",
-                                                "atan",
-                                                "atan2",
-                                                "atan2f",
-                                                "atanf",
-                                                "atanh",
-                                                "atanhf",
-                                                "cbrt",
-                                                "cbrtf",
-                                                "ceilf",
-                                                "clock64",
-                                                "copysign",
-                                                "copysignf",
-                                                "cosf",
-                                                "cosh",
-                                                "coshf",
-                                                "cospi",
-                                                "cospif",
-                                                "cyl_bessel_i0",
-                                                "cyl_bessel_i0f",
-                                                "cyl_bessel_i1",
-                                                "cyl_bessel_i1f",
-                                                "erf",
-                                                "erfc",
-                                                "erfcf",
-                                                "erfcinv",
-                                                "erfcinvf",
-                                                "erfcx",
-                                                "erfcxf",
-                                                "erff",
-                                                "erfinv",
-                                                "erfinvf",
-                                                "exp10",
-                                                "exp10f",
-                                                "exp2",
-                                                "exp2f",
-                                                "expf",
-                                                "expm1",
-                                                "expm1f",
-                                                "fabsf",
-                                                "fdim",
-                                                "fdimf",
-                                                "fdividef",
-                                                "floorf",
-                                                "fma",
-                                                "fmaf",
-                                                "fmaxf",
-                                                "fminf",
-                                                "fmod",
-                                                "fmodf",
-                                                "frexp",
-                                                "frexpf",
-                                                "hypot",
-                                                "hypotf",
-                                                "ilogb",
-                                                "ilogbf",
-                                                "j0",
-                                                "j0f",
-                                                "j1",
-                                                "j1f",
-                                                "jn",
-                                                "jnf",
-                                                "labs",
-                                                "ldexp",
-                                                "ldexpf",
-                                                "lgamma",
-                                                "lgammaf",
-                                                "llabs",
-                                                "llrint",
-                                                "llrintf",
-                                                "llround",
-                                                "llroundf",
-                                                "log10",
-                                                "log10f",
-                                                "log1p",
-                                                "log1pf",
-                                                "log2",
-                                                "log2f",
-                                                "logb",
-                                                "logbf",
-                                                "logf",
-                                                "lrint",
-                                                "lrintf",
-                                                "lround",
-                                                "lroundf",
-                                                "modf",
-                                                "modff",
-                                                "nan",
-                                                "nanf",
-                                                "nearbyint",
-                                                "nearbyintf",
-                                                "nextafter",
-                                                "nextafterf",
-                                                "norm",
-                                                "norm3d",
-                                                "norm3df",
-                                                "norm4d",
-                                                "norm4df",
-                                                "normcdf",
-                                                "normcdff",
-                                                "normcdfinv",
-                                                "normcdfinvf",
-                                                "normf",
-                                                "powf",
-                                                "rcbrt",
-                                                "rcbrtf",
-                                                "remainder",
-                                                "remainderf",
-                                                "remquo",
-                                                "remquof",
-                                                "rhypot",
-                                                "rhypotf",
-                                                "rintf",
-                                                "rnorm",
-                                                "rnorm3d",
-                                                "rnorm3df",
-                                                "rnorm4d",
-                                                "rnorm4df",
-                                                "rnormf",
-                                                "roundf",
-                                                "rsqrt",
-                                                "rsqrtf",
-                                                "scalbln",
-                                                "scalblnf",
-                                                "scalbn",
-                                                "scalbnf",
-                                                "sincos",
-                                                "sincosf",
-                                                "sincospi",
-                                                "sincospif",
-                                                "sinf",
-                                                "sinh",
-                                                "sinhf",
-                                                "sinpi",
-                                                "sinpif",
-                                                "sqrtf",
-                                                "tanf",
-                                                "tanh",
-                                                "tanhf",
-                                                "tgamma",
-                                                "tgammaf",
-                                                "truncf",
-                                                "y0",
-                                                "y0f",
-                                                "y1",
-                                                "y1f",
-                                                "yn",
-                                                "ynf",
-                                                NULL};
-
-static bool cuda_kernel_name_taken(const char *name) {
-  for (int i = 0; cuda_kernel_taken[i]; i++)
-    if (strcmp(cuda_kernel_taken[i], name) == 0) return true;
-  return false;
-}
-
 static void cuda_fail(cuda_emitter *e, kl_location at, const char *what) {
   if (e->failed && e->last_failure && strcmp(e->last_failure, what) == 0)
     return; /* once is enough */
@@ -254,19 +66,13 @@ static void cuda_fail(cuda_emitter *e, kl_location at, const char *what) {
   e->failed = true;
 }
 
-static bool cuda_vendor_name(const char *name) {
-  for (int i = 0; cuda_vendor_prefixes[i]; i++)
-    if (strncmp(name, cuda_vendor_prefixes[i], strlen(cuda_vendor_prefixes[i])) == 0) return true;
-  return false;
-}
-
 /* A user identifier as printed. The program's own names live in namespace
  * kl, so that they cannot collide with the headers' functions and types;
  * what remains to escape are C++ words, the headers' macros and names
  * with the vendors' prefixes. */
 static const char *cuda_name(cuda_emitter *e, const char *name) {
-  const char *printed = klg_ident(e->ctx, name, cuda_reserved, false);
-  if (printed == name && cuda_vendor_name(name)) printed = kl_format(e->ctx, "kl_%s", name);
+  const char *printed = klg_ident(e->ctx, name, kl_cuda_reserved, false);
+  if (printed == name && kl_cuda_vendor_name(name)) printed = kl_format(e->ctx, "kl_%s", name);
   return printed;
 }
 
@@ -948,8 +754,8 @@ static void cuda_signature(cuda_emitter *e, const kl_function *f) {
   if (f->is_kernel) {
     /* the runtime finds a kernel by its name: it cannot be escaped (a vendor
      * prefix alone is allowed: cudaSaxpy collides with nothing) */
-    if (klg_ident(e->ctx, f->name, cuda_reserved, false) != f->name ||
-        (!e->hip && cuda_kernel_name_taken(f->name)))
+    if (klg_ident(e->ctx, f->name, kl_cuda_reserved, false) != f->name ||
+        (!e->hip && kl_cuda_kernel_name_taken(f->name)))
       cuda_fail(
           e, f->location,
           kl_format(e->ctx, "a kernel named '%s' (the name is taken in its headers)", f->name));
