@@ -34,6 +34,20 @@ static const cli_usage cli_usages[] = {
      "\n"
      "  --json          one JSON object\n"
      "  --sysroot DIR   read /sys, /proc, /dev and /etc under DIR\n"},
+    {"top",
+     "Usage: anygpu top [--interval S] [--count N] [--json] [--sysroot DIR] [--apis]\n"
+     "\n"
+     "What each device is doing: memory used and free, utilisation, temperature,\n"
+     "power and its limit, clocks, fan, and the processes using it, from NVML,\n"
+     "the amdgpu and hwmon sysfs files, DRM fdinfo and /proc (docs/telemetry.md).\n"
+     "A source that cannot be read is named with its reason.\n"
+     "\n"
+     "  --interval S    seconds between samples (default 1); the first sample's\n"
+     "                  rates cover 30 ms so that --count 1 answers at once\n"
+     "  --count N       stop after N samples (default: until interrupted)\n"
+     "  --json          one JSON document per sample, a line each\n"
+     "  --sysroot DIR   read /sys and /proc under DIR (a replayed machine)\n"
+     "  --apis          name each device's APIs (loads the backends: slower)\n"},
     {"compile",
      "Usage: anygpu compile FILE [-D NAME[=VALUE]]... [-U NAME]... [--target T]\n"
      "                      [--kernel NAME] [--signature] [--no-fp64] [--fp16] [-o OUT]\n"

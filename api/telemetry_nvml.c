@@ -1,0 +1,220 @@
+/* Telemetry of NVIDIA GPUs through NVML (libnvidia-ml.so.1, opened at run
+ * time and never linked), matched to the DRM entries by PCI address. The
+ * declarations are the project's own, from NVML's documented ABI. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agpu_telemetry.h"
+
+typedef int nvml_return;
+typedef struct nvml_device_st *nvml_device;
+typedef struct nvml_memory {
+  unsigned long long total, free, used;
+} nvml_memory;
+typedef struct nvml_utilization {
+  unsigned int gpu, memory;
+} nvml_utilization;
+typedef struct nvml_pci_info {
+  char bus_id_legacy[16];
+  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+} nvml_pci_info;
+typedef struct nvml_process_info_v2 {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id, compute_instance_id;
+} nvml_process_info_v2;
+
+#define NVML_SYMBOLS(X)                                                                          \
+  X(nvmlInit_v2, nvml_return, (void))                                                            \
+  X(nvmlErrorString, const char *, (nvml_return))                                                \
+  X(nvmlDeviceGetCount_v2, nvml_return, (unsigned int *))                                        \
+  X(nvmlDeviceGetHandleByIndex_v2, nvml_return, (unsigned int, nvml_device *))                   \
+  X(nvmlDeviceGetPciInfo_v3, nvml_return, (nvml_device, nvml_pci_info *))                        \
+  X(nvmlDeviceGetName, nvml_return, (nvml_device, char *, unsigned int))                         \
+  X(nvmlDeviceGetMemoryInfo, nvml_return, (nvml_device, nvml_memory *))                          \
+  X(nvmlDeviceGetUtilizationRates, nvml_return, (nvml_device, nvml_utilization *))               \
+  X(nvmlDeviceGetTemperature, nvml_return, (nvml_device, int, unsigned int *))                   \
+  X(nvmlDeviceGetPowerUsage, nvml_return, (nvml_device, unsigned int *))                         \
+  X(nvmlDeviceGetEnforcedPowerLimit, nvml_return, (nvml_device, unsigned int *))                 \
+  X(nvmlDeviceGetClockInfo, nvml_return, (nvml_device, int, unsigned int *))                     \
+  X(nvmlDeviceGetMaxClockInfo, nvml_return, (nvml_device, int, unsigned int *))                  \
+  X(nvmlDeviceGetFanSpeed, nvml_return, (nvml_device, unsigned int *))                           \
+  X(nvmlDeviceGetCurrentClocksThrottleReasons, nvml_return, (nvml_device, unsigned long long *)) \
+  X(nvmlDeviceGetComputeRunningProcesses_v2, nvml_return,                                        \
+    (nvml_device, unsigned int *, nvml_process_info_v2 *))
+
+/* Loaded once under pthread_once; read-only afterwards. */
+static struct {
+#define NVML_FIELD(name, result, parameters) result(*name) parameters;
+  NVML_SYMBOLS(NVML_FIELD)
+#undef NVML_FIELD
+} agpu_nvml;
+static bool agpu_nvml_ready;
+static char agpu_nvml_reason[256];
+static pthread_once_t agpu_nvml_once = PTHREAD_ONCE_INIT;
+
+static void agpu_nvml_load(void) {
+  void *library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *error = dlerror();
+    snprintf(agpu_nvml_reason, sizeof agpu_nvml_reason, "NVML not found: %s",
+             error ? error : "libnvidia-ml.so.1");
+    return;
+  }
+#define NVML_RESOLVE(name, result, parameters)                                                  \
+  *(void **)&agpu_nvml.name = dlsym(library, #name);                                            \
+  if (!agpu_nvml.name) {                                                                        \
+    snprintf(agpu_nvml_reason, sizeof agpu_nvml_reason, "NVML lacks %s: the driver is too old", \
+             #name);                                                                            \
+    return;                                                                                     \
+  }
+  NVML_SYMBOLS(NVML_RESOLVE)
+#undef NVML_RESOLVE
+  nvml_return status = agpu_nvml.nvmlInit_v2();
+  if (status != 0) {
+    snprintf(agpu_nvml_reason, sizeof agpu_nvml_reason, "nvmlInit_v2 failed: %s (%d)",
+             agpu_nvml.nvmlErrorString(status), status);
+    return;
+  }
+  agpu_nvml_ready = true;
+}
+
+/* The entries of NVIDIA cards that NVML did not answer for say why. */
+static void agpu_tm_nvml_explain(agpu_telemetry *sample, const char *reason) {
+  agpu_tm_source(sample, "nvml", "%s", reason);
+  for (uint32_t i = 0; i < sample->entry_count; i++)
+    if (strcmp(sample->entries[i].info.driver, "nvidia") == 0)
+      agpu_tm_missing(&sample->entries[i], "nvml", "%s", reason);
+}
+
+static const char *const agpu_nvml_throttle_names[] = {
+    "gpu idle",          "applications clocks",  "software power cap",
+    "hardware slowdown", "sync boost",           "software thermal",
+    "hardware thermal",  "hardware power brake", "display clock"};
+
+static void agpu_tm_nvml_clocks(agpu_tm_entry *entry, nvml_device device) {
+  agpu_device_telemetry *info = &entry->info;
+  unsigned int value;
+  unsigned long long reasons;
+  if (agpu_nvml.nvmlDeviceGetClockInfo(device, 1 /* SM */, &value) == 0)
+    agpu_tm_set(&info->clock_mhz, value);
+  if (agpu_nvml.nvmlDeviceGetMaxClockInfo(device, 1, &value) == 0)
+    agpu_tm_set(&info->clock_max_mhz, value);
+  if (agpu_nvml.nvmlDeviceGetClockInfo(device, 2 /* MEM */, &value) == 0)
+    agpu_tm_set(&info->memory_clock_mhz, value);
+  if (agpu_nvml.nvmlDeviceGetMaxClockInfo(device, 2, &value) == 0)
+    agpu_tm_set(&info->memory_clock_max_mhz, value);
+  if (agpu_nvml.nvmlDeviceGetFanSpeed(device, &value) == 0) agpu_tm_set(&info->fan_percent, value);
+  if (agpu_nvml.nvmlDeviceGetCurrentClocksThrottleReasons(device, &reasons) == 0) {
+    info->throttle_known = true;
+    for (size_t bit = 0; bit < sizeof agpu_nvml_throttle_names / sizeof *agpu_nvml_throttle_names;
+         bit++) {
+      if (!(reasons & (1ull << bit))) continue;
+      size_t length = strlen(info->throttle_reasons);
+      snprintf(info->throttle_reasons + length, sizeof info->throttle_reasons - length, "%s%s",
+               length ? ", " : "", agpu_nvml_throttle_names[bit]);
+    }
+  }
+}
+
+static void agpu_tm_nvml_processes(agpu_telemetry *sample, agpu_tm_entry *entry,
+                                   nvml_device device) {
+  nvml_process_info_v2 found[AGPU_TELEMETRY_MAX_PROCESSES * 2];
+  unsigned int count = sizeof found / sizeof found[0];
+  nvml_return status = agpu_nvml.nvmlDeviceGetComputeRunningProcesses_v2(device, &count, found);
+  if (status != 0 && status != 7 /* NVML_ERROR_INSUFFICIENT_SIZE */) {
+    agpu_tm_missing(entry, "nvml", "nvmlDeviceGetComputeRunningProcesses_v2 failed: %s",
+                    agpu_nvml.nvmlErrorString(status));
+    return;
+  }
+  if (count > sizeof found / sizeof found[0]) count = sizeof found / sizeof found[0];
+  agpu_process_telemetry processes[AGPU_TELEMETRY_MAX_PROCESSES * 2];
+  memset(processes, 0, sizeof processes);
+  for (unsigned int i = 0; i < count; i++) {
+    processes[i].pid = found[i].pid;
+    /* NVML_VALUE_NOT_AVAILABLE (all ones) under some virtualisation. */
+    if (found[i].used_gpu_memory != ~0ull)
+      agpu_tm_set_bytes(&processes[i].memory, found[i].used_gpu_memory);
+  }
+  agpu_tm_sort_processes(&entry->info, processes, count);
+  entry->info.processes_truncated |= status == 7;
+  for (uint32_t i = 0; i < entry->info.process_count; i++)
+    agpu_tm_process_name(sample, entry->info.processes[i].pid, entry->info.processes[i].name,
+                         sizeof entry->info.processes[i].name);
+}
+
+static agpu_tm_entry *agpu_tm_nvml_entry(agpu_telemetry *sample, nvml_device device) {
+  nvml_pci_info pci;
+  if (agpu_nvml.nvmlDeviceGetPciInfo_v3(device, &pci) != 0) return NULL;
+  char key[32];
+  snprintf(key, sizeof key, "%04x:%02x:%02x.0", pci.domain & 0xffffu, pci.bus & 0xffu,
+           pci.device & 0x1fu);
+  key[15] = '\0'; /* 12 characters, as above */
+  for (uint32_t i = 0; i < sample->entry_count; i++)
+    if (strcmp(sample->entries[i].key, key) == 0) return &sample->entries[i];
+  agpu_tm_entry *entry = agpu_tm_add_entry(sample, key);
+  if (!entry) return NULL;
+  entry->info.has_pci = true;
+  memcpy(entry->info.pci, key, sizeof entry->info.pci);
+  snprintf(entry->info.driver, sizeof entry->info.driver, "nvidia");
+  entry->info.type = AGPU_DEVICE_TYPE_DISCRETE_GPU;
+  return entry;
+}
+
+static void agpu_tm_nvml_device(agpu_telemetry *sample, nvml_device device) {
+  agpu_tm_entry *entry = agpu_tm_nvml_entry(sample, device);
+  if (!entry) return;
+  agpu_device_telemetry *info = &entry->info;
+  agpu_nvml.nvmlDeviceGetName(device, info->name, sizeof info->name);
+  nvml_memory memory;
+  if (agpu_nvml.nvmlDeviceGetMemoryInfo(device, &memory) == 0) {
+    agpu_tm_set_bytes(&info->memory_total, memory.total);
+    agpu_tm_set_bytes(&info->memory_used, memory.used);
+    agpu_tm_set_bytes(&info->memory_free, memory.free);
+  }
+  nvml_utilization utilization;
+  if (agpu_nvml.nvmlDeviceGetUtilizationRates(device, &utilization) == 0)
+    agpu_tm_set(&info->utilization_percent, utilization.gpu);
+  unsigned int value;
+  if (agpu_nvml.nvmlDeviceGetTemperature(device, 0 /* GPU */, &value) == 0) {
+    agpu_tm_set(&info->temperature_c, value);
+    snprintf(info->temperature_sensor, sizeof info->temperature_sensor, "nvml gpu");
+  }
+  if (agpu_nvml.nvmlDeviceGetPowerUsage(device, &value) == 0)
+    agpu_tm_set(&info->power_w, value / 1000.0);
+  if (agpu_nvml.nvmlDeviceGetEnforcedPowerLimit(device, &value) == 0)
+    agpu_tm_set(&info->power_limit_w, value / 1000.0);
+  agpu_tm_nvml_clocks(entry, device);
+  agpu_tm_nvml_processes(sample, entry, device);
+  agpu_tm_answered(entry, "nvml");
+}
+
+void agpu_tm_nvml_read(agpu_telemetry *sample) {
+  if (sample->sysroot[0]) {
+    agpu_tm_nvml_explain(sample, "NVML not read: it asks the running driver, not the sysroot");
+    return;
+  }
+  pthread_once(&agpu_nvml_once, agpu_nvml_load);
+  if (!agpu_nvml_ready) {
+    agpu_tm_nvml_explain(sample, agpu_nvml_reason);
+    return;
+  }
+  unsigned int count = 0;
+  nvml_return status = agpu_nvml.nvmlDeviceGetCount_v2(&count);
+  if (status != 0) {
+    char reason[128];
+    snprintf(reason, sizeof reason, "nvmlDeviceGetCount_v2 failed: %s",
+             agpu_nvml.nvmlErrorString(status));
+    agpu_tm_nvml_explain(sample, reason);
+    return;
+  }
+  for (unsigned int i = 0; i < count; i++) {
+    nvml_device device;
+    if (agpu_nvml.nvmlDeviceGetHandleByIndex_v2(i, &device) == 0)
+      agpu_tm_nvml_device(sample, device);
+  }
+  agpu_tm_source(sample, "nvml", "%s", "");
+}

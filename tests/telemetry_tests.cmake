@@ -1,0 +1,9 @@
+# Telemetry (issue 32): the library over replayed machines (tests/telemetry/)
+# and this machine's /proc, then anygpu top end to end. Included from
+# tests/CMakeLists.txt.
+add_executable(test_telemetry test_telemetry.c)
+target_link_libraries(test_telemetry PRIVATE anygpu m Threads::Threads)
+target_include_directories(test_telemetry PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+target_compile_definitions(test_telemetry PRIVATE _GNU_SOURCE)
+add_test(NAME test_telemetry COMMAND test_telemetry ${CMAKE_CURRENT_LIST_DIR}/telemetry)
+set_tests_properties(test_telemetry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
