@@ -7,3 +7,9 @@ target_include_directories(test_telemetry PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 target_compile_definitions(test_telemetry PRIVATE _GNU_SOURCE)
 add_test(NAME test_telemetry COMMAND test_telemetry ${CMAKE_CURRENT_LIST_DIR}/telemetry)
 set_tests_properties(test_telemetry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cli_top COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_top.py
+                                $<TARGET_FILE:anygpu_cli> ${CMAKE_CURRENT_LIST_DIR}/telemetry)
+  set_tests_properties(cli_top PROPERTIES TIMEOUT 300)
+endif()
