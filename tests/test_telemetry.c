@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "agpu_test.h"
@@ -324,6 +325,69 @@ static void test_arguments(void) {
   agpu_telemetry_release(NULL);
 }
 
+/* An allocation larger than the free memory names asked, total and free
+ * memory and the processes holding the most. */
+static void check_out_of_memory(const char *selector) {
+  agpu_device *device = agpu_test_device(selector);
+  if (!device) SKIP("no %s", selector);
+  agpu_device_info info;
+  CHECK_OK(agpu_device_get_info(device, &info));
+  uint64_t asked = info.global_mem_bytes * 4 + (1ull << 30);
+  if (asked > SIZE_MAX / 2 || asked <= info.max_alloc_bytes) SKIP("%s takes any size", selector);
+  agpu_buffer *buffer = NULL;
+  CHECK_STATUS(agpu_buffer_create(device, (size_t)asked, 0, &buffer),
+               AGPU_ERROR_OUT_OF_DEVICE_MEMORY);
+  CHECK(buffer == NULL);
+  printf("     %s\n", agpu_last_error());
+  CHECK_MESSAGE("requested on");
+  CHECK_MESSAGE(selector);
+  CHECK_MESSAGE("now has ");
+  CHECK_MESSAGE(" total, ");
+  CHECK_MESSAGE(" free");
+  CHECK_MESSAGE("; most held by ");
+}
+
+static void test_out_of_memory_cpu(void) {
+  check_out_of_memory("cpu:0");
+}
+
+static void test_out_of_memory_vulkan(void) {
+  check_out_of_memory("vulkan:0");
+}
+
+/* The CPU backend's own allocation failing (an address-space limit a
+ * little above what the process maps): the same explanation. */
+static void test_out_of_memory_cpu_backend(void) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  SKIP("the sanitizers' shadow memory does not fit an address-space limit");
+#else
+  agpu_device *device = agpu_test_device("cpu:0");
+  if (!device) SKIP("no cpu:0");
+  agpu_device_info info;
+  CHECK_OK(agpu_device_get_info(device, &info));
+  FILE *statm = fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0;
+  if (!statm || fscanf(statm, "%llu", &pages) != 1) pages = 0;
+  if (statm) fclose(statm);
+  size_t asked = (size_t)4 << 30;
+  if (pages == 0 || asked > info.max_alloc_bytes) SKIP("cannot size the limit here");
+  struct rlimit saved, limited;
+  if (getrlimit(RLIMIT_AS, &saved) != 0) SKIP("getrlimit failed");
+  limited = saved;
+  limited.rlim_cur = (rlim_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE) + (1ull << 30));
+  if (setrlimit(RLIMIT_AS, &limited) != 0) SKIP("setrlimit failed");
+  agpu_buffer *buffer = NULL;
+  agpu_status status = agpu_buffer_create(device, asked, 0, &buffer);
+  setrlimit(RLIMIT_AS, &saved);
+  CHECK(status == AGPU_ERROR_OUT_OF_DEVICE_MEMORY);
+  if (buffer) agpu_buffer_release(buffer);
+  printf("     %s\n", agpu_last_error());
+  CHECK_MESSAGE("cpu: allocation of 4.0 GiB");
+  CHECK_MESSAGE(" total, ");
+  CHECK_MESSAGE(" free");
+#endif
+}
+
 int main(int argc, char **argv) {
   fixtures = argc > 1 ? argv[1] : "tests/telemetry";
   snprintf(scratch, sizeof scratch, "%s/anygpu-telemetry-%ld",
@@ -338,6 +402,9 @@ int main(int argc, char **argv) {
   RUN(test_live_cpu_busy);
   RUN(test_live_physical);
   RUN(test_arguments);
+  RUN(test_out_of_memory_cpu);
+  RUN(test_out_of_memory_vulkan);
+  RUN(test_out_of_memory_cpu_backend);
   char command[600];
   snprintf(command, sizeof command, "rm -rf '%s'", scratch);
   if (system(command) != 0) printf("could not remove %s\n", scratch);
