@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agpu_test.h"
@@ -388,6 +389,77 @@ static void test_out_of_memory_cpu_backend(void) {
 #endif
 }
 
+/* On an NVIDIA machine (tests/gpu/run.sh): NVML answers for cuda:0's
+ * physical device, memory used rises by at least 1 GiB while a 1 GiB
+ * buffer is held, and this process is in its process list. */
+static void test_nvml_buffer(void) {
+  agpu_device *device = agpu_test_device("cuda:0");
+  if (!device) SKIP("no cuda:0: %s", agpu_test_backend_reason("cuda"));
+  uint32_t physical = 0;
+  CHECK_OK(agpu_device_physical_index(device, &physical));
+  agpu_device_telemetry before, during;
+  CHECK_OK(agpu_physical_device_telemetry(physical, 0, &before));
+  if (!strstr(before.sources, "nvml")) {
+    CHECK(!"NVML answers for cuda:0");
+    for (uint32_t i = 0; i < before.missing_count; i++)
+      printf("     %s: %s\n", before.missing[i].source, before.missing[i].reason);
+    return;
+  }
+  agpu_buffer *buffer = NULL;
+  CHECK_OK(agpu_buffer_create(device, (size_t)1 << 30, AGPU_BUFFER_ZERO_INIT, &buffer));
+  CHECK_OK(agpu_physical_device_telemetry(physical, 0, &during));
+  printf("     %s: used %llu -> %llu bytes, %u processes\n", during.name,
+         (unsigned long long)before.memory_used.bytes, (unsigned long long)during.memory_used.bytes,
+         during.process_count);
+  CHECK(before.memory_used.known && during.memory_used.known);
+  CHECK(during.memory_used.bytes >= before.memory_used.bytes + (1ull << 30));
+  CHECK(during.temperature_c.known && during.power_w.known && during.clock_mhz.known);
+  bool self = false, holder = false;
+  for (uint32_t i = 0; i < during.process_count; i++) {
+    self |= during.processes[i].pid == (uint32_t)getpid();
+    holder |= during.processes[i].memory.known && during.processes[i].memory.bytes >= 1ull << 30;
+  }
+  /* In a container NVML may give the host's pid: then a 1 GiB holder. */
+  CHECK(self || holder);
+  if (!self) printf("     this process (pid %d) is not listed by its pid\n", (int)getpid());
+  agpu_buffer_release(buffer);
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median cost of one sample (no window), printed; bounded loosely. */
+static double sample_cost_ms(const char *root) {
+  double times[21];
+  for (int i = 0; i < 21; i++) {
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    agpu_telemetry *sample = sample_at(root, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    agpu_telemetry_release(sample);
+    times[i] =
+        (double)(end.tv_sec - start.tv_sec) * 1e3 + (double)(end.tv_nsec - start.tv_nsec) / 1e6;
+  }
+  qsort(times, 21, sizeof times[0], compare_doubles);
+  return times[10];
+}
+
+static void test_sample_cost(void) {
+  char root[512];
+  double live = sample_cost_ms(NULL);
+  snprintf(root, sizeof root, "%s/amdgpu", fixtures);
+  double amdgpu = sample_cost_ms(root);
+  snprintf(root, sizeof root, "%s/xe", fixtures);
+  double xe = sample_cost_ms(root);
+  printf(
+      "     one sample, median of 21: this machine %.2f ms, amdgpu replay %.2f ms, xe replay "
+      "%.2f ms\n",
+      live, amdgpu, xe);
+  CHECK(live < 200 && amdgpu < 200 && xe < 200);
+}
+
 int main(int argc, char **argv) {
   fixtures = argc > 1 ? argv[1] : "tests/telemetry";
   snprintf(scratch, sizeof scratch, "%s/anygpu-telemetry-%ld",
@@ -402,9 +474,11 @@ int main(int argc, char **argv) {
   RUN(test_live_cpu_busy);
   RUN(test_live_physical);
   RUN(test_arguments);
+  RUN(test_sample_cost);
   RUN(test_out_of_memory_cpu);
   RUN(test_out_of_memory_vulkan);
   RUN(test_out_of_memory_cpu_backend);
+  RUN(test_nvml_buffer);
   char command[600];
   snprintf(command, sizeof command, "rm -rf '%s'", scratch);
   if (system(command) != 0) printf("could not remove %s\n", scratch);
