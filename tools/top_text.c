@@ -8,6 +8,9 @@
 #include "format.h"
 #include "top.h"
 
+/* The text shows the largest few; --json has every process the sample has. */
+#define TOP_TEXT_PROCESSES 10
+
 void top_device_apis(const agpu_device_telemetry *device, char *out, size_t capacity) {
   agpu_physical_device_info info;
   snprintf(out, capacity, "-");
@@ -72,7 +75,8 @@ static void top_processes(FILE *out, const agpu_device_telemetry *d, size_t inde
   if (!text_table_init(&table, 5)) return;
   const char *header[] = {"PID", "NAME", "MEMORY", "SHARED", "ENGINE"};
   text_table_add_row(&table, header);
-  for (uint32_t i = 0; i < d->process_count; i++) {
+  uint32_t shown = d->process_count < TOP_TEXT_PROCESSES ? d->process_count : TOP_TEXT_PROCESSES;
+  for (uint32_t i = 0; i < shown; i++) {
     const agpu_process_telemetry *p = &d->processes[i];
     char pid[16], memory[FORMAT_BYTES_CAPACITY], shared[FORMAT_BYTES_CAPACITY], engine[16];
     snprintf(pid, sizeof pid, "%u", p->pid);
@@ -83,7 +87,7 @@ static void top_processes(FILE *out, const agpu_device_telemetry *d, size_t inde
     text_table_add_row(&table, cells);
   }
   fprintf(out, "\nProcesses on device %zu (%s%s):\n", index, d->name,
-          d->processes_truncated ? ", the largest" : "");
+          d->processes_truncated || shown < d->process_count ? ", the largest" : "");
   text_table_print(&table, out, "  ");
   text_table_free(&table);
 }
