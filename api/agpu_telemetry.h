@@ -13,7 +13,7 @@
 #include "anygpu.h"
 
 #define AGPU_TM_PATH 512
-#define AGPU_TM_MAX_ENTRIES 16
+#define AGPU_TM_MAX_ENTRIES 64
 #define AGPU_TM_MAX_CLIENTS 256
 #define AGPU_TM_MAX_SOURCES 8
 

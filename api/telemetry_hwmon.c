@@ -3,11 +3,13 @@
  * the energy counter, the fan's duty cycle. */
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agpu_telemetry.h"
 
 #define AGPU_TM_MAX_TEMPS 16
+#define AGPU_TM_MAX_HWMON 256
 
 static bool agpu_tm_hwmon_u64(const char *dir, const char *file, uint64_t *value) {
   char path[AGPU_TM_PATH];
@@ -75,23 +77,38 @@ static bool agpu_tm_name_listed(const char *name, const char *const *names) {
   return false;
 }
 
+static int agpu_tm_compare_numbers(const void *a, const void *b) {
+  unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+  return x < y ? -1 : x > y;
+}
+
 uint32_t agpu_tm_hwmon_each(const char *parent, const char *const *names,
                             void (*found)(const char *dir, const char *name, void *context),
                             void *context) {
   DIR *directory = opendir(parent);
   if (!directory) return 0;
-  uint32_t count = 0;
   /* hwmon0, hwmon1...: in number order, so that the first is the same
    * whatever order readdir gives. */
-  for (int number = 0; number < 64; number++) {
-    char dir[AGPU_TM_PATH], path[AGPU_TM_PATH], name[32];
-    int length = snprintf(dir, sizeof dir, "%s/hwmon%d", parent, number);
-    if (length < 0 || (size_t)length >= sizeof dir) break;
-    snprintf(path, sizeof path, "%.*s/name", (int)(sizeof path - 8), dir);
-    if (!agpu_tm_read_file(path, name, sizeof name) || !agpu_tm_name_listed(name, names)) continue;
-    found(dir, name, context);
-    count++;
+  unsigned numbers[AGPU_TM_MAX_HWMON];
+  size_t count = 0;
+  struct dirent *item;
+  while ((item = readdir(directory)) != NULL && count < AGPU_TM_MAX_HWMON) {
+    char *end;
+    if (strncmp(item->d_name, "hwmon", 5) != 0 || !item->d_name[5]) continue;
+    unsigned long number = strtoul(item->d_name + 5, &end, 10);
+    if (*end == '\0' && number < 1000000) numbers[count++] = (unsigned)number;
   }
   closedir(directory);
-  return count;
+  qsort(numbers, count, sizeof numbers[0], agpu_tm_compare_numbers);
+  uint32_t matched = 0;
+  for (size_t i = 0; i < count; i++) {
+    char dir[AGPU_TM_PATH], path[AGPU_TM_PATH], name[32];
+    int length = snprintf(dir, sizeof dir, "%s/hwmon%u", parent, numbers[i]);
+    if (length < 0 || (size_t)length >= sizeof dir - 8) continue;
+    snprintf(path, sizeof path, "%.500s/name", dir);
+    if (!agpu_tm_read_file(path, name, sizeof name) || !agpu_tm_name_listed(name, names)) continue;
+    found(dir, name, context);
+    matched++;
+  }
+  return matched;
 }
