@@ -3,13 +3,17 @@
 utilisation in two JSON samples; every value of each replayed machine under
 tests/telemetry/ through --sysroot, its processes and its missing sources
 with their reasons; plain text without a terminal; usage errors; and the
-cost of `anygpu top --count 1` (median of 10 runs, printed).
+cost of `anygpu top --count 1` (median of 10 runs, printed); and
+`anygpu doctor --watch` on a replayed amdgpu machine, idle and busy.
 
 usage: test_top.py ANYGPU FIXTURES"""
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 failures = []
@@ -99,7 +103,38 @@ def check_fixtures(binary, fixtures):
     check(missing(nvidia, "nvml") and missing(nvidia, "hwmon"), f"nvidia missing: {nvidia}")
 
 
+def check_watch(binary, fixtures):
+    """doctor --watch on a copy of the amdgpu machine: at 3% busy the process
+    holding 1 GiB is named with the hints; at 37% nothing is."""
+    with tempfile.TemporaryDirectory() as scratch:
+        root = os.path.join(scratch, "amdgpu")
+        shutil.copytree(os.path.join(fixtures, "amdgpu"), root)
+        busy = os.path.join(root, "sys/class/drm/card1/device/gpu_busy_percent")
+        with open(busy, "w") as out:
+            out.write("3\n")
+        idle = subprocess.run([binary, "doctor", "--watch", "0.2", "--sysroot", root],
+                              capture_output=True, text=True, timeout=60)
+        check(idle.returncode == 0 and "[mostly idle] device 1 (AMD Radeon RX 6800 XT" in idle.stdout
+              and "pid 300 (python3) held 1.0 GiB" in idle.stdout
+              and "batches too small" in idle.stdout, f"doctor --watch idle: {idle.stdout}")
+        doc = json.loads(subprocess.run([binary, "doctor", "--watch", "0.2", "--json", "--sysroot",
+                                         root], capture_output=True, text=True,
+                                        timeout=60).stdout)
+        check(doc["devices"][0]["mostly_idle_while_held"] and
+              doc["devices"][0]["average_utilization_percent"] == 3, f"watch json: {doc}")
+    busy = subprocess.run([binary, "doctor", "--watch", "0.2", "--sysroot",
+                           os.path.join(fixtures, "amdgpu")], capture_output=True, text=True,
+                          timeout=60)
+    check("37% busy on average" in busy.stdout and "[mostly idle]" not in busy.stdout,
+          f"doctor --watch busy: {busy.stdout}")
+    done = subprocess.run([binary, "doctor", "--watch", "0"], capture_output=True, text=True,
+                          timeout=60)
+    check(done.returncode == 2, "doctor --watch 0 is a usage error")
+
+
 def check_usage(binary):
+    done = top(binary, "--sysroot", "/nonexistent/anygpu", "--count", "1")
+    check(done.returncode == 1 and "No such file" in done.stderr, f"missing sysroot: {done.stderr}")
     for args in (["--count", "x"], ["--interval", "-1"], ["--bogus"], ["--count"]):
         done = top(binary, *args)
         check(done.returncode == 2 and "anygpu:" in done.stderr, f"top {args}: {done.returncode}")
@@ -124,6 +159,7 @@ def main():
     check_live(binary)
     check_fixtures(binary, fixtures)
     check_usage(binary)
+    check_watch(binary, fixtures)
     measure(binary)
     print(f"{len(failures)} failures")
     return 1 if failures else 0

@@ -26,14 +26,17 @@ static const cli_usage cli_usages[] = {
      "\n"
      "  --json  one JSON object (docs/cli.md: info --json)\n"},
     {"doctor",
-     "Usage: anygpu doctor [--json] [--sysroot DIR]\n"
+     "Usage: anygpu doctor [--json] [--sysroot DIR] [--watch SECONDS]\n"
      "\n"
      "Why a backend or a GPU is missing: every library tried and its loader\n"
      "error, drivers, ICD files, Vulkan manifests, device nodes, groups and\n"
      "variables, each finding with its evidence and fix (docs/doctor.md).\n"
      "\n"
      "  --json          one JSON object\n"
-     "  --sysroot DIR   read /sys, /proc, /dev and /etc under DIR\n"},
+     "  --sysroot DIR   read /sys, /proc, /dev and /etc under DIR\n"
+     "  --watch S       instead: sample the devices for S seconds while your\n"
+     "                  program runs and name a process holding device memory\n"
+     "                  on a device that stays mostly idle (docs/telemetry.md)\n"},
     {"top",
      "Usage: anygpu top [--interval S] [--count N] [--json] [--sysroot DIR] [--apis]\n"
      "\n"

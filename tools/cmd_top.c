@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,13 @@ int cmd_top(int argc, char **argv) {
   top_options options;
   int parsed = top_parse(argc, argv, &options);
   if (parsed != CLI_EXIT_OK) return parsed;
+  struct stat root;
+  errno = 0;
+  if (options.sysroot && (stat(options.sysroot, &root) != 0 || !S_ISDIR(root.st_mode))) {
+    fprintf(stderr, "anygpu: top: --sysroot %s: %s\n", options.sysroot,
+            errno ? strerror(errno) : "not a directory");
+    return CLI_EXIT_FAILURE;
+  }
   bool terminal = !options.json && isatty(STDOUT_FILENO);
   agpu_telemetry *previous = NULL;
   uint32_t first_window = top_milliseconds(options.interval_s);

@@ -24,7 +24,7 @@ void cli_print_help(FILE *out) {
       "                            has no devices\n"
       "  info [SELECTOR] [--json]  every property of one device (default: the device\n"
       "                            $ANYGPU_DEVICE selects, else the best one)\n"
-      "  doctor [--json] [--sysroot DIR]\n"
+      "  doctor [--json] [--sysroot DIR] [--watch SECONDS]\n"
       "                            why a backend or a GPU is missing: libraries,\n"
       "                            drivers, ICD files, variables, permissions\n"
       "  compile FILE [-D NAME[=VALUE]]... [-I DIR]... [--target T] [--kernel NAME]\n"
