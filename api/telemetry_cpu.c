@@ -12,14 +12,11 @@ static const char *const agpu_tm_cpu_sensors[] = {"k10temp", "coretemp", "zenpow
                                                   NULL};
 static const char *const agpu_tm_cpu_labels[] = {"Tctl", "Tdie", "Package id 0", NULL};
 
+#define AGPU_TM_STAT_BYTES (256 * 1024)
+
 /* The first "cpu " line: busy and total jiffies; `cores` counts cpuN lines. */
-static bool agpu_tm_cpu_times(agpu_telemetry *sample, agpu_tm_entry *entry, uint32_t *cores) {
-  char path[AGPU_TM_PATH], text[16384];
-  if (!agpu_tm_path(sample, path, sizeof path, "/proc/stat") ||
-      !agpu_tm_read_file(path, text, sizeof text)) {
-    agpu_tm_missing(entry, "proc", "%s: %s", path, strerror(errno));
-    return false;
-  }
+static bool agpu_tm_cpu_parse_times(agpu_tm_entry *entry, const char *path, const char *text,
+                                    uint32_t *cores) {
   unsigned long long v[8] = {0};
   if (sscanf(text, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
              &v[5], &v[6], &v[7]) < 4) {
@@ -35,6 +32,22 @@ static bool agpu_tm_cpu_times(agpu_telemetry *sample, agpu_tm_entry *entry, uint
   for (const char *line = strstr(text, "\ncpu"); line; line = strstr(line + 1, "\ncpu"))
     if (line[4] >= '0' && line[4] <= '9') (*cores)++;
   return true;
+}
+
+/* /proc/stat, read whole. */
+static bool agpu_tm_cpu_times(agpu_telemetry *sample, agpu_tm_entry *entry, uint32_t *cores) {
+  char path[AGPU_TM_PATH];
+  char *text = malloc(AGPU_TM_STAT_BYTES); /* a cpuN line a core: large on large machines */
+  if (!text) return false;
+  if (!agpu_tm_path(sample, path, sizeof path, "/proc/stat") ||
+      !agpu_tm_read_file(path, text, AGPU_TM_STAT_BYTES)) {
+    agpu_tm_missing(entry, "proc", "%s: %s", path, strerror(errno));
+    free(text);
+    return false;
+  }
+  bool parsed = agpu_tm_cpu_parse_times(entry, path, text, cores);
+  free(text);
+  return parsed;
 }
 
 static void agpu_tm_cpu_utilization(const agpu_telemetry *sample, agpu_tm_entry *entry,

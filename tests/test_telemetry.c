@@ -460,6 +460,42 @@ static void test_sample_cost(void) {
   CHECK(live < 200 && amdgpu < 200 && xe < 200);
 }
 
+typedef struct sampler {
+  const char *root;
+  int matches; /* samples equal to the first thread's view */
+} sampler;
+
+static void *sample_repeatedly(void *argument) {
+  sampler *job = argument;
+  for (int i = 0; i < 50; i++) {
+    agpu_telemetry_desc desc = {.sysroot = job->root};
+    agpu_telemetry *sample = NULL;
+    if (agpu_telemetry_sample(&desc, &sample) != AGPU_SUCCESS) continue;
+    agpu_device_telemetry gpu;
+    if (agpu_telemetry_get_device(sample, 1, &gpu) == AGPU_SUCCESS && gpu.process_count == 1 &&
+        gpu.memory_used.known && gpu.memory_used.bytes == 2147483648ull)
+      job->matches++;
+    agpu_telemetry_release(sample);
+  }
+  return NULL;
+}
+
+/* Four threads sampling at once each see the whole machine. */
+static void test_threads(void) {
+  char root[512];
+  snprintf(root, sizeof root, "%s/amdgpu", fixtures);
+  sampler jobs[4];
+  pthread_t threads[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (sampler){root, 0};
+    CHECK(pthread_create(&threads[i], NULL, sample_repeatedly, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(threads[i], NULL);
+    CHECK(jobs[i].matches == 50);
+  }
+}
+
 int main(int argc, char **argv) {
   fixtures = argc > 1 ? argv[1] : "tests/telemetry";
   snprintf(scratch, sizeof scratch, "%s/anygpu-telemetry-%ld",
@@ -470,6 +506,7 @@ int main(int argc, char **argv) {
   RUN(test_nvidia_without_nvml);
   RUN(test_cpu_rates);
   RUN(test_xe_rates);
+  RUN(test_threads);
   RUN(test_live_cpu_memory);
   RUN(test_live_cpu_busy);
   RUN(test_live_physical);
