@@ -578,7 +578,7 @@ typedef struct agpu_device_telemetry {
   bool has_pci;
   char pci[16];     /* "dddd:bb:dd.f" */
   /* This process's physical device ("phys:N"), UINT32_MAX when the sample
-   * did not ask for the match or no physical device matches. */
+   * did not ask for the match, replays a sysroot, or none matches. */
   uint32_t physical_index;
   char sources[96]; /* the sources that answered, comma-separated */
   agpu_telemetry_bytes memory_total, memory_used, memory_free;
@@ -611,7 +611,7 @@ typedef struct agpu_telemetry_desc {
   const agpu_telemetry *previous;
   uint32_t interval_ms;
   /* Match each device to this process's physical devices (loads the
-   * backends on first use: tenths of a second, once). */
+   * backends on first use: tenths of a second, once); not under a sysroot. */
   bool match_physical;
 } agpu_telemetry_desc;
 

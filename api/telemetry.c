@@ -57,7 +57,7 @@ static agpu_status agpu_tm_read(const agpu_telemetry_desc *desc, const agpu_tele
   agpu_tm_drm_read(sample, previous);
   agpu_tm_nvml_read(sample);
   qsort(sample->entries, sample->entry_count, sizeof *sample->entries, agpu_tm_compare_entries);
-  if (desc->match_physical) agpu_tm_match_physical(sample);
+  if (desc->match_physical && !sample->sysroot[0]) agpu_tm_match_physical(sample);
   *out = sample;
   return AGPU_SUCCESS;
 }
@@ -77,7 +77,7 @@ AGPU_API agpu_status agpu_telemetry_sample(const agpu_telemetry_desc *desc,
   if (!desc)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "agpu_telemetry_sample: desc is NULL");
   const agpu_telemetry *previous = desc->previous;
-  if (desc->match_physical) agpu_registry_init();
+  if (desc->match_physical && !(desc->sysroot && desc->sysroot[0])) agpu_registry_init();
   agpu_telemetry *first = NULL;
   if (!previous && desc->interval_ms > 0) {
     agpu_status status = agpu_tm_read(desc, NULL, &first);

@@ -91,7 +91,7 @@ void agpu_tm_drm_read(agpu_telemetry *sample, const agpu_telemetry *previous) {
   char names[AGPU_TM_MAX_ENTRIES][32];
   while ((item = readdir(drm)) != NULL && cards < AGPU_TM_MAX_ENTRIES)
     if (agpu_tm_is_card(item->d_name) && strlen(item->d_name) < sizeof names[0])
-      snprintf(names[cards++], sizeof names[0], "%s", item->d_name);
+      snprintf(names[cards++], sizeof names[0], "%.31s", item->d_name);
   closedir(drm);
   qsort(names, cards, sizeof names[0], agpu_tm_compare_names);
   uint32_t gpus = 0;

@@ -108,7 +108,7 @@ static void watch_print_text(const watch_device *devices, uint32_t count, double
   for (uint32_t i = 0; i < count; i++) {
     const watch_device *w = &devices[i];
     if (!w->last.name[0]) continue;
-    char where[160];
+    char where[200];
     snprintf(where, sizeof where, "device %u (%s%s%s)", i, w->last.name,
              w->last.has_pci ? ", " : "", w->last.has_pci ? w->last.pci : "");
     if (w->utilization_samples == 0) {
