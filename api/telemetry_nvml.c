@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agpu_telemetry.h"
@@ -44,6 +45,8 @@ typedef struct nvml_process_info_v2 {
   X(nvmlDeviceGetFanSpeed, nvml_return, (nvml_device, unsigned int *))                           \
   X(nvmlDeviceGetCurrentClocksThrottleReasons, nvml_return, (nvml_device, unsigned long long *)) \
   X(nvmlDeviceGetComputeRunningProcesses_v2, nvml_return,                                        \
+    (nvml_device, unsigned int *, nvml_process_info_v2 *))                                       \
+  X(nvmlDeviceGetGraphicsRunningProcesses_v2, nvml_return,                                       \
     (nvml_device, unsigned int *, nvml_process_info_v2 *))
 
 /* Loaded once under pthread_once; read-only afterwards. */
@@ -120,30 +123,66 @@ static void agpu_tm_nvml_clocks(agpu_tm_entry *entry, nvml_device device) {
   }
 }
 
+typedef nvml_return (*nvml_process_list)(nvml_device, unsigned int *, nvml_process_info_v2 *);
+
+/* One of NVML's process lists, grown once when NVML says it is longer;
+ * appended to `processes` (one entry a pid, the most memory kept). */
+static bool agpu_tm_nvml_list(nvml_process_list list, const char *name, agpu_tm_entry *entry,
+                              nvml_device device, agpu_process_telemetry **processes,
+                              uint32_t *count) {
+  unsigned int found = 64;
+  nvml_process_info_v2 *infos = NULL;
+  nvml_return status = 7; /* NVML_ERROR_INSUFFICIENT_SIZE */
+  for (int attempt = 0; attempt < 2 && status == 7; attempt++) {
+    free(infos);
+    infos = calloc(found + 16u, sizeof *infos);
+    if (!infos) return false;
+    found += 16u;
+    status = list(device, &found, infos);
+  }
+  agpu_process_telemetry *grown =
+      status == 0 ? realloc(*processes, (*count + found + 1) * sizeof **processes) : NULL;
+  if (!grown) {
+    if (status != 0)
+      agpu_tm_missing(entry, "nvml", "%s failed: %s", name, agpu_nvml.nvmlErrorString(status));
+    free(infos);
+    return false;
+  }
+  *processes = grown;
+  for (unsigned int i = 0; i < found; i++) {
+    uint32_t at = 0;
+    while (at < *count && (*processes)[at].pid != infos[i].pid) at++;
+    if (at == *count) memset(&(*processes)[(*count)++], 0, sizeof **processes);
+    agpu_process_telemetry *process = &(*processes)[at];
+    process->pid = infos[i].pid;
+    /* NVML_VALUE_NOT_AVAILABLE (all ones) under some virtualisation. */
+    if (infos[i].used_gpu_memory != ~0ull &&
+        (!process->memory.known || infos[i].used_gpu_memory > process->memory.bytes))
+      agpu_tm_set_bytes(&process->memory, infos[i].used_gpu_memory);
+  }
+  free(infos);
+  return true;
+}
+
+/* Compute and graphics processes, each pid once. */
 static void agpu_tm_nvml_processes(agpu_telemetry *sample, agpu_tm_entry *entry,
                                    nvml_device device) {
-  nvml_process_info_v2 found[AGPU_TELEMETRY_MAX_PROCESSES * 2];
-  unsigned int count = sizeof found / sizeof found[0];
-  nvml_return status = agpu_nvml.nvmlDeviceGetComputeRunningProcesses_v2(device, &count, found);
-  if (status != 0 && status != 7 /* NVML_ERROR_INSUFFICIENT_SIZE */) {
-    agpu_tm_missing(entry, "nvml", "nvmlDeviceGetComputeRunningProcesses_v2 failed: %s",
-                    agpu_nvml.nvmlErrorString(status));
-    return;
+  agpu_process_telemetry *processes = NULL;
+  uint32_t count = 0;
+  bool compute = agpu_tm_nvml_list(agpu_nvml.nvmlDeviceGetComputeRunningProcesses_v2,
+                                   "nvmlDeviceGetComputeRunningProcesses_v2", entry, device,
+                                   &processes, &count);
+  bool graphics = agpu_tm_nvml_list(agpu_nvml.nvmlDeviceGetGraphicsRunningProcesses_v2,
+                                    "nvmlDeviceGetGraphicsRunningProcesses_v2", entry, device,
+                                    &processes, &count);
+  if (compute || graphics) {
+    agpu_tm_sort_processes(&entry->info, processes ? processes : (agpu_process_telemetry[1]){0},
+                           count);
+    for (uint32_t i = 0; i < entry->info.process_count; i++)
+      agpu_tm_process_name(sample, entry->info.processes[i].pid, entry->info.processes[i].name,
+                           sizeof entry->info.processes[i].name);
   }
-  if (count > sizeof found / sizeof found[0]) count = sizeof found / sizeof found[0];
-  agpu_process_telemetry processes[AGPU_TELEMETRY_MAX_PROCESSES * 2];
-  memset(processes, 0, sizeof processes);
-  for (unsigned int i = 0; i < count; i++) {
-    processes[i].pid = found[i].pid;
-    /* NVML_VALUE_NOT_AVAILABLE (all ones) under some virtualisation. */
-    if (found[i].used_gpu_memory != ~0ull)
-      agpu_tm_set_bytes(&processes[i].memory, found[i].used_gpu_memory);
-  }
-  agpu_tm_sort_processes(&entry->info, processes, count);
-  entry->info.processes_truncated |= status == 7;
-  for (uint32_t i = 0; i < entry->info.process_count; i++)
-    agpu_tm_process_name(sample, entry->info.processes[i].pid, entry->info.processes[i].name,
-                         sizeof entry->info.processes[i].name);
+  free(processes);
 }
 
 static agpu_tm_entry *agpu_tm_nvml_entry(agpu_telemetry *sample, nvml_device device) {

@@ -15,3 +15,19 @@ if(Python3_Interpreter_FOUND)
                                 $<TARGET_FILE:anygpu_cli> ${CMAKE_CURRENT_LIST_DIR}/telemetry)
   set_tests_properties(cli_top PROPERTIES TIMEOUT 300)
 endif()
+
+# NVML through a stand-in libnvidia-ml.so.1 on LD_LIBRARY_PATH (it comes
+# before a real one, so this runs on an NVIDIA machine too).
+add_library(fake_nvml SHARED drivers/fake_nvml.c)
+set_target_properties(fake_nvml PROPERTIES OUTPUT_NAME nvidia-ml SUFFIX ".so.1"
+                                           LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fake-nvml)
+add_executable(test_telemetry_nvml test_telemetry_nvml.c)
+target_link_libraries(test_telemetry_nvml PRIVATE anygpu)
+target_include_directories(test_telemetry_nvml PRIVATE ${CMAKE_SOURCE_DIR}/tests)
+add_dependencies(test_telemetry_nvml fake_nvml)
+add_test(NAME test_telemetry_nvml COMMAND test_telemetry_nvml)
+add_test(NAME test_telemetry_nvml_init_error COMMAND test_telemetry_nvml)
+set_tests_properties(test_telemetry_nvml PROPERTIES TIMEOUT 60 ENVIRONMENT
+                     LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake-nvml)
+set_tests_properties(test_telemetry_nvml_init_error PROPERTIES TIMEOUT 60 ENVIRONMENT
+                     "LD_LIBRARY_PATH=${CMAKE_CURRENT_BINARY_DIR}/fake-nvml;FAKE_NVML_INIT_ERROR=9")

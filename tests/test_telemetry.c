@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agpu_test.h"
+#include "telemetry_test.h"
 
 static const char *fixtures; /* tests/telemetry */
 static char scratch[512];    /* a copy whose counters are advanced */
@@ -44,16 +45,6 @@ static bool bytes_are(agpu_telemetry_bytes value, uint64_t expected) {
 static const char *missing_reason(const agpu_device_telemetry *d, const char *source) {
   for (uint32_t i = 0; i < d->missing_count; i++)
     if (strcmp(d->missing[i].source, source) == 0) return d->missing[i].reason;
-  return NULL;
-}
-
-static const char *source_reason(const agpu_telemetry *sample, const char *wanted) {
-  for (uint32_t i = 0; i < agpu_telemetry_source_count(sample); i++) {
-    const char *name, *reason;
-    if (agpu_telemetry_get_source(sample, i, &name, &reason) == AGPU_SUCCESS &&
-        strcmp(name, wanted) == 0)
-      return reason;
-  }
   return NULL;
 }
 

@@ -92,23 +92,28 @@ static void top_processes(FILE *out, const agpu_device_telemetry *d, size_t inde
   text_table_free(&table);
 }
 
-static void top_missing(FILE *out, const agpu_telemetry *sample) {
-  for (uint32_t i = 0; i < agpu_telemetry_device_count(sample); i++) {
-    agpu_device_telemetry d;
-    if (agpu_telemetry_get_device(sample, i, &d) != AGPU_SUCCESS) continue;
-    for (uint32_t m = 0; m < d.missing_count; m++) {
-      fprintf(out, "  device %u %s: ", i, d.missing[m].source);
-      fput_single_line(d.missing[m].reason, out);
-      fputc('\n', out);
+/* "  device 1 hwmon: reason" or "  nvml: reason", under one heading. */
+static void top_missing_line(FILE *out, bool *headed, const char *what, const char *reason) {
+  if (!*headed) fputs("\nNot available:\n", out);
+  *headed = true;
+  fprintf(out, "  %s: ", what);
+  fput_single_line(reason, out);
+  fputc('\n', out);
+}
+
+static void top_missing(FILE *out, const agpu_telemetry *sample,
+                        const agpu_device_telemetry *devices, uint32_t count) {
+  bool headed = false;
+  char what[64];
+  for (uint32_t i = 0; devices && i < count; i++)
+    for (uint32_t m = 0; m < devices[i].missing_count; m++) {
+      snprintf(what, sizeof what, "device %u %s", i, devices[i].missing[m].source);
+      top_missing_line(out, &headed, what, devices[i].missing[m].reason);
     }
-  }
   for (uint32_t i = 0; i < agpu_telemetry_source_count(sample); i++) {
     const char *name, *reason;
-    if (agpu_telemetry_get_source(sample, i, &name, &reason) != AGPU_SUCCESS || !reason[0])
-      continue;
-    fprintf(out, "  %s: ", name);
-    fput_single_line(reason, out);
-    fputc('\n', out);
+    if (agpu_telemetry_get_source(sample, i, &name, &reason) == AGPU_SUCCESS && reason[0])
+      top_missing_line(out, &headed, name, reason);
   }
 }
 
@@ -129,9 +134,11 @@ void top_print_text(FILE *out, const agpu_telemetry *sample, const top_options *
           agpu_telemetry_window_s(sample));
   text_table_print(&table, out, "");
   text_table_free(&table);
+  for (uint32_t i = 0; devices && i < count; i++)
+    if (devices[i].throttle_known && devices[i].throttle_reasons[0])
+      fprintf(out, "Device %u is throttled: %s\n", i, devices[i].throttle_reasons);
   for (uint32_t i = 0; devices && i < count; i++) top_processes(out, &devices[i], i);
+  top_missing(out, sample, devices, count);
   free(devices);
-  fputs("\nNot available:\n", out);
-  top_missing(out, sample);
   fputc('\n', out);
 }
