@@ -143,8 +143,9 @@ static void agpu_tm_fd_finish(agpu_tm_fd_scan *scan, uint32_t e, const agpu_tele
   agpu_tm_answered(entry, "fdinfo");
   if (scan->unreadable)
     agpu_tm_missing(entry, "fdinfo",
-                    "%u processes' /proc/PID/fdinfo unreadable (%s): their use is not counted",
-                    scan->unreadable, strerror(scan->unreadable_errno));
+                    "/proc/PID/fdinfo of %u process%s unreadable (%s): their use is not counted",
+                    scan->unreadable, scan->unreadable == 1 ? "" : "es",
+                    strerror(scan->unreadable_errno));
 }
 
 void agpu_tm_fdinfo_read(agpu_telemetry *sample, const agpu_telemetry *previous) {

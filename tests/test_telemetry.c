@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -451,6 +453,49 @@ static void test_sample_cost(void) {
   CHECK(live < 200 && amdgpu < 200 && xe < 200);
 }
 
+/* Samples `scratch` as another user where this one is root (root reads
+ * every fdinfo): the child's exit status says what it saw. */
+static int sample_unreadable_fdinfo(void) {
+  agpu_telemetry *sample = sample_at(scratch, NULL);
+  if (!sample) return 10;
+  agpu_device_telemetry gpu;
+  int result = 0;
+  if (agpu_telemetry_get_device(sample, 1, &gpu) != AGPU_SUCCESS)
+    result = 11;
+  else if (gpu.process_count != 1 || gpu.processes[0].pid != 400)
+    result = 12;
+  else if (!missing_reason(&gpu, "fdinfo"))
+    result = 13;
+  else if (strcmp(missing_reason(&gpu, "fdinfo"),
+                  "/proc/PID/fdinfo of 1 process unreadable (Permission denied): their use is "
+                  "not counted") != 0)
+    result = 14;
+  agpu_telemetry_release(sample);
+  return result;
+}
+
+/* A process whose fdinfo cannot be listed is counted and named. */
+static void test_unreadable_fdinfo(void) {
+  if (!copy_fixture("xe")) SKIP("cannot copy the fixture to %s", scratch);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/proc/500/fdinfo", scratch);
+  if (chmod(path, 0700) != 0) SKIP("chmod %s failed", path);
+  if (geteuid() != 0) {
+    CHECK(chmod(path, 0) == 0);
+    CHECK(sample_unreadable_fdinfo() == 0);
+    chmod(path, 0700); /* so that the scratch directory can be removed */
+    return;
+  }
+  pid_t child = fork();
+  if (child == 0) _exit(setuid(65534) == 0 ? sample_unreadable_fdinfo() : 20);
+  int status = 0;
+  CHECK(child > 0 && waitpid(child, &status, 0) == child);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 20) SKIP("cannot become another user");
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status))
+    printf("     child saw case %d\n", WEXITSTATUS(status));
+}
+
 typedef struct sampler {
   const char *root;
   int matches; /* samples equal to the first thread's view */
@@ -498,6 +543,7 @@ int main(int argc, char **argv) {
   RUN(test_cpu_rates);
   RUN(test_xe_rates);
   RUN(test_threads);
+  RUN(test_unreadable_fdinfo);
   RUN(test_live_cpu_memory);
   RUN(test_live_cpu_busy);
   RUN(test_live_physical);
