@@ -559,9 +559,9 @@ typedef struct agpu_telemetry_value {
 
 typedef struct agpu_process_telemetry {
   uint32_t pid;
-  char name[64];                      /* the command name (/proc/PID/comm) */
-  agpu_telemetry_bytes memory;        /* device memory (the CPU: resident memory) */
-  agpu_telemetry_bytes shared_memory; /* host memory the device maps (GTT) */
+  char name[64];                       /* the command name (/proc/PID/comm) */
+  agpu_telemetry_bytes memory;         /* device memory (the CPU: resident memory) */
+  agpu_telemetry_bytes shared_memory;  /* host memory the device maps (GTT) */
   agpu_telemetry_value engine_percent; /* busy time over the sample's window */
 } agpu_process_telemetry;
 
@@ -571,12 +571,21 @@ typedef struct agpu_telemetry_missing {
   char reason[224];
 } agpu_telemetry_missing;
 
+#define AGPU_TELEMETRY_MAX_PARTITIONS 8
+
+/* A partition of a GPU with memory of its own (an NVIDIA MIG instance). */
+typedef struct agpu_telemetry_partition {
+  char name[96];        /* "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
+  uint32_t instance_id; /* NVML's GPU instance id */
+  agpu_telemetry_bytes memory_total, memory_used, memory_free;
+} agpu_telemetry_partition;
+
 typedef struct agpu_device_telemetry {
-  char name[128];   /* the CPU's model name, the GPU's marketing or driver name */
+  char name[128]; /* the CPU's model name, the GPU's marketing or driver name */
   agpu_device_type type;
-  char driver[32];  /* "cpu", "amdgpu", "xe", "i915", "nvidia", ... */
+  char driver[32]; /* "cpu", "amdgpu", "xe", "i915", "nvidia", ... */
   bool has_pci;
-  char pci[16];     /* "dddd:bb:dd.f" */
+  char pci[16]; /* "dddd:bb:dd.f" */
   /* This process's physical device ("phys:N"), UINT32_MAX when the sample
    * did not ask for the match, replays a sysroot, or none matches. */
   uint32_t physical_index;
@@ -600,6 +609,9 @@ typedef struct agpu_device_telemetry {
   agpu_process_telemetry processes[AGPU_TELEMETRY_MAX_PROCESSES];
   uint32_t missing_count;
   agpu_telemetry_missing missing[AGPU_TELEMETRY_MAX_MISSING];
+  /* Its partitions (MIG instances), when it is partitioned. */
+  uint32_t partition_count;
+  agpu_telemetry_partition partitions[AGPU_TELEMETRY_MAX_PARTITIONS];
 } agpu_device_telemetry;
 
 typedef struct agpu_telemetry agpu_telemetry;

@@ -49,10 +49,18 @@ typedef struct nvml_process_info_v2 {
   X(nvmlDeviceGetGraphicsRunningProcesses_v2, nvml_return,                                       \
     (nvml_device, unsigned int *, nvml_process_info_v2 *))
 
+/* Newer than the driver may be: a missing one leaves its slot NULL. */
+#define NVML_OPTIONAL_SYMBOLS(X)                                                                  \
+  X(nvmlDeviceGetMigMode, nvml_return, (nvml_device, unsigned int *, unsigned int *))             \
+  X(nvmlDeviceGetMaxMigDeviceCount, nvml_return, (nvml_device, unsigned int *))                   \
+  X(nvmlDeviceGetMigDeviceHandleByIndex, nvml_return, (nvml_device, unsigned int, nvml_device *)) \
+  X(nvmlDeviceGetGpuInstanceId, nvml_return, (nvml_device, unsigned int *))
+
 /* Loaded once under pthread_once; read-only afterwards. */
 static struct {
 #define NVML_FIELD(name, result, parameters) result(*name) parameters;
   NVML_SYMBOLS(NVML_FIELD)
+  NVML_OPTIONAL_SYMBOLS(NVML_FIELD)
 #undef NVML_FIELD
 } agpu_nvml;
 static bool agpu_nvml_ready;
@@ -76,6 +84,10 @@ static void agpu_nvml_load(void) {
   }
   NVML_SYMBOLS(NVML_RESOLVE)
 #undef NVML_RESOLVE
+#define NVML_RESOLVE_OPTIONAL(name, result, parameters) \
+  *(void **)&agpu_nvml.name = dlsym(library, #name);
+  NVML_OPTIONAL_SYMBOLS(NVML_RESOLVE_OPTIONAL)
+#undef NVML_RESOLVE_OPTIONAL
   nvml_return status = agpu_nvml.nvmlInit_v2();
   if (status != 0) {
     snprintf(agpu_nvml_reason, sizeof agpu_nvml_reason, "nvmlInit_v2 failed: %s (%d)",
@@ -185,6 +197,34 @@ static void agpu_tm_nvml_processes(agpu_telemetry *sample, agpu_tm_entry *entry,
   free(processes);
 }
 
+/* The MIG instances of a GPU in MIG mode, each with its own memory. */
+static void agpu_tm_nvml_partitions(agpu_tm_entry *entry, nvml_device device) {
+  unsigned int current = 0, pending = 0, slots = 0;
+  if (!agpu_nvml.nvmlDeviceGetMigMode || !agpu_nvml.nvmlDeviceGetMaxMigDeviceCount ||
+      !agpu_nvml.nvmlDeviceGetMigDeviceHandleByIndex ||
+      agpu_nvml.nvmlDeviceGetMigMode(device, &current, &pending) != 0 || current != 1 ||
+      agpu_nvml.nvmlDeviceGetMaxMigDeviceCount(device, &slots) != 0)
+    return; /* not partitioned, or a driver without MIG */
+  agpu_device_telemetry *info = &entry->info;
+  for (unsigned int slot = 0; slot < slots && info->partition_count < AGPU_TELEMETRY_MAX_PARTITIONS;
+       slot++) {
+    nvml_device mig;
+    if (agpu_nvml.nvmlDeviceGetMigDeviceHandleByIndex(device, slot, &mig) != 0) continue;
+    agpu_telemetry_partition *partition = &info->partitions[info->partition_count++];
+    memset(partition, 0, sizeof *partition);
+    if (agpu_nvml.nvmlDeviceGetName(mig, partition->name, sizeof partition->name) != 0)
+      snprintf(partition->name, sizeof partition->name, "MIG %u", slot);
+    if (agpu_nvml.nvmlDeviceGetGpuInstanceId)
+      agpu_nvml.nvmlDeviceGetGpuInstanceId(mig, &partition->instance_id);
+    nvml_memory memory;
+    if (agpu_nvml.nvmlDeviceGetMemoryInfo(mig, &memory) == 0) {
+      agpu_tm_set_bytes(&partition->memory_total, memory.total);
+      agpu_tm_set_bytes(&partition->memory_used, memory.used);
+      agpu_tm_set_bytes(&partition->memory_free, memory.free);
+    }
+  }
+}
+
 static agpu_tm_entry *agpu_tm_nvml_entry(agpu_telemetry *sample, nvml_device device) {
   nvml_pci_info pci;
   if (agpu_nvml.nvmlDeviceGetPciInfo_v3(device, &pci) != 0) return NULL;
@@ -228,6 +268,7 @@ static void agpu_tm_nvml_device(agpu_telemetry *sample, nvml_device device) {
     agpu_tm_set(&info->power_limit_w, value / 1000.0);
   agpu_tm_nvml_clocks(entry, device);
   agpu_tm_nvml_processes(sample, entry, device);
+  agpu_tm_nvml_partitions(entry, device);
   agpu_tm_answered(entry, "nvml");
 }
 

@@ -12,7 +12,8 @@ set_tests_properties(test_telemetry PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 E
 
 if(Python3_Interpreter_FOUND)
   add_test(NAME cli_top COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_top.py
-                                $<TARGET_FILE:anygpu_cli> ${CMAKE_CURRENT_LIST_DIR}/telemetry)
+                                $<TARGET_FILE:anygpu_cli> ${CMAKE_CURRENT_LIST_DIR}/telemetry
+                                ${CMAKE_CURRENT_BINARY_DIR}/fake-nvml)
   set_tests_properties(cli_top PROPERTIES TIMEOUT 300)
 endif()
 

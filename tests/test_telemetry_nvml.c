@@ -49,6 +49,15 @@ static void test_nvml_readings(void) {
   CHECK(gpu.processes[0].memory.known && gpu.processes[0].memory.bytes == 2ull << 30);
   CHECK(strcmp(gpu.processes[0].name, "test_telemetry_") == 0);
   CHECK(gpu.processes[1].pid == 100099 && gpu.processes[1].memory.bytes == 99ull << 20);
+  /* MIG: two instances in slots 0 and 2, each with its own memory */
+  CHECK(gpu.partition_count == 2);
+  CHECK(strcmp(gpu.partitions[0].name, "NVIDIA H200 MIG 1g.18gb") == 0);
+  CHECK(gpu.partitions[0].instance_id == 7 && gpu.partitions[1].instance_id == 9);
+  CHECK(gpu.partitions[0].memory_total.known && gpu.partitions[0].memory_total.bytes == 18ull
+                                                                                            << 30);
+  CHECK(gpu.partitions[0].memory_used.bytes == 4ull << 30 &&
+        gpu.partitions[1].memory_used.bytes == 1ull << 30);
+  CHECK(gpu.partitions[1].memory_free.known && gpu.partitions[1].memory_free.bytes == 17ull << 30);
   agpu_telemetry_release(sample);
 }
 

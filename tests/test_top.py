@@ -4,9 +4,10 @@ utilisation in two JSON samples; every value of each replayed machine under
 tests/telemetry/ through --sysroot, its processes and its missing sources
 with their reasons; plain text without a terminal; usage errors; and the
 cost of `anygpu top --count 1` (median of 10 runs, printed); and
-`anygpu doctor --watch` on a replayed amdgpu machine, idle and busy.
+`anygpu doctor --watch` on a replayed amdgpu machine, idle and busy; with
+FAKE_NVML_DIR, the NVIDIA row through the stand-in libnvidia-ml.so.1.
 
-usage: test_top.py ANYGPU FIXTURES"""
+usage: test_top.py ANYGPU FIXTURES [FAKE_NVML_DIR]"""
 import json
 import os
 import shutil
@@ -132,6 +133,27 @@ def check_watch(binary, fixtures):
     check(done.returncode == 2, "doctor --watch 0 is a usage error")
 
 
+def check_nvml(binary, fake_nvml):
+    """The NVIDIA row through the stand-in NVML: values, throttling, MIG."""
+    env = dict(os.environ, LD_LIBRARY_PATH=fake_nvml)
+    done = subprocess.run([binary, "top", "--count", "1", "--json"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    gpus = [d for d in json.loads(done.stdout)["devices"] if d["driver"] == "nvidia"]
+    check(len(gpus) == 1, f"nvml: {done.stdout[:300]}")
+    if gpus:
+        gpu = gpus[0]
+        check(gpu["memory_used_bytes"] == 10 << 30 and gpu["power_w"] == 250.5 and
+              gpu["throttle_reasons"] == "software power cap, hardware thermal" and
+              gpu["fan_percent"] is None, f"nvml values: {gpu}")
+        check([(p["instance_id"], p["memory_used_bytes"]) for p in gpu["partitions"]] ==
+              [(7, 4 << 30), (9, 1 << 30)], f"nvml partitions: {gpu['partitions']}")
+    text = subprocess.run([binary, "top", "--count", "1"], env=env, capture_output=True,
+                          text=True, timeout=60).stdout
+    check("Device 1 is throttled: software power cap, hardware thermal" in text and
+          "Device 1 partition 7 (NVIDIA H200 MIG 1g.18gb): 4.0 GiB / 18.0 GiB" in text,
+          f"nvml text: {text}")
+
+
 def check_usage(binary):
     done = top(binary, "--sysroot", "/nonexistent/anygpu", "--count", "1")
     check(done.returncode == 1 and "No such file" in done.stderr, f"missing sysroot: {done.stderr}")
@@ -156,6 +178,8 @@ def measure(binary):
 
 def main():
     binary, fixtures = sys.argv[1], sys.argv[2]
+    if len(sys.argv) > 3:
+        check_nvml(binary, sys.argv[3])
     check_live(binary)
     check_fixtures(binary, fixtures)
     check_usage(binary)

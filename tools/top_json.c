@@ -54,6 +54,22 @@ static void top_json_missing(json_writer *w, const agpu_device_telemetry *d) {
   json_end_array(w);
 }
 
+static void top_json_partitions(json_writer *w, const agpu_device_telemetry *d) {
+  json_key(w, "partitions");
+  json_begin_array(w);
+  for (uint32_t i = 0; i < d->partition_count; i++) {
+    const agpu_telemetry_partition *p = &d->partitions[i];
+    json_begin_object(w);
+    json_key_string(w, "name", p->name);
+    json_key_uint(w, "instance_id", p->instance_id);
+    top_json_bytes(w, "memory_total_bytes", p->memory_total);
+    top_json_bytes(w, "memory_used_bytes", p->memory_used);
+    top_json_bytes(w, "memory_free_bytes", p->memory_free);
+    json_end_object(w);
+  }
+  json_end_array(w);
+}
+
 static void top_json_device(json_writer *w, const agpu_device_telemetry *d) {
   json_begin_object(w);
   json_key_string(w, "name", d->name);
@@ -84,6 +100,7 @@ static void top_json_device(json_writer *w, const agpu_device_telemetry *d) {
   top_json_value(w, "fan_percent", d->fan_percent);
   json_key_string_or_null(w, "throttle_reasons", d->throttle_known, d->throttle_reasons);
   top_json_processes(w, d);
+  top_json_partitions(w, d);
   top_json_missing(w, d);
   json_end_object(w);
 }

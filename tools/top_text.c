@@ -92,6 +92,20 @@ static void top_processes(FILE *out, const agpu_device_telemetry *d, size_t inde
   text_table_free(&table);
 }
 
+/* Throttling and partitions, a line each, under the table. */
+static void top_device_notes(FILE *out, const agpu_device_telemetry *d, uint32_t index) {
+  if (d->throttle_known && d->throttle_reasons[0])
+    fprintf(out, "Device %u is throttled: %s\n", index, d->throttle_reasons);
+  for (uint32_t i = 0; i < d->partition_count; i++) {
+    const agpu_telemetry_partition *p = &d->partitions[i];
+    char used[FORMAT_BYTES_CAPACITY], total[FORMAT_BYTES_CAPACITY];
+    top_bytes(used, sizeof used, p->memory_used);
+    top_bytes(total, sizeof total, p->memory_total);
+    fprintf(out, "Device %u partition %u (%s): %s / %s\n", index, p->instance_id, p->name, used,
+            total);
+  }
+}
+
 /* "  device 1 hwmon: reason" or "  nvml: reason", under one heading. */
 static void top_missing_line(FILE *out, bool *headed, const char *what, const char *reason) {
   if (!*headed) fputs("\nNot available:\n", out);
@@ -134,9 +148,7 @@ void top_print_text(FILE *out, const agpu_telemetry *sample, const top_options *
           agpu_telemetry_window_s(sample));
   text_table_print(&table, out, "");
   text_table_free(&table);
-  for (uint32_t i = 0; devices && i < count; i++)
-    if (devices[i].throttle_known && devices[i].throttle_reasons[0])
-      fprintf(out, "Device %u is throttled: %s\n", i, devices[i].throttle_reasons);
+  for (uint32_t i = 0; devices && i < count; i++) top_device_notes(out, &devices[i], i);
   for (uint32_t i = 0; devices && i < count; i++) top_processes(out, &devices[i], i);
   top_missing(out, sample, devices, count);
   free(devices);

@@ -41,9 +41,16 @@ int nvmlDeviceGetFanSpeed(void *device, unsigned int *percent);
 int nvmlDeviceGetCurrentClocksThrottleReasons(void *device, unsigned long long *reasons);
 int nvmlDeviceGetComputeRunningProcesses_v2(void *device, unsigned int *count, fake_process *out);
 int nvmlDeviceGetGraphicsRunningProcesses_v2(void *device, unsigned int *count, fake_process *out);
+int nvmlDeviceGetMigMode(void *device, unsigned int *current, unsigned int *pending);
+int nvmlDeviceGetMaxMigDeviceCount(void *device, unsigned int *count);
+int nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void **mig);
+int nvmlDeviceGetGpuInstanceId(void *device, unsigned int *id);
 
 #define FAKE_COMPUTE_PROCESSES 100 /* more than the first buffer: NVML asks for more room */
 #define FAKE_DEVICE ((void *)0x1)
+/* Two MIG instances, in slots 0 and 2 of 7 (slot 1 is empty). */
+static char fake_migs[3];
+#define FAKE_IS_MIG(device) ((char *)(device) >= fake_migs && (char *)(device) < fake_migs + 3)
 
 int nvmlInit_v2(void) {
   const char *error = getenv("FAKE_NVML_INIT_ERROR");
@@ -67,12 +74,16 @@ int nvmlDeviceGetPciInfo_v3(void *device, fake_pci *pci) {
   return 0;
 }
 int nvmlDeviceGetName(void *device, char *name, unsigned int length) {
-  (void)device;
-  strncpy(name, "NVIDIA H200", length);
+  strncpy(name, FAKE_IS_MIG(device) ? "NVIDIA H200 MIG 1g.18gb" : "NVIDIA H200", length);
   return 0;
 }
 int nvmlDeviceGetMemoryInfo(void *device, fake_memory *memory) {
-  (void)device;
+  if (FAKE_IS_MIG(device)) {
+    memory->total = 18ull << 30;
+    memory->used = (device == &fake_migs[0] ? 4ull : 1ull) << 30;
+    memory->free = memory->total - memory->used;
+    return 0;
+  }
   memory->total = 80ull << 30;
   memory->used = 10ull << 30;
   memory->free = 70ull << 30;
@@ -148,4 +159,25 @@ int nvmlDeviceGetGraphicsRunningProcesses_v2(void *device, unsigned int *count, 
   (void)device;
   fake_process all[2] = {{(unsigned int)getpid(), 1ull << 30, 0, 0}, {1, ~0ull, 0, 0}};
   return fake_list(count, out, all, 2);
+}
+
+int nvmlDeviceGetMigMode(void *device, unsigned int *current, unsigned int *pending) {
+  (void)device;
+  *current = *pending = 1;
+  return 0;
+}
+int nvmlDeviceGetMaxMigDeviceCount(void *device, unsigned int *count) {
+  (void)device;
+  *count = 7;
+  return 0;
+}
+int nvmlDeviceGetMigDeviceHandleByIndex(void *device, unsigned int index, void **mig) {
+  (void)device;
+  if (index != 0 && index != 2) return 6; /* NVML_ERROR_NOT_FOUND */
+  *mig = &fake_migs[index];
+  return 0;
+}
+int nvmlDeviceGetGpuInstanceId(void *device, unsigned int *id) {
+  *id = device == &fake_migs[0] ? 7 : 9;
+  return 0;
 }
