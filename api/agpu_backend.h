@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The private interface between the core and the backends.
  *
  * A backend is one ops table. The core owns every handle struct below, checks
@@ -59,6 +60,9 @@ struct agpu_program {
   agpu_device *device;
   char *build_log;
   void *native;
+  /* The source parsed and checked by the core (agpu_parsed.h), set during
+   * program_build only: a backend that needs it later retains it. */
+  struct agpu_parsed *parsed;
   /* One for the user's handle plus one per live kernel: a program released
    * before its kernels stays alive until the last kernel goes. */
   _Atomic uint32_t references;
@@ -102,6 +106,19 @@ enum {
   AGPU_CAP_NONUNIFORM_GROUPS = 1u << 2,
 };
 
+/* What a device supports, for the translator: decides the predefined
+ * macros (cl_khr_fp64 ...), which features a kernel may use, and how the
+ * GLSL target computes fma and double rounding. */
+typedef struct agpu_translate_traits {
+  bool fp64, fp16, int64;
+  /* The device's float fma() is fused (one rounding); false: the GLSL target
+   * emulates it. GPUs fuse; lavapipe does not. */
+  bool fused_fma_float;
+  /* The device's double floor, ceil, trunc and roundEven are exact; false:
+   * the GLSL target computes them from the bits. */
+  bool f64_rounding_exact;
+} agpu_translate_traits;
+
 struct agpu_backend_ops {
   /* Loads the native library and adds devices with agpu_backend_add_device.
    * Failing to find a library or a driver is not an error: set
@@ -110,6 +127,9 @@ struct agpu_backend_ops {
   uint32_t (*device_caps)(agpu_device *device); /* optional: NULL is no caps */
   /* optional: NULL leaves total and free unknown */
   agpu_status (*device_memory)(agpu_device *device, agpu_memory_info *info);
+  /* optional: NULL leaves the core's traits (fp64, fp16 and int64 from the
+   * device info, the others false) */
+  void (*translate_traits)(agpu_device *device, agpu_translate_traits *traits);
 
   agpu_status (*queue_create)(agpu_queue *queue);
   void (*queue_release)(agpu_queue *queue);
@@ -135,8 +155,9 @@ struct agpu_backend_ops {
                             void **ptr);
   agpu_status (*buffer_unmap)(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
 
-  /* Optional (only called with AGPU_CAP_BUILD_PORTABLE). Sets
-   * program->build_log (malloc'd) when the compiler said something. */
+  /* Optional (only called with AGPU_CAP_BUILD_PORTABLE). The core has
+   * parsed and checked the source (program->parsed) and set build_log to
+   * its warnings; the backend adds what its compiler said. */
   agpu_status (*program_build)(agpu_program *program, const agpu_program_desc *desc);
   /* optional: NULL refuses every native format */
   agpu_status (*program_create_native)(agpu_program *program, agpu_native_format format,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The on-disk cache of compiled kernels, shared by every backend.
  *
  * A backend builds a key from everything that decides the compiled bytes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the core's files share: the registry and handle checks. */
 #ifndef AGPU_CORE_H
 #define AGPU_CORE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Run-time loading of vendor libraries. Every backend opens its library with
  * dlopen so that one binary runs on every machine; what was tried and why it
  * failed is kept for `anygpu list` and `anygpu doctor`. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Errors are values: a status plus a thread-local message. */
 #ifndef AGPU_ERROR_H
 #define AGPU_ERROR_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Handles: what the user holds is not the object's address but an encoded
  * value (type, generation, slot) that the core resolves through a table of
  * slots that is never freed. A released, foreign, wrong-type or NULL handle is

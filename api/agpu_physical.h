@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Physical-device grouping: the same GPU seen through several APIs is one
  * physical device. The grouping itself is a pure function of the devices'
  * descriptions (physical_group.c, tested on staged devices); physical.c

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* SHA-256 (FIPS 180-4), for cache keys and entry checksums. Exported from the
  * shared library for the tests and tools; not part of the installed API. */
 #ifndef AGPU_SHA256_H

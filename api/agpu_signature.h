@@ -1,6 +1,7 @@
-/* A program's kernel signatures, parsed and checked once in the core, for
- * the backends (issue 17): the one conversion of the translator's AST to
- * agpu_kernel_param. Backends include this, not the front end's headers. */
+// SPDX-License-Identifier: Apache-2.0
+/* A program's kernel signatures, derived once in the core from the parse
+ * (agpu_parsed.h) for the backends: the one conversion of the translator's
+ * AST to agpu_kernel_param. */
 #ifndef AGPU_SIGNATURE_H
 #define AGPU_SIGNATURE_H
 
@@ -12,6 +13,7 @@ typedef struct agpu_kernel_signature {
   agpu_kernel_param *params;
   bool has_required_work_group_size;
   uint32_t required_work_group_size[3];
+  uint32_t local_memory_bytes; /* static __local arrays, callees included */
 } agpu_kernel_signature;
 
 typedef struct agpu_program_signatures {
@@ -20,24 +22,30 @@ typedef struct agpu_program_signatures {
   char *warnings; /* the front end's warnings, malloc'd; NULL when none */
 } agpu_program_signatures;
 
-/* Preprocesses, parses and checks `desc` for a device with `device`'s
- * traits and fills `out`. On errors returns AGPU_ERROR_BUILD_FAILED with
- * every diagnostic (file:line:col) in the message, prefixed by `backend`. */
-agpu_status agpu_signatures_parse(const agpu_program_desc *desc, const agpu_device *device,
-                                  const char *backend, agpu_program_signatures *out);
 void agpu_signatures_free(agpu_program_signatures *signatures);
 
 /* The kernel called `name`, or NULL. */
 const agpu_kernel_signature *agpu_signatures_find(const agpu_program_signatures *signatures,
                                                   const char *name);
 
-/* The one conversion of a kernel parameter of the translator's AST to its
- * public description; for the backends that still parse the source
- * themselves (issue 17 moves the parse into the core). */
+/* The one conversion of the translator's AST to signatures (api/parsed.c
+ * calls it); AGPU_ERROR_OUT_OF_HOST_MEMORY without a message. */
 struct kl_context;
-struct kl_variable;
-void agpu_param_from_variable(struct kl_context *ctx, const struct kl_variable *variable,
-                              agpu_kernel_param *param);
+struct kl_program;
+agpu_status agpu_signatures_describe(struct kl_context *ctx, const struct kl_program *program,
+                                     agpu_program_signatures *out);
+
+/* A deep copy (the parameters malloc'd: free to->params);
+ * AGPU_ERROR_OUT_OF_HOST_MEMORY without a message. */
+agpu_status agpu_signature_copy(agpu_kernel_signature *to, const agpu_kernel_signature *from);
+
+/* A backend's array of kernel entries, each starting with an
+ * agpu_kernel_signature (its first member) and `entry_size` bytes long, with
+ * a deep copy of each of `from`'s: *entries is calloc'd and *count says how
+ * many copies are made, also on failure (AGPU_ERROR_OUT_OF_HOST_MEMORY, no
+ * message). */
+agpu_status agpu_signatures_copy_into(const agpu_program_signatures *from, size_t entry_size,
+                                      void **entries, uint32_t *count);
 
 /* Fills kernel->info (all but the name) and kernel->params (malloc'd) from
  * `signature`. */

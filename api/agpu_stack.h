@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Running an in-process compiler on a stack of its own size. */
 #ifndef AGPU_STACK_H
 #define AGPU_STACK_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu: one C API for GPU compute over CUDA, HIP, OpenCL, Vulkan and the CPU.
  *
  * Conventions
@@ -45,7 +46,13 @@ extern "C" {
 #define AGPU_VERSION_MAJOR 0
 #define AGPU_VERSION_MINOR 1
 #define AGPU_VERSION_PATCH 0
-#define AGPU_VERSION_STRING "0.1.0"
+/* The one place the version is set: CMakeLists.txt reads the three numbers
+ * above (docs/releasing.md); "0.1.0" from them. */
+#define AGPU_VERSION_TEXT_(x) #x
+#define AGPU_VERSION_TEXT(x) AGPU_VERSION_TEXT_(x)
+#define AGPU_VERSION_STRING             \
+  AGPU_VERSION_TEXT(AGPU_VERSION_MAJOR) \
+  "." AGPU_VERSION_TEXT(AGPU_VERSION_MINOR) "." AGPU_VERSION_TEXT(AGPU_VERSION_PATCH)
 
 /* ---------------------------------------------------------------- status */
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The backends: one line each, the one place the core and the tools learn
  * what a backend is (issue 17). Adding a backend is its folder under
  * backends/ (filling one agpu_backend_ops), a line here, a value at the end

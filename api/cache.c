@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The on-disk kernel cache: keys, the directory, and entries. See
  * docs/cache.md for the format and the rules. */
 #ifndef _GNU_SOURCE

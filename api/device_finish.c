@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Waiting for a whole device (agpu_device_finish) or for every default queue
  * (agpu_queue_finish(NULL)), and the per-device list of user queues that the
  * first needs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The handle table. A handle is a 64-bit value, never an address:
  *
  *   bits 63..56  0xA6, marks an anygpu handle (no user-space address has it)

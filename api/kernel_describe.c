@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What agpu_kernel_create says the same on every backend: a kernel name the
  * program lacks, and the parameters' type names. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Launch validation: every launch is checked against the kernel's parameters
  * and the device's limits before the backend sees it, so that a mistake gets
  * a message naming the argument instead of a native error code or a crash. */

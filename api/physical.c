@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The physical devices of this machine: the registry's devices grouped once,
  * on first use, and the public API over that grouping. */
 #include <stdlib.h>

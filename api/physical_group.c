@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Which devices are one physical device: PCI address first, then UUIDs
  * where the vendor's APIs agree on them, then a marked guess; every CPU
  * device is the host CPU. A pure function of the devices' descriptions. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The process around the library: fork() (docs/reliability.md, "fork and
  * exit").
  *

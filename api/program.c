@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agpu_core.h"
+#include "agpu_parsed.h"
 
 static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
   agpu_program *program = calloc(1, sizeof *program);
@@ -46,6 +48,33 @@ static agpu_status agpu_program_finish(agpu_program *program, agpu_program **out
   return AGPU_SUCCESS;
 }
 
+/* What the translator may assume of the device: the backend's word, or the
+ * device info's. */
+static agpu_translate_traits agpu_program_traits(agpu_device *device) {
+  agpu_translate_traits traits = {
+      .fp64 = device->info.fp64, .fp16 = device->info.fp16, .int64 = device->info.int64};
+  if (device->backend->ops->translate_traits)
+    device->backend->ops->translate_traits(device, &traits);
+  return traits;
+}
+
+/* Parses and checks once, then the backend compiles what it needs. */
+static agpu_status agpu_program_build_parsed(agpu_program *program, const agpu_program_desc *desc) {
+  agpu_device *device = program->device;
+  agpu_translate_traits traits = agpu_program_traits(device);
+  agpu_status status =
+      agpu_parsed_create(desc, &traits, device->info.selector, &program->parsed, NULL);
+  if (status != AGPU_SUCCESS) return status;
+  const char *warnings = agpu_parsed_warnings(program->parsed);
+  if (*warnings && !(program->build_log = agpu_strdup(warnings)))
+    status =
+        agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
+  if (status == AGPU_SUCCESS) status = device->backend->ops->program_build(program, desc);
+  agpu_parsed_release(program->parsed); /* a backend that needs it later retained it */
+  program->parsed = NULL;
+  return status;
+}
+
 agpu_status agpu_check_include_dirs(const char *function, const char *const *dirs, uint32_t count) {
   if (count > 0 && !dirs)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
@@ -85,7 +114,7 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
 
   agpu_program *created = NULL;
   status = agpu_program_new(device, &created);
-  if (status == AGPU_SUCCESS) status = ops->program_build(created, &copy);
+  if (status == AGPU_SUCCESS) status = agpu_program_build_parsed(created, &copy);
   free(options);
   if (status != AGPU_SUCCESS) {
     if (!created) return status;

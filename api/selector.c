@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Device selectors: "cuda:0", "opencl:*", "*:gpu", "!vulkan:*", "phys:1",
  * "pci:0000:01:00.0"; within a term, filters are alternatives joined by ','
  * ("opencl:0,2", "phys:0,cpu"); terms are joined by ';'. The grammar is in

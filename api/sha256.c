@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* SHA-256 as specified in FIPS 180-4, section 6.2. */
 #include "agpu_sha256.h"
 

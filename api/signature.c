@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Kernel signatures from the translator's AST (agpu_signature.h). */
 #include <stdlib.h>
 #include <string.h>
@@ -6,8 +7,8 @@
 #include "kl_front.h"
 #include "translate.h"
 
-void agpu_param_from_variable(kl_context *ctx, const kl_variable *variable,
-                              agpu_kernel_param *param) {
+static void agpu_param_from_variable(kl_context *ctx, const kl_variable *variable,
+                                     agpu_kernel_param *param) {
   agpu_copy_text(param->name, sizeof param->name, variable->name);
   agpu_copy_text(param->type_name, sizeof param->type_name, kl_type_name(ctx, variable->type));
   const kl_type *type = variable->type;
@@ -28,6 +29,7 @@ static agpu_status agpu_describe_kernel(kl_context *ctx, const kl_function *fn,
   signature->has_required_work_group_size = fn->has_required_work_group_size;
   for (int d = 0; d < 3; d++)
     signature->required_work_group_size[d] = (uint32_t)fn->required_work_group_size[d];
+  signature->local_memory_bytes = fn->local_memory_bytes;
   for (const kl_variable *p = fn->params; p; p = p->next) signature->param_count++;
   signature->params =
       calloc(signature->param_count ? signature->param_count : 1, sizeof *signature->params);
@@ -38,8 +40,8 @@ static agpu_status agpu_describe_kernel(kl_context *ctx, const kl_function *fn,
   return AGPU_SUCCESS;
 }
 
-static agpu_status agpu_describe_program(kl_context *ctx, const kl_program *parsed,
-                                         agpu_program_signatures *out) {
+agpu_status agpu_signatures_describe(kl_context *ctx, const kl_program *parsed,
+                                     agpu_program_signatures *out) {
   uint32_t count = 0;
   for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
     if (fn->is_kernel && fn->body) count++;
@@ -51,37 +53,6 @@ static agpu_status agpu_describe_program(kl_context *ctx, const kl_program *pars
     if (status != AGPU_SUCCESS) return status;
   }
   return AGPU_SUCCESS;
-}
-
-agpu_status agpu_signatures_parse(const agpu_program_desc *desc, const agpu_device *device,
-                                  const char *backend, agpu_program_signatures *out) {
-  memset(out, 0, sizeof *out);
-  kl_context *ctx = kl_context_create();
-  if (!ctx) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", backend);
-  kl_translate_options options = {
-      .source_name = desc->source_name,
-      .build_options = desc->options ? desc->options : "",
-      .include_dirs = desc->include_dirs,
-      .include_dir_count = (int)desc->include_dir_count,
-  };
-  options.traits.fp64 = device->info.fp64;
-  options.traits.int64 = device->info.int64;
-  options.traits.fp16 = device->info.fp16;
-  agpu_status status = AGPU_SUCCESS;
-  kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
-  if (!parsed) {
-    status = agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s: the kernel source did not compile:\n%s",
-                            backend, kl_diagnostics_text(ctx));
-  } else {
-    const char *warnings = kl_diagnostics_text(ctx);
-    if (warnings && *warnings) out->warnings = agpu_strdup(warnings);
-    status = agpu_describe_program(ctx, parsed, out);
-    if (status == AGPU_ERROR_OUT_OF_HOST_MEMORY)
-      agpu_error_set(status, "%s: out of host memory", backend);
-  }
-  kl_context_destroy(ctx);
-  if (status != AGPU_SUCCESS) agpu_signatures_free(out);
-  return status;
 }
 
 void agpu_signatures_free(agpu_program_signatures *signatures) {
@@ -110,5 +81,27 @@ agpu_status agpu_kernel_fill_from_signature(agpu_kernel *kernel,
   memcpy(kernel->info.required_work_group_size, signature->required_work_group_size,
          sizeof signature->required_work_group_size);
   kernel->info.max_work_group_size = kernel->program->device->info.max_work_group_size;
+  return AGPU_SUCCESS;
+}
+
+agpu_status agpu_signature_copy(agpu_kernel_signature *to, const agpu_kernel_signature *from) {
+  *to = *from;
+  to->params = calloc(from->param_count ? from->param_count : 1, sizeof *to->params);
+  if (!to->params) return AGPU_ERROR_OUT_OF_HOST_MEMORY;
+  if (from->param_count) memcpy(to->params, from->params, from->param_count * sizeof *to->params);
+  return AGPU_SUCCESS;
+}
+
+agpu_status agpu_signatures_copy_into(const agpu_program_signatures *from, size_t entry_size,
+                                      void **entries, uint32_t *count) {
+  *count = 0;
+  char *array = calloc(from->kernel_count ? from->kernel_count : 1, entry_size);
+  *entries = array;
+  if (!array) return AGPU_ERROR_OUT_OF_HOST_MEMORY;
+  for (; *count < from->kernel_count; (*count)++) {
+    agpu_kernel_signature *to = (agpu_kernel_signature *)(array + *count * entry_size);
+    if (agpu_signature_copy(to, &from->kernels[*count]) != AGPU_SUCCESS)
+      return AGPU_ERROR_OUT_OF_HOST_MEMORY;
+  }
   return AGPU_SUCCESS;
 }

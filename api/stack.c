@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_run_on_stack (agpu_stack.h). */
 #include "agpu_stack.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The public face of the kernel translator (kernels/translate.h). */
 #include <stdio.h>
 #include <stdlib.h>

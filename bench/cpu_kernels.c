@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Benchmark (not a test) of the CPU backend against plain C in the same run:
  *   - a portable triad kernel on 2^25 floats vs a C triad with OpenMP,
  *   - a work-group tree reduction (256 work-items, barriers inside the halving

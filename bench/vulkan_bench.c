@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Vulkan benchmark, one run: the median launch roundtrip (an empty kernel,
  * launched then finished) through anygpu against bench/native/ doing the
  * same with raw Vulkan and the same SPIR-V, as a ratio; and the triad

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libFuzzer targets (tests/fuzz/, docs/fuzzing.md):
 #
 #   fuzz_translator   kernel source text through the translator and every emitter

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # GLSL to SPIR-V inside the library (the `spirv` translation target), with
 # glslang's C interface linked from the static archives of Debian's
 # glslang-dev and spirv-tools (libshaderc.so.1 on Debian 12 cannot be loaded

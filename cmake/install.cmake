@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 include(CMakePackageConfigHelpers)
 
 install(TARGETS anygpu anygpu_static EXPORT anygpuTargets

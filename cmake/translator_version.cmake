@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The translator's version is part of every kernel-cache key. A hand-bumped
 # number was forgotten once and the cache served SPIR-V from an older emitter,
 # so the version is derived from the translator's own sources: a release

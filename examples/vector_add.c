@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* vector_add: c[i] = a[i] + b[i] on the device anygpu picks.
  *
  *   ANYGPU_DEVICE=opencl:0 ./vector_add [n]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The builtin function table (OpenCL C 1.2, 6.12) and the typing of calls. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernel language's builtin functions: one table, shared by the parser
  * (which types every call with its OpenCL C result-type rule) and the
  * emitters (which switch on kl_builtin_id).

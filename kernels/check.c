@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Checks and facts after parsing: the call graph (recursion is rejected),
  * features, barriers, work-group uniformity, values live across barriers,
  * static local memory. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The translation context: an arena that owns every allocation of one
  * translation, and the diagnostics. */
 #include <stdarg.h>

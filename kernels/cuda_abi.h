@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The launch ABI of kernels translated to CUDA C++ or HIP C++ by
  * kl_emit_cuda (kernels/emit_cuda.c), for the CUDA and HIP backends.
  *
@@ -18,6 +19,10 @@
 #include <stdint.h>
 
 #define KL_CUDA_LOCAL_ALIGN 16
+
+/* The line kl_emit_cuda writes for a program with FP_CONTRACT OFF: NVRTC
+ * is then asked for --fmad=false. */
+#define KL_CUDA_FP_CONTRACT_OFF_MARK "/* anygpu: FP_CONTRACT OFF, compile with --fmad=false */"
 
 typedef struct kl_cuda_launch_info {
   uint32_t group_offset[3]; /* added to blockIdx: the first group of this (partial) launch */

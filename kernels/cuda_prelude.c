@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The prelude of the CUDA C++ and HIP C++ translations (kernels/emit_cuda.c):
  * C++ that gives the translated kernel OpenCL C's types and builtins. See
  * cuda_prelude.h for the order of the parts. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The prelude of the CUDA C++ and HIP C++ translations, in the order
  * kl_emit_cuda prints it:
  *  1. kl_cuda_prelude_types: scalar typedefs, the vector template _clv and

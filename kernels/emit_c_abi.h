@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The ABI between the host-C translation (kernels/emit_c.c) and the CPU
  * backend (backends/cpu/). The generated C carries the same declarations as
  * text (KL_C_ABI_TEXT), so the two cannot drift apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host-C emitter's builtins: each OpenCL C builtin becomes a call of a
  * small static helper, defined once per signature ahead of the kernels.
  * Scalar helpers spell the operation with OpenCL semantics (abs returns
@@ -28,18 +29,30 @@ static const char *kc_mangle(kc_emitter *e, const kl_type *type) {
     return kl_format(e->ctx, "p%d%s%s", (int)type->pointee_space,
                      (type->element->qualifiers & KL_QUALIFIER_VOLATILE) ? "v" : "",
                      kc_mangle(e, type->element));
-  if (kc_vec(type)) return kl_format(e->ctx, "%s%d", kc_scalar_name(type->element->kind), type->length);
+  if (kc_vec(type))
+    return kl_format(e->ctx, "%s%d", kc_scalar_name(type->element->kind), type->length);
   const char *name = kc_scalar_name(type->kind);
   return name ? name : "x";
 }
 
 static const char *kc_unsigned_name(kl_type_kind kind) {
   switch (kind) {
-    case KL_TYPE_CHAR: case KL_TYPE_UCHAR: return "uchar";
-    case KL_TYPE_SHORT: case KL_TYPE_USHORT: return "ushort";
-    case KL_TYPE_INT: case KL_TYPE_UINT: return "uint";
-    case KL_TYPE_LONG: case KL_TYPE_ULONG: case KL_TYPE_SIZE_T: case KL_TYPE_PTRDIFF_T: return "ulong";
-    default: return kc_scalar_name(kind);
+    case KL_TYPE_CHAR:
+    case KL_TYPE_UCHAR:
+      return "uchar";
+    case KL_TYPE_SHORT:
+    case KL_TYPE_USHORT:
+      return "ushort";
+    case KL_TYPE_INT:
+    case KL_TYPE_UINT:
+      return "uint";
+    case KL_TYPE_LONG:
+    case KL_TYPE_ULONG:
+    case KL_TYPE_SIZE_T:
+    case KL_TYPE_PTRDIFF_T:
+      return "ulong";
+    default:
+      return kc_scalar_name(kind);
   }
 }
 
@@ -54,24 +67,39 @@ static bool kc_float_kind(kl_type_kind kind) {
 
 static const char *kc_min_of(kl_type_kind kind) {
   switch (kind) {
-    case KL_TYPE_CHAR: return "(-128)";
-    case KL_TYPE_SHORT: return "(-32768)";
-    case KL_TYPE_INT: return "(-2147483647 - 1)";
-    case KL_TYPE_LONG: case KL_TYPE_PTRDIFF_T: return "(-9223372036854775807L - 1)";
-    default: return "0";
+    case KL_TYPE_CHAR:
+      return "(-128)";
+    case KL_TYPE_SHORT:
+      return "(-32768)";
+    case KL_TYPE_INT:
+      return "(-2147483647 - 1)";
+    case KL_TYPE_LONG:
+    case KL_TYPE_PTRDIFF_T:
+      return "(-9223372036854775807L - 1)";
+    default:
+      return "0";
   }
 }
 
 static const char *kc_max_of(kl_type_kind kind) {
   switch (kind) {
-    case KL_TYPE_CHAR: return "127";
-    case KL_TYPE_UCHAR: return "255";
-    case KL_TYPE_SHORT: return "32767";
-    case KL_TYPE_USHORT: return "65535";
-    case KL_TYPE_INT: return "2147483647";
-    case KL_TYPE_UINT: return "4294967295u";
-    case KL_TYPE_LONG: case KL_TYPE_PTRDIFF_T: return "9223372036854775807L";
-    default: return "18446744073709551615ul";
+    case KL_TYPE_CHAR:
+      return "127";
+    case KL_TYPE_UCHAR:
+      return "255";
+    case KL_TYPE_SHORT:
+      return "32767";
+    case KL_TYPE_USHORT:
+      return "65535";
+    case KL_TYPE_INT:
+      return "2147483647";
+    case KL_TYPE_UINT:
+      return "4294967295u";
+    case KL_TYPE_LONG:
+    case KL_TYPE_PTRDIFF_T:
+      return "9223372036854775807L";
+    default:
+      return "18446744073709551615ul";
   }
 }
 
@@ -85,62 +113,118 @@ static const char *kc_formula(kc_emitter *e, const kl_node *call, kl_type_kind k
   const char *T = kc_scalar_name(k);
   int bits = 0;
   switch (k) {
-    case KL_TYPE_CHAR: case KL_TYPE_UCHAR: bits = 8; break;
-    case KL_TYPE_SHORT: case KL_TYPE_USHORT: bits = 16; break;
-    case KL_TYPE_INT: case KL_TYPE_UINT: case KL_TYPE_FLOAT: bits = 32; break;
-    default: bits = 64; break;
+    case KL_TYPE_CHAR:
+    case KL_TYPE_UCHAR:
+      bits = 8;
+      break;
+    case KL_TYPE_SHORT:
+    case KL_TYPE_USHORT:
+      bits = 16;
+      break;
+    case KL_TYPE_INT:
+    case KL_TYPE_UINT:
+    case KL_TYPE_FLOAT:
+      bits = 32;
+      break;
+    default:
+      bits = 64;
+      break;
   }
   const char *U = kc_unsigned_name(k);
   const char *W = kc_signed_kind(k) ? "__int128" : "unsigned __int128";
   switch (call->builtin->id) {
-#define M1(ID, fn) case KL_BUILTIN_##ID: return kl_format(ctx, "return " fn "%s(a);", f);
-#define M2(ID, fn) case KL_BUILTIN_##ID: return kl_format(ctx, "return " fn "%s(a, b);", f);
-    M1(ACOS, "acos") M1(ACOSH, "acosh") M1(ASIN, "asin") M1(ASINH, "asinh") M1(ATAN, "atan")
-    M2(ATAN2, "atan2") M1(ATANH, "atanh") M1(CBRT, "cbrt") M1(CEIL, "ceil")
-    M2(COPYSIGN, "copysign") M1(COS, "cos") M1(COSH, "cosh") M1(ERFC, "erfc") M1(ERF, "erf")
-    M1(EXP, "exp") M1(EXP2, "exp2") M1(EXP10, "exp10") M1(EXPM1, "expm1") M1(FABS, "fabs")
-    M2(FDIM, "fdim") M1(FLOOR, "floor") M2(FMOD, "fmod") M2(HYPOT, "hypot") M1(LGAMMA, "lgamma")
-    M1(LOG, "log") M1(LOG2, "log2") M1(LOG10, "log10") M1(LOG1P, "log1p") M1(LOGB, "logb")
-    M2(NEXTAFTER, "nextafter") M2(POW, "pow") M2(POWR, "pow") M2(REMAINDER, "remainder")
-    M1(RINT, "rint") M1(ROUND, "round") M1(SIN, "sin") M1(SINH, "sinh") M1(SQRT, "sqrt")
-    M1(TAN, "tan") M1(TANH, "tanh") M1(TGAMMA, "tgamma") M1(TRUNC, "trunc")
+#define M1(ID, fn)      \
+  case KL_BUILTIN_##ID: \
+    return kl_format(ctx, "return " fn "%s(a);", f);
+#define M2(ID, fn)      \
+  case KL_BUILTIN_##ID: \
+    return kl_format(ctx, "return " fn "%s(a, b);", f);
+    M1(ACOS, "acos")
+    M1(ACOSH, "acosh") M1(ASIN, "asin") M1(ASINH, "asinh") M1(ATAN, "atan") M2(ATAN2, "atan2")
+        M1(ATANH, "atanh") M1(CBRT, "cbrt") M1(CEIL, "ceil") M2(COPYSIGN, "copysign") M1(COS, "cos")
+            M1(COSH, "cosh") M1(ERFC, "erfc") M1(ERF, "erf") M1(EXP, "exp") M1(EXP2, "exp2")
+                M1(EXP10, "exp10") M1(EXPM1, "expm1") M1(FABS, "fabs") M2(FDIM, "fdim")
+                    M1(FLOOR, "floor") M2(FMOD, "fmod") M2(HYPOT, "hypot") M1(LGAMMA, "lgamma")
+                        M1(LOG, "log") M1(LOG2, "log2") M1(LOG10, "log10") M1(LOG1P, "log1p")
+                            M1(LOGB, "logb") M2(NEXTAFTER, "nextafter") M2(POW, "pow")
+                                M2(POWR, "pow") M2(REMAINDER, "remainder") M1(RINT, "rint")
+                                    M1(ROUND, "round") M1(SIN, "sin") M1(SINH, "sinh")
+                                        M1(SQRT, "sqrt") M1(TAN, "tan") M1(TANH, "tanh")
+                                            M1(TGAMMA, "tgamma") M1(TRUNC, "trunc")
 #undef M1
 #undef M2
-    case KL_BUILTIN_ACOSPI: return kl_format(ctx, "return (%s)(acos((double)a) / M_PI);", T);
-    case KL_BUILTIN_ASINPI: return kl_format(ctx, "return (%s)(asin((double)a) / M_PI);", T);
-    case KL_BUILTIN_ATANPI: return kl_format(ctx, "return (%s)(atan((double)a) / M_PI);", T);
+                                                case KL_BUILTIN_ACOSPI
+        : return kl_format(ctx, "return (%s)(acos((double)a) / M_PI);", T);
+    case KL_BUILTIN_ASINPI:
+      return kl_format(ctx, "return (%s)(asin((double)a) / M_PI);", T);
+    case KL_BUILTIN_ATANPI:
+      return kl_format(ctx, "return (%s)(atan((double)a) / M_PI);", T);
     case KL_BUILTIN_ATAN2PI:
       return kl_format(ctx, "return (%s)(atan2((double)a, (double)b) / M_PI);", T);
     case KL_BUILTIN_SINPI:
-      return kl_format(ctx, "double r = fmod((double)a, 2.0); return (%s)(r == 0 ? copysign(0.0, (double)a) : sin(M_PI * r));", T);
+      return kl_format(ctx,
+                       "double r = fmod((double)a, 2.0); return (%s)(r == 0 ? copysign(0.0, "
+                       "(double)a) : sin(M_PI * r));",
+                       T);
     case KL_BUILTIN_COSPI:
-      return kl_format(ctx, "double r = fabs(fmod((double)a, 2.0)); return (%s)(r == 0.5 || r == 1.5 ? 0.0 : cos(M_PI * r));", T);
+      return kl_format(ctx,
+                       "double r = fabs(fmod((double)a, 2.0)); return (%s)(r == 0.5 || r == 1.5 ? "
+                       "0.0 : cos(M_PI * r));",
+                       T);
     case KL_BUILTIN_TANPI:
-      return kl_format(ctx, "double r = fmod((double)a, 1.0); return (%s)(r == 0 ? copysign(0.0, (double)a) : tan(M_PI * r));", T);
-    case KL_BUILTIN_FMA: return kl_format(ctx, "return fma%s(a, b, c);", f);
-    case KL_BUILTIN_MAD: return "return a * b + c;";
-    case KL_BUILTIN_FMAX: return kl_format(ctx, "return fmax%s(a, b);", f);
-    case KL_BUILTIN_FMIN: return kl_format(ctx, "return fmin%s(a, b);", f);
-    case KL_BUILTIN_LDEXP: return kl_format(ctx, "return ldexp%s(a, b);", f);
-    case KL_BUILTIN_ILOGB: return kl_format(ctx, "return ilogb%s(a);", f);
-    case KL_BUILTIN_POWN: return kl_format(ctx, "return pow%s(a, (%s)b);", f, T);
+      return kl_format(ctx,
+                       "double r = fmod((double)a, 1.0); return (%s)(r == 0 ? copysign(0.0, "
+                       "(double)a) : tan(M_PI * r));",
+                       T);
+    case KL_BUILTIN_FMA:
+      return kl_format(ctx, "return fma%s(a, b, c);", f);
+    case KL_BUILTIN_MAD:
+      return "return a * b + c;";
+    case KL_BUILTIN_FMAX:
+      return kl_format(ctx, "return fmax%s(a, b);", f);
+    case KL_BUILTIN_FMIN:
+      return kl_format(ctx, "return fmin%s(a, b);", f);
+    case KL_BUILTIN_LDEXP:
+      return kl_format(ctx, "return ldexp%s(a, b);", f);
+    case KL_BUILTIN_ILOGB:
+      return kl_format(ctx, "return ilogb%s(a);", f);
+    case KL_BUILTIN_POWN:
+      return kl_format(ctx, "return pow%s(a, (%s)b);", f, T);
     case KL_BUILTIN_ROOTN:
-      return kl_format(ctx, "if (b == 0) return NAN; if (a < 0 && (b & 1)) return -pow%s(-a, (%s)1 / (%s)b); return pow%s(a, (%s)1 / (%s)b);", f, T, T, f, T, T);
-    case KL_BUILTIN_RSQRT: return kl_format(ctx, "return (%s)(1.0 / sqrt((double)a));", T);
+      return kl_format(ctx,
+                       "if (b == 0) return NAN; if (a < 0 && (b & 1)) return -pow%s(-a, (%s)1 / "
+                       "(%s)b); return pow%s(a, (%s)1 / (%s)b);",
+                       f, T, T, f, T, T);
+    case KL_BUILTIN_RSQRT:
+      return kl_format(ctx, "return (%s)(1.0 / sqrt((double)a));", T);
     case KL_BUILTIN_MAXMAG:
-      return kl_format(ctx, "%s x = fabs%s(a), y = fabs%s(b); return x > y ? a : y > x ? b : fmax%s(a, b);", T, f, f, f);
+      return kl_format(
+          ctx, "%s x = fabs%s(a), y = fabs%s(b); return x > y ? a : y > x ? b : fmax%s(a, b);", T,
+          f, f, f);
     case KL_BUILTIN_MINMAG:
-      return kl_format(ctx, "%s x = fabs%s(a), y = fabs%s(b); return x < y ? a : y < x ? b : fmin%s(a, b);", T, f, f, f);
-    case KL_BUILTIN_DIVIDE: return "return a / b;";
+      return kl_format(
+          ctx, "%s x = fabs%s(a), y = fabs%s(b); return x < y ? a : y < x ? b : fmin%s(a, b);", T,
+          f, f, f);
+    case KL_BUILTIN_DIVIDE:
+      return "return a / b;";
     case KL_BUILTIN_FRACT:
-      return kl_format(ctx, "if (isnan(a)) { *b = a; return a; } if (isinf(a)) { *b = a; return copysign%s(0, a); } %s fl = floor%s(a); *b = fl; return fmin%s(a - fl, %s);",
-                       f, T, f, f, k == KL_TYPE_FLOAT ? "0x1.fffffep-1f" : "0x1.fffffffffffffp-1");
-    case KL_BUILTIN_MODF: return kl_format(ctx, "return modf%s(a, b);", f);
-    case KL_BUILTIN_SINCOS: return kl_format(ctx, "*b = cos%s(a); return sin%s(a);", f, f);
-    case KL_BUILTIN_FREXP: return kl_format(ctx, "return frexp%s(a, b);", f);
-    case KL_BUILTIN_LGAMMA_R: return kl_format(ctx, "return lgamma%s_r(a, b);", f);
-    case KL_BUILTIN_REMQUO: return kl_format(ctx, "return remquo%s(a, b, c);", f);
-    case KL_BUILTIN_RECIP: return kl_format(ctx, "return (%s)1 / a;", T);
+      return kl_format(
+          ctx,
+          "if (isnan(a)) { *b = a; return a; } if (isinf(a)) { *b = a; return copysign%s(0, a); } "
+          "%s fl = floor%s(a); *b = fl; return fmin%s(a - fl, %s);",
+          f, T, f, f, k == KL_TYPE_FLOAT ? "0x1.fffffep-1f" : "0x1.fffffffffffffp-1");
+    case KL_BUILTIN_MODF:
+      return kl_format(ctx, "return modf%s(a, b);", f);
+    case KL_BUILTIN_SINCOS:
+      return kl_format(ctx, "*b = cos%s(a); return sin%s(a);", f, f);
+    case KL_BUILTIN_FREXP:
+      return kl_format(ctx, "return frexp%s(a, b);", f);
+    case KL_BUILTIN_LGAMMA_R:
+      return kl_format(ctx, "return lgamma%s_r(a, b);", f);
+    case KL_BUILTIN_REMQUO:
+      return kl_format(ctx, "return remquo%s(a, b, c);", f);
+    case KL_BUILTIN_RECIP:
+      return kl_format(ctx, "return (%s)1 / a;", T);
     /* integer */
     case KL_BUILTIN_ABS:
       if (fl) return kl_format(ctx, "return fabs%s(a);", f);
@@ -149,33 +233,49 @@ static const char *kc_formula(kc_emitter *e, const kl_node *call, kl_type_kind k
       return kl_format(ctx, "return (%s)(a > b ? (%s)a - (%s)b : (%s)b - (%s)a);", U, U, U, U, U);
     case KL_BUILTIN_ADD_SAT:
       return kl_format(ctx, "%s r; if (__builtin_add_overflow(a, b, &r)) return %s; return r;", T,
-                       kc_signed_kind(k) ? kl_format(ctx, "a < 0 ? %s : %s", kc_min_of(k), kc_max_of(k)) : kc_max_of(k));
+                       kc_signed_kind(k)
+                           ? kl_format(ctx, "a < 0 ? %s : %s", kc_min_of(k), kc_max_of(k))
+                           : kc_max_of(k));
     case KL_BUILTIN_SUB_SAT:
-      return kl_format(ctx, "%s r; if (__builtin_sub_overflow(a, b, &r)) return %s; return r;", T,
-                       kc_signed_kind(k) ? kl_format(ctx, "a < 0 ? %s : %s", kc_min_of(k), kc_max_of(k)) : "0");
-    case KL_BUILTIN_HADD: return kl_format(ctx, "return (%s)((a >> 1) + (b >> 1) + (a & b & 1));", T);
-    case KL_BUILTIN_RHADD: return kl_format(ctx, "return (%s)((a >> 1) + (b >> 1) + ((a | b) & 1));", T);
+      return kl_format(
+          ctx, "%s r; if (__builtin_sub_overflow(a, b, &r)) return %s; return r;", T,
+          kc_signed_kind(k) ? kl_format(ctx, "a < 0 ? %s : %s", kc_min_of(k), kc_max_of(k)) : "0");
+    case KL_BUILTIN_HADD:
+      return kl_format(ctx, "return (%s)((a >> 1) + (b >> 1) + (a & b & 1));", T);
+    case KL_BUILTIN_RHADD:
+      return kl_format(ctx, "return (%s)((a >> 1) + (b >> 1) + ((a | b) & 1));", T);
     case KL_BUILTIN_CLZ:
-      if (bits == 64) return kl_format(ctx, "return (%s)(a == 0 ? 64 : __builtin_clzll((unsigned long long)a));", T);
-      return kl_format(ctx, "return (%s)(a == 0 ? %d : __builtin_clz((uint)(%s)a) - %d);", T, bits, U, 32 - bits);
+      if (bits == 64)
+        return kl_format(ctx, "return (%s)(a == 0 ? 64 : __builtin_clzll((unsigned long long)a));",
+                         T);
+      return kl_format(ctx, "return (%s)(a == 0 ? %d : __builtin_clz((uint)(%s)a) - %d);", T, bits,
+                       U, 32 - bits);
     case KL_BUILTIN_POPCOUNT:
-      if (bits == 64) return kl_format(ctx, "return (%s)__builtin_popcountll((unsigned long long)a);", T);
+      if (bits == 64)
+        return kl_format(ctx, "return (%s)__builtin_popcountll((unsigned long long)a);", T);
       return kl_format(ctx, "return (%s)__builtin_popcount((uint)(%s)a);", T, U);
-    case KL_BUILTIN_MUL_HI: return kl_format(ctx, "return (%s)(((%s)a * (%s)b) >> %d);", T, W, W, bits);
-    case KL_BUILTIN_MAD_HI: return kl_format(ctx, "return (%s)((%s)(((%s)a * (%s)b) >> %d) + c);", T, T, W, W, bits);
+    case KL_BUILTIN_MUL_HI:
+      return kl_format(ctx, "return (%s)(((%s)a * (%s)b) >> %d);", T, W, W, bits);
+    case KL_BUILTIN_MAD_HI:
+      return kl_format(ctx, "return (%s)((%s)(((%s)a * (%s)b) >> %d) + c);", T, T, W, W, bits);
     case KL_BUILTIN_MAD_SAT:
-      return kl_format(ctx, "%s r = (%s)a * (%s)b + (%s)c; return r < (%s)%s ? %s : r > (%s)%s ? %s : (%s)r;",
-                       W, W, W, W, W, kc_min_of(k), kc_min_of(k), W, kc_max_of(k), kc_max_of(k), T);
+      return kl_format(
+          ctx, "%s r = (%s)a * (%s)b + (%s)c; return r < (%s)%s ? %s : r > (%s)%s ? %s : (%s)r;", W,
+          W, W, W, W, kc_min_of(k), kc_min_of(k), W, kc_max_of(k), kc_max_of(k), T);
     case KL_BUILTIN_ROTATE:
-      return kl_format(ctx, "unsigned n = (unsigned)((%s)b & %d); return (%s)(%s)(((%s)a << n) | ((%s)a >> ((%d - n) & %d)));",
+      return kl_format(ctx,
+                       "unsigned n = (unsigned)((%s)b & %d); return (%s)(%s)(((%s)a << n) | ((%s)a "
+                       ">> ((%d - n) & %d)));",
                        U, bits - 1, T, U, U, U, bits, bits - 1);
     case KL_BUILTIN_UPSAMPLE: {
       const char *R = kc_scalar_name(result);
       const char *UR = kc_unsigned_name(result);
       return kl_format(ctx, "return (%s)(((%s)(%s)a << %d) | (%s)b);", R, UR, U, bits, UR);
     }
-    case KL_BUILTIN_MAD24: return kl_format(ctx, "return (%s)(a * b + c);", T);
-    case KL_BUILTIN_MUL24: return kl_format(ctx, "return (%s)(a * b);", T);
+    case KL_BUILTIN_MAD24:
+      return kl_format(ctx, "return (%s)(a * b + c);", T);
+    case KL_BUILTIN_MUL24:
+      return kl_format(ctx, "return (%s)(a * b);", T);
     /* common */
     case KL_BUILTIN_CLAMP:
       if (fl) return kl_format(ctx, "return fmin%s(fmax%s(a, b), c);", f, f);
@@ -186,31 +286,53 @@ static const char *kc_formula(kc_emitter *e, const kl_node *call, kl_type_kind k
     case KL_BUILTIN_MIN:
       if (fl) return kl_format(ctx, "return fmin%s(a, b);", f);
       return "return a < b ? a : b;";
-    case KL_BUILTIN_MIX: return "return a + (b - a) * c;";
-    case KL_BUILTIN_DEGREES: return kl_format(ctx, "return (%s)(a * (%s)57.295779513082320876798);", T, T);
-    case KL_BUILTIN_RADIANS: return kl_format(ctx, "return (%s)(a * (%s)0.017453292519943295769237);", T, T);
-    case KL_BUILTIN_STEP: return kl_format(ctx, "return b < a ? (%s)0 : (%s)1;", T, T);
+    case KL_BUILTIN_MIX:
+      return "return a + (b - a) * c;";
+    case KL_BUILTIN_DEGREES:
+      return kl_format(ctx, "return (%s)(a * (%s)57.295779513082320876798);", T, T);
+    case KL_BUILTIN_RADIANS:
+      return kl_format(ctx, "return (%s)(a * (%s)0.017453292519943295769237);", T, T);
+    case KL_BUILTIN_STEP:
+      return kl_format(ctx, "return b < a ? (%s)0 : (%s)1;", T, T);
     case KL_BUILTIN_SMOOTHSTEP:
-      return kl_format(ctx, "%s t = fmin%s(fmax%s((c - a) / (b - a), (%s)0), (%s)1); return t * t * ((%s)3 - (%s)2 * t);",
+      return kl_format(ctx,
+                       "%s t = fmin%s(fmax%s((c - a) / (b - a), (%s)0), (%s)1); return t * t * "
+                       "((%s)3 - (%s)2 * t);",
                        T, f, f, T, T, T, T);
     case KL_BUILTIN_SIGN:
-      return kl_format(ctx, "return isnan(a) ? (%s)0 : a > 0 ? (%s)1 : a < 0 ? (%s)-1 : a;", T, T, T);
+      return kl_format(ctx, "return isnan(a) ? (%s)0 : a > 0 ? (%s)1 : a < 0 ? (%s)-1 : a;", T, T,
+                       T);
     /* relational: 1 or 0 */
-    case KL_BUILTIN_ISEQUAL: return "return a == b;";
-    case KL_BUILTIN_ISNOTEQUAL: return "return a != b;";
-    case KL_BUILTIN_ISGREATER: return "return isgreater(a, b);";
-    case KL_BUILTIN_ISGREATEREQUAL: return "return isgreaterequal(a, b);";
-    case KL_BUILTIN_ISLESS: return "return isless(a, b);";
-    case KL_BUILTIN_ISLESSEQUAL: return "return islessequal(a, b);";
-    case KL_BUILTIN_ISLESSGREATER: return "return islessgreater(a, b);";
-    case KL_BUILTIN_ISFINITE: return "return isfinite(a) != 0;";
-    case KL_BUILTIN_ISINF: return "return isinf(a) != 0;";
-    case KL_BUILTIN_ISNAN: return "return isnan(a) != 0;";
-    case KL_BUILTIN_ISNORMAL: return "return isnormal(a) != 0;";
-    case KL_BUILTIN_ISORDERED: return "return !isunordered(a, b);";
-    case KL_BUILTIN_ISUNORDERED: return "return isunordered(a, b) != 0;";
-    case KL_BUILTIN_SIGNBIT: return "return signbit(a) != 0;";
-    default: return NULL;
+    case KL_BUILTIN_ISEQUAL:
+      return "return a == b;";
+    case KL_BUILTIN_ISNOTEQUAL:
+      return "return a != b;";
+    case KL_BUILTIN_ISGREATER:
+      return "return isgreater(a, b);";
+    case KL_BUILTIN_ISGREATEREQUAL:
+      return "return isgreaterequal(a, b);";
+    case KL_BUILTIN_ISLESS:
+      return "return isless(a, b);";
+    case KL_BUILTIN_ISLESSEQUAL:
+      return "return islessequal(a, b);";
+    case KL_BUILTIN_ISLESSGREATER:
+      return "return islessgreater(a, b);";
+    case KL_BUILTIN_ISFINITE:
+      return "return isfinite(a) != 0;";
+    case KL_BUILTIN_ISINF:
+      return "return isinf(a) != 0;";
+    case KL_BUILTIN_ISNAN:
+      return "return isnan(a) != 0;";
+    case KL_BUILTIN_ISNORMAL:
+      return "return isnormal(a) != 0;";
+    case KL_BUILTIN_ISORDERED:
+      return "return !isunordered(a, b);";
+    case KL_BUILTIN_ISUNORDERED:
+      return "return isunordered(a, b) != 0;";
+    case KL_BUILTIN_SIGNBIT:
+      return "return signbit(a) != 0;";
+    default:
+      return NULL;
   }
 }
 
@@ -243,21 +365,25 @@ static void kc_elementwise(kc_emitter *e, const kl_node *call) {
     base[i] = is_pointer[i] ? args[i]->type->element : args[i]->type;
     element[i] = kc_scalar_name(kc_elem(base[i])->kind);
     if (!element[i]) {
-      kc_error(e, call->location, "builtin '%s' with these argument types is not supported by the C target",
+      kc_error(e, call->location,
+               "builtin '%s' with these argument types is not supported by the C target",
                call->spelling ? call->spelling : call->builtin->name);
       return;
     }
   }
   /* scalar helper */
   const char *scalar_result = relational ? "int" : kc_scalar_name(rk);
-  const char *sname = kl_format(e->ctx, "kl_b_%s_%s", call->builtin->canonical ? call->builtin->canonical : call->builtin->name,
-                                kc_scalar_name(k));
-  for (int i = 0; i < count; i++) sname = kl_format(e->ctx, "%s_%s%s", sname, is_pointer[i] ? "p" : "", element[i]);
+  const char *sname = kl_format(
+      e->ctx, "kl_b_%s_%s",
+      call->builtin->canonical ? call->builtin->canonical : call->builtin->name, kc_scalar_name(k));
+  for (int i = 0; i < count; i++)
+    sname = kl_format(e->ctx, "%s_%s%s", sname, is_pointer[i] ? "p" : "", element[i]);
   static const char names[] = "abc";
   if (kc_helper_new(e, sname)) {
     kc_printf(&e->helpers, "static inline %s %s(", scalar_result, sname);
     for (int i = 0; i < count; i++)
-      kc_printf(&e->helpers, "%s%s %s%c", i ? ", " : "", element[i], is_pointer[i] ? "*" : "", names[i]);
+      kc_printf(&e->helpers, "%s%s %s%c", i ? ", " : "", element[i], is_pointer[i] ? "*" : "",
+                names[i]);
     if (count == 0) kc_puts(&e->helpers, "void");
     kc_printf(&e->helpers, ") { %s }\n", body);
   }
@@ -267,7 +393,8 @@ static void kc_elementwise(kc_emitter *e, const kl_node *call) {
   const char *name = sname;
   if (kc_vec(result) || lanes > 1) {
     name = kl_format(e->ctx, "%s_v%d", sname, lanes);
-    for (int i = 0; i < count; i++) name = kl_format(e->ctx, "%s%c", name, kc_vec(base[i]) ? 'v' : 's');
+    for (int i = 0; i < count; i++)
+      name = kl_format(e->ctx, "%s%c", name, kc_vec(base[i]) ? 'v' : 's');
     if (kc_helper_new(e, name)) {
       const char *rtype = kc_type(e, result);
       kc_printf(&e->helpers, "static inline %s %s(", rtype, name);
@@ -288,7 +415,8 @@ static void kc_elementwise(kc_emitter *e, const kl_node *call) {
       kc_puts(&e->helpers, "); ");
       for (int i = 0; i < count; i++)
         if (is_pointer[i])
-          kc_printf(&e->helpers, "for (int i = 0; i < %d; i++) (*%c)[i] = t%c[i]; ", lanes, names[i], names[i]);
+          kc_printf(&e->helpers, "for (int i = 0; i < %d; i++) (*%c)[i] = t%c[i]; ", lanes,
+                    names[i], names[i]);
       kc_puts(&e->helpers, "return r; }\n");
     }
   }
@@ -314,13 +442,29 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
     const char *field = NULL;
     const char *fallback = "0";
     switch (id) {
-      case KL_BUILTIN_GET_LOCAL_ID: field = "lid"; break;
-      case KL_BUILTIN_GET_GROUP_ID: field = "gid"; break;
-      case KL_BUILTIN_GET_LOCAL_SIZE: field = "lsz"; fallback = "1"; break;
-      case KL_BUILTIN_GET_NUM_GROUPS: field = "ngr"; fallback = "1"; break;
-      case KL_BUILTIN_GET_GLOBAL_SIZE: field = "gsz"; fallback = "1"; break;
-      case KL_BUILTIN_GET_GLOBAL_OFFSET: field = "goff"; break;
-      default: break;
+      case KL_BUILTIN_GET_LOCAL_ID:
+        field = "lid";
+        break;
+      case KL_BUILTIN_GET_GROUP_ID:
+        field = "gid";
+        break;
+      case KL_BUILTIN_GET_LOCAL_SIZE:
+        field = "lsz";
+        fallback = "1";
+        break;
+      case KL_BUILTIN_GET_NUM_GROUPS:
+        field = "ngr";
+        fallback = "1";
+        break;
+      case KL_BUILTIN_GET_GLOBAL_SIZE:
+        field = "gsz";
+        fallback = "1";
+        break;
+      case KL_BUILTIN_GET_GLOBAL_OFFSET:
+        field = "goff";
+        break;
+      default:
+        break;
     }
     int t = e->temp_counter++;
     kc_printf(o, "({ uint __d%d = (uint)(", t);
@@ -337,15 +481,30 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
   const char *local_axes[3] = {"__lx", "__ly", "__lz"};
   for (int i = 0; i < 3; i++) {
     switch (id) {
-      case KL_BUILTIN_GET_LOCAL_ID: forms[i] = local_axes[i]; break;
+      case KL_BUILTIN_GET_LOCAL_ID:
+        forms[i] = local_axes[i];
+        break;
       case KL_BUILTIN_GET_GLOBAL_ID:
         forms[i] = kl_format(e->ctx, "(__gb%s + %s)", axes[i], local_axes[i]);
         break;
-      case KL_BUILTIN_GET_GROUP_ID: forms[i] = kl_format(e->ctx, "__gid%s", axes[i]); break;
-      case KL_BUILTIN_GET_LOCAL_SIZE: forms[i] = kl_format(e->ctx, "__ls%s", axes[i]); fallback = "((size_t)1)"; break;
-      case KL_BUILTIN_GET_NUM_GROUPS: forms[i] = kl_format(e->ctx, "__ng%s", axes[i]); fallback = "((size_t)1)"; break;
-      case KL_BUILTIN_GET_GLOBAL_SIZE: forms[i] = kl_format(e->ctx, "__gs%s", axes[i]); fallback = "((size_t)1)"; break;
-      default: forms[i] = kl_format(e->ctx, "__go%s", axes[i]); break;
+      case KL_BUILTIN_GET_GROUP_ID:
+        forms[i] = kl_format(e->ctx, "__gid%s", axes[i]);
+        break;
+      case KL_BUILTIN_GET_LOCAL_SIZE:
+        forms[i] = kl_format(e->ctx, "__ls%s", axes[i]);
+        fallback = "((size_t)1)";
+        break;
+      case KL_BUILTIN_GET_NUM_GROUPS:
+        forms[i] = kl_format(e->ctx, "__ng%s", axes[i]);
+        fallback = "((size_t)1)";
+        break;
+      case KL_BUILTIN_GET_GLOBAL_SIZE:
+        forms[i] = kl_format(e->ctx, "__gs%s", axes[i]);
+        fallback = "((size_t)1)";
+        break;
+      default:
+        forms[i] = kl_format(e->ctx, "__go%s", axes[i]);
+        break;
     }
   }
   if (constant) {
@@ -355,8 +514,9 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
   int t = e->temp_counter++;
   kc_printf(o, "({ uint __d%d = (uint)(", t);
   kc_expr(e, dim);
-  kc_printf(o, "); __d%d == 0 ? (size_t)%s : __d%d == 1 ? (size_t)%s : __d%d == 2 ? (size_t)%s : %s; })",
-            t, forms[0], t, forms[1], t, forms[2], fallback);
+  kc_printf(
+      o, "); __d%d == 0 ? (size_t)%s : __d%d == 1 ? (size_t)%s : __d%d == 2 ? (size_t)%s : %s; })",
+      t, forms[0], t, forms[1], t, forms[2], fallback);
 }
 
 /* ------------------------------------------------------------- atomics */
@@ -375,18 +535,44 @@ static void kc_atomic(kc_emitter *e, const kl_node *call) {
   const char *op = NULL;
   int values = 1;
   switch (call->builtin->id) {
-    case KL_BUILTIN_ATOMIC_ADD: op = "add"; break;
-    case KL_BUILTIN_ATOMIC_SUB: op = "sub"; break;
-    case KL_BUILTIN_ATOMIC_XCHG: op = "xchg"; break;
-    case KL_BUILTIN_ATOMIC_INC: op = "inc"; values = 0; break;
-    case KL_BUILTIN_ATOMIC_DEC: op = "dec"; values = 0; break;
-    case KL_BUILTIN_ATOMIC_CMPXCHG: op = "cmpxchg"; values = 2; break;
-    case KL_BUILTIN_ATOMIC_MIN: op = "min"; break;
-    case KL_BUILTIN_ATOMIC_MAX: op = "max"; break;
-    case KL_BUILTIN_ATOMIC_AND: op = "and"; break;
-    case KL_BUILTIN_ATOMIC_OR: op = "or"; break;
-    case KL_BUILTIN_ATOMIC_XOR: op = "xor"; break;
-    default: break;
+    case KL_BUILTIN_ATOMIC_ADD:
+      op = "add";
+      break;
+    case KL_BUILTIN_ATOMIC_SUB:
+      op = "sub";
+      break;
+    case KL_BUILTIN_ATOMIC_XCHG:
+      op = "xchg";
+      break;
+    case KL_BUILTIN_ATOMIC_INC:
+      op = "inc";
+      values = 0;
+      break;
+    case KL_BUILTIN_ATOMIC_DEC:
+      op = "dec";
+      values = 0;
+      break;
+    case KL_BUILTIN_ATOMIC_CMPXCHG:
+      op = "cmpxchg";
+      values = 2;
+      break;
+    case KL_BUILTIN_ATOMIC_MIN:
+      op = "min";
+      break;
+    case KL_BUILTIN_ATOMIC_MAX:
+      op = "max";
+      break;
+    case KL_BUILTIN_ATOMIC_AND:
+      op = "and";
+      break;
+    case KL_BUILTIN_ATOMIC_OR:
+      op = "or";
+      break;
+    case KL_BUILTIN_ATOMIC_XOR:
+      op = "xor";
+      break;
+    default:
+      break;
   }
   const char *name = kl_format(e->ctx, "kl_atomic_%s_%s%s", op, vol[0] ? "v" : "", tname);
   if (kc_helper_new(e, name)) {
@@ -397,15 +583,20 @@ static void kc_atomic(kc_emitter *e, const kl_node *call) {
       kc_printf(h, "%s) { return __atomic_fetch_%s(p, (%s)1, %s); }\n", sig,
                 strcmp(op, "inc") == 0 ? "add" : "sub", tname, relaxed);
     } else if (values == 2) {
-      kc_printf(h, "%s, %s c, %s v) { %s x = c; __atomic_compare_exchange_n(p, &x, v, 0, %s, %s); return x; }\n",
+      kc_printf(h,
+                "%s, %s c, %s v) { %s x = c; __atomic_compare_exchange_n(p, &x, v, 0, %s, %s); "
+                "return x; }\n",
                 sig, tname, tname, tname, relaxed, relaxed);
     } else if (strcmp(op, "xchg") == 0) {
       if (is_float)
-        kc_printf(h, "%s, %s v) { %s r; __atomic_exchange(p, &v, &r, %s); return r; }\n", sig, tname, tname, relaxed);
+        kc_printf(h, "%s, %s v) { %s r; __atomic_exchange(p, &v, &r, %s); return r; }\n", sig,
+                  tname, tname, relaxed);
       else
         kc_printf(h, "%s, %s v) { return __atomic_exchange_n(p, v, %s); }\n", sig, tname, relaxed);
     } else if (strcmp(op, "min") == 0 || strcmp(op, "max") == 0) {
-      kc_printf(h, "%s, %s v) { %s old = __atomic_load_n(p, %s); while (v %s old && !__atomic_compare_exchange_n(p, &old, v, 1, %s, %s)) {} return old; }\n",
+      kc_printf(h,
+                "%s, %s v) { %s old = __atomic_load_n(p, %s); while (v %s old && "
+                "!__atomic_compare_exchange_n(p, &old, v, 1, %s, %s)) {} return old; }\n",
                 sig, tname, tname, relaxed, strcmp(op, "min") == 0 ? "<" : ">", relaxed, relaxed);
     } else {
       kc_printf(h, "%s, %s v) { return __atomic_fetch_%s(p, v, %s); }\n", sig, tname, op, relaxed);
@@ -423,7 +614,8 @@ static void kc_atomic(kc_emitter *e, const kl_node *call) {
 
 /* --------------------------------------------------------- conversions */
 
-static const char *kc_convert_body(kc_emitter *e, const kl_builtin *b, kl_type_kind to, kl_type_kind from) {
+static const char *kc_convert_body(kc_emitter *e, const kl_builtin *b, kl_type_kind to,
+                                   kl_type_kind from) {
   kl_context *ctx = e->ctx;
   const char *T = kc_scalar_name(to);
   kl_rounding rounding = b->rounding;
@@ -436,39 +628,61 @@ static const char *kc_convert_body(kc_emitter *e, const kl_builtin *b, kl_type_k
     if (kc_float_kind(from)) {
       /* double to float */
       switch (rounding) {
-        case KL_ROUND_RTZ: fix = kl_format(ctx, "if (fabs((double)r) > fabs(a)) r = nextafter%s(r, 0);", f); break;
-        case KL_ROUND_RTP: fix = kl_format(ctx, "if ((double)r < a) r = nextafter%s(r, INFINITY);", f); break;
-        default: fix = kl_format(ctx, "if ((double)r > a) r = nextafter%s(r, -INFINITY);", f); break;
+        case KL_ROUND_RTZ:
+          fix = kl_format(ctx, "if (fabs((double)r) > fabs(a)) r = nextafter%s(r, 0);", f);
+          break;
+        case KL_ROUND_RTP:
+          fix = kl_format(ctx, "if ((double)r < a) r = nextafter%s(r, INFINITY);", f);
+          break;
+        default:
+          fix = kl_format(ctx, "if ((double)r > a) r = nextafter%s(r, -INFINITY);", f);
+          break;
       }
       return kl_format(ctx, "%s r = (%s)a; if (isnan(a)) return r; %s return r;", T, T, fix);
     }
     const char *W = kc_signed_kind(from) ? "__int128" : "unsigned __int128";
     switch (rounding) {
       case KL_ROUND_RTZ:
-        fix = kl_format(ctx, "if (a >= 0 ? back > (%s)a : back < (%s)a) r = nextafter%s(r, 0);", W, W, f);
+        fix = kl_format(ctx, "if (a >= 0 ? back > (%s)a : back < (%s)a) r = nextafter%s(r, 0);", W,
+                        W, f);
         break;
-      case KL_ROUND_RTP: fix = kl_format(ctx, "if (back < (%s)a) r = nextafter%s(r, INFINITY);", W, f); break;
-      default: fix = kl_format(ctx, "if (back > (%s)a) r = nextafter%s(r, -INFINITY);", W, f); break;
+      case KL_ROUND_RTP:
+        fix = kl_format(ctx, "if (back < (%s)a) r = nextafter%s(r, INFINITY);", W, f);
+        break;
+      default:
+        fix = kl_format(ctx, "if (back > (%s)a) r = nextafter%s(r, -INFINITY);", W, f);
+        break;
     }
-    return kl_format(ctx, "%s r = (%s)a; %s back = (%s)r; %s return r;", T, T, "__int128", "__int128", fix);
+    return kl_format(ctx, "%s r = (%s)a; %s back = (%s)r; %s return r;", T, T, "__int128",
+                     "__int128", fix);
   }
   if (kc_float_kind(from)) {
     const char *f = from == KL_TYPE_FLOAT ? "f" : "";
     const char *rounded;
     switch (rounding) {
-      case KL_ROUND_RTE: rounded = kl_format(ctx, "rint%s(a)", f); break;
-      case KL_ROUND_RTP: rounded = kl_format(ctx, "ceil%s(a)", f); break;
-      case KL_ROUND_RTN: rounded = kl_format(ctx, "floor%s(a)", f); break;
-      default: rounded = "a"; break;
+      case KL_ROUND_RTE:
+        rounded = kl_format(ctx, "rint%s(a)", f);
+        break;
+      case KL_ROUND_RTP:
+        rounded = kl_format(ctx, "ceil%s(a)", f);
+        break;
+      case KL_ROUND_RTN:
+        rounded = kl_format(ctx, "floor%s(a)", f);
+        break;
+      default:
+        rounded = "a";
+        break;
     }
     const char *F = kc_scalar_name(from);
     if (!b->saturate) return kl_format(ctx, "return (%s)%s;", T, rounded);
-    return kl_format(ctx, "%s x = %s; return isnan(x) ? 0 : x <= (%s)%s ? %s : x >= (%s)%s ? %s : (%s)x;",
-                     F, rounded, F, kc_min_of(to), kc_min_of(to), F, kc_max_of(to), kc_max_of(to), T);
+    return kl_format(
+        ctx, "%s x = %s; return isnan(x) ? 0 : x <= (%s)%s ? %s : x >= (%s)%s ? %s : (%s)x;", F,
+        rounded, F, kc_min_of(to), kc_min_of(to), F, kc_max_of(to), kc_max_of(to), T);
   }
   if (!b->saturate || to == KL_TYPE_BOOL) return kl_format(ctx, "return (%s)a;", T);
-  return kl_format(ctx, "return (__int128)a < (__int128)%s ? %s : (__int128)a > (__int128)%s ? %s : (%s)a;",
-                   kc_min_of(to), kc_min_of(to), kc_max_of(to), kc_max_of(to), T);
+  return kl_format(
+      ctx, "return (__int128)a < (__int128)%s ? %s : (__int128)a > (__int128)%s ? %s : (%s)a;",
+      kc_min_of(to), kc_min_of(to), kc_max_of(to), kc_max_of(to), T);
 }
 
 static void kc_convert(kc_emitter *e, const kl_node *call) {
@@ -485,7 +699,9 @@ static void kc_convert(kc_emitter *e, const kl_node *call) {
   if (kc_vec(to)) {
     name = kl_format(e->ctx, "%s_v%d", sname, to->length);
     if (kc_helper_new(e, name))
-      kc_printf(&e->helpers, "static inline %s %s(%s a) { %s r = {0}; for (int i = 0; i < %d; i++) r[i] = %s(a[i]); return r; }\n",
+      kc_printf(&e->helpers,
+                "static inline %s %s(%s a) { %s r = {0}; for (int i = 0; i < %d; i++) r[i] = "
+                "%s(a[i]); return r; }\n",
                 kc_type(e, to), name, kc_type(e, from), kc_type(e, to), to->length, sname);
   }
   kc_printf(e->out, "%s(", name);
@@ -495,9 +711,11 @@ static void kc_convert(kc_emitter *e, const kl_node *call) {
 
 static void kc_as(kc_emitter *e, const kl_node *call) {
   const char *to = kc_type(e, call->type), *from = kc_type(e, call->args->type);
-  const char *name = kl_format(e->ctx, "kl_as_%s_%s", kc_mangle(e, call->type), kc_mangle(e, call->args->type));
+  const char *name =
+      kl_format(e->ctx, "kl_as_%s_%s", kc_mangle(e, call->type), kc_mangle(e, call->args->type));
   if (kc_helper_new(e, name))
-    kc_printf(&e->helpers, "static inline %s %s(%s a) { %s r; __builtin_memcpy(&r, &a, sizeof r); return r; }\n",
+    kc_printf(&e->helpers,
+              "static inline %s %s(%s a) { %s r; __builtin_memcpy(&r, &a, sizeof r); return r; }\n",
               to, name, from, to);
   kc_printf(e->out, "%s(", name);
   kc_expr(e, call->args);
@@ -516,8 +734,11 @@ static void kc_vload(kc_emitter *e, const kl_node *call) {
   const char *element = kc_scalar_name(type->element->kind);
   const char *name = kl_format(e->ctx, "kl_vload_%s", kc_mangle(e, type));
   if (kc_helper_new(e, name))
-    kc_printf(&e->helpers, "static inline %s %s(size_t o, const volatile void *p) { %s r = {0}; __builtin_memcpy(&r, (const %s *)p + o * %d, %d * sizeof(%s)); return r; }\n",
-              kc_type(e, type), name, kc_type(e, type), element, type->length, type->length, element);
+    kc_printf(&e->helpers,
+              "static inline %s %s(size_t o, const volatile void *p) { %s r = {0}; "
+              "__builtin_memcpy(&r, (const %s *)p + o * %d, %d * sizeof(%s)); return r; }\n",
+              kc_type(e, type), name, kc_type(e, type), element, type->length, type->length,
+              element);
   kc_printf(e->out, "%s(", name);
   kc_expr(e, offset);
   kc_puts(e->out, ", ");
@@ -536,7 +757,9 @@ static void kc_vstore(kc_emitter *e, const kl_node *call) {
   const char *element = kc_scalar_name(type->element->kind);
   const char *name = kl_format(e->ctx, "kl_vstore_%s", kc_mangle(e, type));
   if (kc_helper_new(e, name))
-    kc_printf(&e->helpers, "static inline void %s(%s d, size_t o, volatile void *p) { __builtin_memcpy((%s *)p + o * %d, &d, %d * sizeof(%s)); }\n",
+    kc_printf(&e->helpers,
+              "static inline void %s(%s d, size_t o, volatile void *p) { __builtin_memcpy((%s *)p "
+              "+ o * %d, &d, %d * sizeof(%s)); }\n",
               name, kc_type(e, type), element, type->length, type->length, element);
   kc_printf(e->out, "%s(", name);
   kc_expr(e, data);
@@ -563,7 +786,9 @@ static void kc_geometric(kc_emitter *e, const kl_node *call) {
     if (n == 1)
       kc_printf(h, "static inline %s %s(%s a, %s b) { return a * b; }\n", T, dot, V, V);
     else
-      kc_printf(h, "static inline %s %s(%s a, %s b) { %s s = a[0] * b[0]; for (int i = 1; i < %d; i++) s += a[i] * b[i]; return s; }\n",
+      kc_printf(h,
+                "static inline %s %s(%s a, %s b) { %s s = a[0] * b[0]; for (int i = 1; i < %d; "
+                "i++) s += a[i] * b[i]; return s; }\n",
                 T, dot, V, V, T, n);
   }
   const char *length = kl_format(e->ctx, "kl_length_%s", mangle);
@@ -571,29 +796,39 @@ static void kc_geometric(kc_emitter *e, const kl_node *call) {
     kc_printf(h, "static inline %s %s(%s a) { return sqrt%s(%s(a, a)); }\n", T, length, V, f, dot);
   const char *name = NULL;
   switch (call->builtin->id) {
-    case KL_BUILTIN_DOT: name = dot; break;
+    case KL_BUILTIN_DOT:
+      name = dot;
+      break;
     case KL_BUILTIN_LENGTH:
-    case KL_BUILTIN_FAST_LENGTH: name = length; break;
+    case KL_BUILTIN_FAST_LENGTH:
+      name = length;
+      break;
     case KL_BUILTIN_DISTANCE:
     case KL_BUILTIN_FAST_DISTANCE:
       name = kl_format(e->ctx, "kl_distance_%s", mangle);
       if (kc_helper_new(e, name))
-        kc_printf(h, "static inline %s %s(%s a, %s b) { return %s(a - b); }\n", T, name, V, V, length);
+        kc_printf(h, "static inline %s %s(%s a, %s b) { return %s(a - b); }\n", T, name, V, V,
+                  length);
       break;
     case KL_BUILTIN_NORMALIZE:
     case KL_BUILTIN_FAST_NORMALIZE:
       name = kl_format(e->ctx, "kl_normalize_%s", mangle);
       if (kc_helper_new(e, name))
-        kc_printf(h, "static inline %s %s(%s a) { %s l = %s(a); if (l == 0) return a; return a / l; }\n",
-                  V, name, V, T, length);
+        kc_printf(
+            h, "static inline %s %s(%s a) { %s l = %s(a); if (l == 0) return a; return a / l; }\n",
+            V, name, V, T, length);
       break;
     case KL_BUILTIN_CROSS:
       name = kl_format(e->ctx, "kl_cross_%s", mangle);
       if (kc_helper_new(e, name))
-        kc_printf(h, "static inline %s %s(%s a, %s b) { %s r = {0}; r[0] = a[1] * b[2] - a[2] * b[1]; r[1] = a[2] * b[0] - a[0] * b[2]; r[2] = a[0] * b[1] - a[1] * b[0]; return r; }\n",
-                  V, name, V, V, V);
+        kc_printf(
+            h,
+            "static inline %s %s(%s a, %s b) { %s r = {0}; r[0] = a[1] * b[2] - a[2] * b[1]; r[1] "
+            "= a[2] * b[0] - a[0] * b[2]; r[2] = a[0] * b[1] - a[1] * b[0]; return r; }\n",
+            V, name, V, V, V);
       break;
-    default: break;
+    default:
+      break;
   }
   kc_printf(e->out, "%s(", name);
   kc_expr(e, a);
@@ -612,10 +847,13 @@ static void kc_select_like(kc_emitter *e, const kl_node *call) {
   kc_buf *h = &e->helpers;
   if (id == KL_BUILTIN_ANY || id == KL_BUILTIN_ALL) {
     const kl_type *type = a->type;
-    const char *name = kl_format(e->ctx, "kl_%s_%s", id == KL_BUILTIN_ANY ? "any" : "all", kc_mangle(e, type));
+    const char *name =
+        kl_format(e->ctx, "kl_%s_%s", id == KL_BUILTIN_ANY ? "any" : "all", kc_mangle(e, type));
     if (kc_helper_new(e, name)) {
       int bits = kc_elem(type)->size * 8;
-      kc_printf(h, "static inline int %s(%s a) { int r = %d; for (int i = 0; i < %d; i++) { int m = (int)(((%s)a%s >> %d) & 1); r = r %s m; } return r; }\n",
+      kc_printf(h,
+                "static inline int %s(%s a) { int r = %d; for (int i = 0; i < %d; i++) { int m = "
+                "(int)(((%s)a%s >> %d) & 1); r = r %s m; } return r; }\n",
                 name, kc_type(e, type), id == KL_BUILTIN_ALL, kc_lanes(type),
                 kc_unsigned_name(kc_elem(type)->kind), kc_vec(type) ? "[i]" : "", bits - 1,
                 id == KL_BUILTIN_ANY ? "|" : "&");
@@ -627,21 +865,30 @@ static void kc_select_like(kc_emitter *e, const kl_node *call) {
   }
   const kl_type *type = call->type;
   const char *V = kc_type(e, type);
-  const char *name = kl_format(e->ctx, "kl_%s_%s_%s", id == KL_BUILTIN_SELECT ? "select" : "bitselect",
-                               kc_mangle(e, type), kc_mangle(e, c->type));
+  const char *name =
+      kl_format(e->ctx, "kl_%s_%s_%s", id == KL_BUILTIN_SELECT ? "select" : "bitselect",
+                kc_mangle(e, type), kc_mangle(e, c->type));
   if (kc_helper_new(e, name)) {
     int n = kc_lanes(type);
-    const char *U = kc_unsigned_name(kc_elem(type)->kind == KL_TYPE_FLOAT ? KL_TYPE_UINT
+    const char *U = kc_unsigned_name(kc_elem(type)->kind == KL_TYPE_FLOAT    ? KL_TYPE_UINT
                                      : kc_elem(type)->kind == KL_TYPE_DOUBLE ? KL_TYPE_ULONG
-                                                                            : kc_elem(type)->kind);
+                                                                             : kc_elem(type)->kind);
     if (id == KL_BUILTIN_SELECT) {
       if (!kc_vec(type))
-        kc_printf(h, "static inline %s %s(%s a, %s b, %s c) { return c ? b : a; }\n", V, name, V, V, kc_type(e, c->type));
+        kc_printf(h, "static inline %s %s(%s a, %s b, %s c) { return c ? b : a; }\n", V, name, V, V,
+                  kc_type(e, c->type));
       else
-        kc_printf(h, "static inline %s %s(%s a, %s b, %s c) { %s r = a; for (int i = 0; i < %d; i++) if ((c[i] >> %d) & 1) r[i] = b[i]; return r; }\n",
+        kc_printf(h,
+                  "static inline %s %s(%s a, %s b, %s c) { %s r = a; for (int i = 0; i < %d; i++) "
+                  "if ((c[i] >> %d) & 1) r[i] = b[i]; return r; }\n",
                   V, name, V, V, kc_type(e, c->type), V, n, kc_elem(c->type)->size * 8 - 1);
     } else {
-      kc_printf(h, "static inline %s %s(%s a, %s b, %s c) { %s r; for (int i = 0; i < %d; i++) { %s x, y, z, w; __builtin_memcpy(&x, (char *)&a + i * sizeof x, sizeof x); __builtin_memcpy(&y, (char *)&b + i * sizeof x, sizeof x); __builtin_memcpy(&z, (char *)&c + i * sizeof x, sizeof x); w = (x & ~z) | (y & z); __builtin_memcpy((char *)&r + i * sizeof x, &w, sizeof x); } return r; }\n",
+      kc_printf(h,
+                "static inline %s %s(%s a, %s b, %s c) { %s r; for (int i = 0; i < %d; i++) { %s "
+                "x, y, z, w; __builtin_memcpy(&x, (char *)&a + i * sizeof x, sizeof x); "
+                "__builtin_memcpy(&y, (char *)&b + i * sizeof x, sizeof x); __builtin_memcpy(&z, "
+                "(char *)&c + i * sizeof x, sizeof x); w = (x & ~z) | (y & z); "
+                "__builtin_memcpy((char *)&r + i * sizeof x, &w, sizeof x); } return r; }\n",
                 V, name, V, V, kc_type(e, c->type), V, n, U);
     }
   }
@@ -661,7 +908,9 @@ void kc_builtin(kc_emitter *e, const kl_node *call) {
     return;
   }
   switch (b->category) {
-    case KL_BUILTIN_WORK_ITEM: kc_work_item(e, b->id, call->args); return;
+    case KL_BUILTIN_WORK_ITEM:
+      kc_work_item(e, b->id, call->args);
+      return;
     case KL_BUILTIN_SYNC:
       if (b->id == KL_BUILTIN_BARRIER) {
         kc_error(e, call->location,
@@ -672,23 +921,36 @@ void kc_builtin(kc_emitter *e, const kl_node *call) {
       }
       kc_puts(e->out, "((void)0)"); /* a group's work-items run on one thread, in order */
       return;
-    case KL_BUILTIN_ATOMIC: kc_atomic(e, call); return;
+    case KL_BUILTIN_ATOMIC:
+      kc_atomic(e, call);
+      return;
     case KL_BUILTIN_CONVERSION:
-      if (b->id == KL_BUILTIN_AS) kc_as(e, call);
-      else kc_convert(e, call);
+      if (b->id == KL_BUILTIN_AS)
+        kc_as(e, call);
+      else
+        kc_convert(e, call);
       return;
     case KL_BUILTIN_MEMORY:
-      if (b->id == KL_BUILTIN_VLOAD) kc_vload(e, call);
-      else kc_vstore(e, call);
+      if (b->id == KL_BUILTIN_VLOAD)
+        kc_vload(e, call);
+      else
+        kc_vstore(e, call);
       return;
-    case KL_BUILTIN_GEOMETRIC: kc_geometric(e, call); return;
-    default: break;
+    case KL_BUILTIN_GEOMETRIC:
+      kc_geometric(e, call);
+      return;
+    default:
+      break;
   }
   switch (b->id) {
     case KL_BUILTIN_ANY:
     case KL_BUILTIN_ALL:
     case KL_BUILTIN_SELECT:
-    case KL_BUILTIN_BITSELECT: kc_select_like(e, call); return;
-    default: kc_elementwise(e, call); return;
+    case KL_BUILTIN_BITSELECT:
+      kc_select_like(e, call);
+      return;
+    default:
+      kc_elementwise(e, call);
+      return;
   }
 }

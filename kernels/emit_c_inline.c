@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The host-C emitter's inlining of helper functions that contain barriers.
  *
  * The C target splits a kernel at its barriers into work-item loops

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Private to the host-C emitter (emit_c.c, emit_c_builtins.c). */
 #ifndef AGPU_EMIT_C_INTERNAL_H
 #define AGPU_EMIT_C_INTERNAL_H
@@ -31,11 +32,11 @@ typedef struct kc_var {
   kl_variable *var;
   kc_var_class cls;
   bool known;
-  int decl_region;   /* -1: at group level, -2: parameter, -3: not seen */
-  int *regions;      /* regions it is used in */
+  int decl_region; /* -1: at group level, -2: parameter, -3: not seen */
+  int *regions;    /* regions it is used in */
   int region_count, region_capacity;
   bool used_at_group;
-  bool assigned;     /* assigned other than by its initializer */
+  bool assigned; /* assigned other than by its initializer */
   bool assigned_in_region;
   int *assign_regions; /* regions it is assigned in (other than by its initializer) */
   int assign_region_count, assign_region_capacity;
@@ -46,18 +47,18 @@ typedef struct kc_var {
 typedef struct kc_emitter {
   kl_context *ctx;
   const kl_program *program;
-  kc_buf *out;        /* where text goes now */
-  kc_buf helpers;     /* generated builtin helpers, before the kernels */
+  kc_buf *out;    /* where text goes now */
+  kc_buf helpers; /* generated builtin helpers, before the kernels */
   char **helper_names;
   int helper_count, helper_capacity;
   bool failed;
-  bool analyzing;     /* the first pass: records variable uses, output discarded */
-  bool static_init;   /* a program-scope initializer: constant expressions only */
+  bool analyzing;   /* the first pass: records variable uses, output discarded */
+  bool static_init; /* a program-scope initializer: constant expressions only */
   /* the function being emitted */
   const kl_function *function;
   bool in_kernel;
   bool barrier_mode;
-  kc_var **vars;      /* by variable id */
+  kc_var **vars; /* by variable id */
   int var_capacity;
   int region; /* the current region, -1 at group level */
   int region_count;
@@ -108,5 +109,30 @@ bool kc_barrier_helper(const kl_function *fn);
  * statements, initializers or right-hand sides (a copy; the original is
  * unchanged), or the kernel itself when it has none. */
 const kl_function *kc_inline_barrier_helpers(kc_emitter *e, const kl_function *kernel);
+
+/* Shared by the emitter's files: emit_c.c (types, variables, the facts of a
+ * subtree, functions and kernels), emit_c_expr.c, emit_c_stmt.c and
+ * emit_c_regions.c. */
+const kl_type *kc_unqualified(kc_emitter *e, const kl_type *type);
+bool kc_is_vector(const kl_type *type);
+bool kc_is_barrier(const kl_node *node);
+bool kc_is_barrier_statement(const kl_node *stmt);
+bool kc_has_barrier(const kl_node *node, int depth);
+const kl_node *kc_barrier_call(const kl_node *node, int depth);
+bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int depth);
+bool kc_has_return(const kl_node *node, int depth);
+kc_var *kc_var_of(kc_emitter *e, kl_variable *var);
+bool kc_region_set_has(const int *set, int count, int region);
+void kc_var_use(kc_emitter *e, kl_variable *var);
+bool kc_var_in_region(const kc_var *info, int region);
+kl_variable *kc_root(const kl_node *node);
+void kc_note_assign(kc_emitter *e, const kl_node *lhs);
+const char *kc_var_name(kc_emitter *e, const kl_variable *var);
+bool kc_pure(kc_emitter *e, const kl_node *node, int depth);
+bool kc_uniform(kc_emitter *e, const kl_node *node, int depth);
+void kc_indent(kc_emitter *e);
+void kc_initializer(kc_emitter *e, const kl_node *init);
+void kc_stmt(kc_emitter *e, const kl_node *node);
+void kc_group_list(kc_emitter *e, const kl_node *first, bool single);
 
 #endif

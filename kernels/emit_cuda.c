@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA C++ (NVRTC) and HIP C++ (hiprtc) emitter.
  *
  * The output is one translation unit: a prelude (kernels/cuda_prelude.c)
@@ -39,6 +40,7 @@
 #include <string.h>
 
 #include "builtins.h"
+#include "cuda_abi.h"
 #include "cuda_prelude.h"
 #include "gpu_emit.h"
 #include "translate.h"

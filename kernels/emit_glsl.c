@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL 4.50 compute emitter (Vulkan): one shader per kernel.
  *
  * GLSL has no pointers. Every pointer is a (root, offset) pair: the root is

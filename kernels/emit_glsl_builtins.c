@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL emitter: OpenCL builtins as GLSL functions and helpers. */
 #include <math.h>
 #include <stdint.h>

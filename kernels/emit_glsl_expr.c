@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL emitter: expressions, with OpenCL C semantics. */
 #include <math.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL emitter: double-precision math builtins. GLSL (and SPIR-V's
  * GLSL.std.450) has exp, log, sin, pow ... for float only; the double
  * versions come from the GLSL source library of kernels/glsl_fp64_math.h.

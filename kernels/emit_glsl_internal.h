@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Private to the GLSL emitter (kernels/emit_glsl*.c): the emitter state and
  * the functions its files share. */
 #ifndef AGPU_EMIT_GLSL_INTERNAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL emitter: pointers as (root array, uint offset) pairs. */
 #include <math.h>
 #include <stdint.h>

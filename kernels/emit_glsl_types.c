@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL emitter: names, types and their std430 layout, the variable
  * environment, literals. */
 #include <math.h>

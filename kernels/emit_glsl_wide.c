@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL emitter: vectors of 8 and 16 components.
  *
  * GLSL vectors stop at 4. An OpenCL N-vector (N = 8, 16) is a struct of N/4

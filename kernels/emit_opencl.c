@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The OpenCL C emitter: the program printed back from the typed AST as
  * normalised OpenCL C 1.2 (macros expanded, one declaration per line,
  * every expression parenthesised, literals with explicit suffixes, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A library of double-precision math functions in GLSL 4.50 for the OpenCL C
  * builtins that GLSL has only for 16/32-bit floats (see glsl_fp64_math.h).
  * The algorithms: range reduction (Cody-Waite with split constants,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Double-precision math for the GLSL target: GLSL 4.50 (and SPIR-V's
  * GLSL.std.450) has exp, log, pow, sin, atan ... for 16/32-bit floats only.
  * This library holds GLSL source for the double versions of OpenCL C's math

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* How a kernel translated to GLSL 4.50 (kl_emit_glsl, kernels/emit_glsl.c)
  * takes its arguments, for the Vulkan backend.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Helpers shared by the GPU-target emitters: see gpu_emit.h. */
 #include "gpu_emit.h"
 

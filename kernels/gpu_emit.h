@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Shared by the GPU-target emitters (emit_opencl.c, emit_cuda.c and the
  * emit_glsl*.c files): a growable output buffer in the context's arena,
  * identifier escaping, struct names, swizzle folding, type predicates and

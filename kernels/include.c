@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* #include "file": finding, reading and tokenizing the file a directive
  * names (the preprocessor splices the tokens in), #pragma once, and the
  * limits. A quoted name is looked for next to the including file, then in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernel language front end: what its passes share.
  *
  * Pipeline: source -> tokens (lex.c) -> preprocessed tokens (preprocess.c)

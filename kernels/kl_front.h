@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Private to the front end (context, lexer, preprocessor, parser, types,
  * builtins, checks): the context's insides and the passes' entry points.
  * Emitters use kl.h, builtins.h and translate.h only. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The lexer: source text -> pp-tokens (C99 6.4), with 1-based line and
  * byte column of every token. Backslash-newline between tokens is skipped. */
 #include <string.h>

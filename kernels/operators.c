@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "kl.h"
 
 const char *kl_operator_text(kl_operator op) {

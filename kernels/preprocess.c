@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The preprocessor (C99 6.10, the part OpenCL C 1.2 kernels use), on
  * tokens: object- and function-like macros with # and ##, hidesets (Prosser's
  * algorithm, as chibicc does), conditional inclusion with full constant

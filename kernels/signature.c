@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Kernel signatures as JSON (`anygpu compile --signature`,
  * agpu_translation_signature_json and the tests) and the names of kernel
  * features for messages. The runtime validates launches against the parsed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The translator's entry points: one translation per context. */
 #include <string.h>
 

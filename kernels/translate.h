@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The translator's entry points, used by the runtime's backends, the
  * `anygpu compile` command and the tests. */
 #ifndef AGPU_TRANSLATE_H
@@ -76,9 +77,7 @@ const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target
 /* Each emitter, called by kl_emit. */
 const char *kl_emit_opencl(kl_context *ctx, const kl_program *program);
 const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip);
-/* The line kl_emit_cuda writes for a program with FP_CONTRACT OFF: NVRTC
- * is then asked for --fmad=false. */
-#define KL_CUDA_FP_CONTRACT_OFF_MARK "/* anygpu: FP_CONTRACT OFF, compile with --fmad=false */"
+/* KL_CUDA_FP_CONTRACT_OFF_MARK: cuda_abi.h */
 const char *kl_emit_glsl(kl_context *ctx, const kl_program *program, const kl_function *kernel);
 const char *kl_emit_c(kl_context *ctx, const kl_program *program);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Types as OpenCL C 1.2 has them (6.1): sizes and alignments, the
  * integer promotions and usual arithmetic conversions, names. */
 #include <string.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one fuzz target for SECONDS (default 60); docs/fuzzing.md.
 #
 #   scripts/fuzz.sh TARGET [SECONDS] [libFuzzer arguments...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the tests whose results depend on the host CPU again as older hosts
 # would run them: lavapipe and PoCL held to a narrower instruction set
 # (their code generators pick one from the host at run time) and the CPU

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what anygpu needs to build and test on Debian 12: the compiler and
 # build tools, the Khronos OpenCL headers, the OpenCL ICD loader with PoCL
 # (a real OpenCL device on the CPU), clinfo (the tests compare with it),
@@ -12,7 +13,9 @@
 # backend's own declarations; the build needs none), and OpenBLAS
 # (bench/native/native_openblas, the CPU sgemm baseline), CLBlast
 # (native_clblast, the OpenCL sgemm baseline), and Chromium (the
-# bench test renders anygpu bench --html headless).
+# bench test renders anygpu bench --html headless), and for releases
+# (docs/releasing.md) abigail-tools (abidw, abidiff: the ABI check) and
+# dpkg-dev (dpkg-shlibdeps: the .deb's Depends).
 set -euo pipefail
 packages=(
   gcc make cmake ninja-build pkg-config python3 python3-venv clang libclang-rt-14-dev
@@ -20,6 +23,7 @@ packages=(
   libvulkan1 libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   libamdhip64-5 libhiprtc-builtins5 libamdhip64-dev
   libopenblas-dev libclblast-dev chromium
+  abigail-tools dpkg-dev
 )
 missing=()
 for p in "${packages[@]}"; do

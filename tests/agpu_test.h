@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A minimal test harness: each test program runs its cases, prints one line
  * per failed check, and ends with "N passed, N failed, N skipped". */
 #ifndef AGPU_TEST_H

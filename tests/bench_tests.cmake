@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # anygpu bench, end to end (tests/test_bench.py); included from
 # tests/CMakeLists.txt. The HTML case renders the page in headless Chromium
 # (Debian package chromium) and is skipped, saying so, without it.

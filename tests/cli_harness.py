@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the Python tests of the anygpu command share: a case that collects
 its failed checks, and the runner that prints one line per case and the
 closing "N passed, N failed, N skipped" line."""

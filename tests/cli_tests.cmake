@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Tests of the anygpu command; included from tests/CMakeLists.txt.
 
 # The JSON writer and text formatting on their own.

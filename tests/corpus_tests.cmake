@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The kernel corpus (tests/kernels/README.md): every valid kernel runs on the
 # oracle (PoCL, opencl:0) and on every other device that can build it, and is
 # compared with the oracle; every invalid kernel's header is checked, and each

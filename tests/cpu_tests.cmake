@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The CPU backend running kernels (translated to C, compiled at run time).
 add_executable(test_cpu_kernels ${CMAKE_CURRENT_LIST_DIR}/test_cpu_kernels.c)
 target_link_libraries(test_cpu_kernels PRIVATE anygpu Threads::Threads m)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The HIP variant of the CUDA/HIP prelude, compiled by the host C++
  * compiler with cuda_prelude_host_shim.h and run by test_emit_cuda: its
  * half conversions (every rounding mode, from float and double), half

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Lets the host C++ compiler (g++ 12 or clang, x86-64) compile the HIP
  * variant of the CUDA/HIP prelude (kernels/cuda_prelude.c), so that
  * cuda_prelude_host_check.cpp can run its conversions and half arithmetic

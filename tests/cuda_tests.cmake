@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The CUDA backend (backends/cuda): its declarations against the toolkit's
 # headers, the backend on a machine without an NVIDIA driver (and with the
 # toolkit's stub first on LD_LIBRARY_PATH), NVRTC compiles, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Shared by the emitter tests (test_emit_*.c): reading the corpus of valid
  * kernels and translating one file. */
 #ifndef AGPU_EMIT_COMMON_H

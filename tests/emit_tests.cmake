@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The GPU-target emitters (kernels/emit_opencl.c, emit_cuda.c, emit_glsl.c),
 # checked with the real compilers: NVRTC (dlopen) for CUDA, hiprtc where
 # ROCm is installed, glslangValidator + spirv-val for GLSL, PoCL for OpenCL.

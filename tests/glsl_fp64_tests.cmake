@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The GLSL double-precision math library (kernels/glsl_fp64_math.c): its text
 # compiled by glslangValidator and checked by spirv-val, and its accuracy
 # measured by compiling the same text as C with this C compiler and comparing

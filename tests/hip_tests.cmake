@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The HIP backend (backends/hip/, docs/hip.md); included from
 # tests/CMakeLists.txt. hiprtc runs for real where ROCm is installed; each
 # test says "skipped" with the reason where it is not.

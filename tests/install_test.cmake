@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the built project into a scratch prefix, then builds
 # examples/vector_add.c against it out of tree, as a user would, and runs
 # each binary (it verifies its result on the device it selects):
@@ -10,8 +11,15 @@
 # - the README's static line beside the shared library (anygpu-static.pc).
 # EXTRA_FLAGS carries a sanitized build's flags to the consumer; C_COMPILER
 # and LIBDIR are the build's compiler and CMAKE_INSTALL_LIBDIR.
+# With INSTALLED_PREFIX (scripts/deb-test.sh: /usr after installing the
+# .deb) nothing is installed: the consumers use the package already there,
+# and the archive-only prefix is left out (it needs BUILD_DIR).
 file(REMOVE_RECURSE ${WORK_DIR})
-set(prefix ${WORK_DIR}/prefix)
+if(INSTALLED_PREFIX)
+  set(prefix ${INSTALLED_PREFIX})
+else()
+  set(prefix ${WORK_DIR}/prefix)
+endif()
 if(NOT C_COMPILER)
   set(C_COMPILER cc)
 endif()
@@ -26,9 +34,13 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+if(NOT INSTALLED_PREFIX)
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+endif()
 separate_arguments(extra UNIX_COMMAND "${EXTRA_FLAGS}")
-set(example ${SOURCE_DIR}/examples/vector_add.c)
+# The example is built from a copy beside the consumers, out of the tree.
+file(COPY ${SOURCE_DIR}/examples/vector_add.c DESTINATION ${WORK_DIR}/example)
+set(example ${WORK_DIR}/example/vector_add.c)
 set(binaries "")
 
 # find_package
@@ -68,7 +80,8 @@ if(PKG_CONFIG)
     message(FATAL_ERROR "vector_add_pc_static_beside needs libanygpu.so:\n${last_output}")
   endif()
   list(APPEND binaries ${WORK_DIR}/vector_add_pc_static_beside)
-
+endif()
+if(PKG_CONFIG AND NOT INSTALLED_PREFIX)
   # Static, from a prefix with only the archive.
   set(static_prefix ${WORK_DIR}/prefix-static)
   run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${static_prefix})
@@ -85,7 +98,8 @@ if(PKG_CONFIG)
     message(FATAL_ERROR "vector_add_pc_static needs libanygpu.so:\n${last_output}")
   endif()
   list(APPEND binaries ${WORK_DIR}/vector_add_pc_static)
-else()
+endif()
+if(NOT PKG_CONFIG)
   message(STATUS "pkg-config not found: the pkg-config checks are skipped")
 endif()
 

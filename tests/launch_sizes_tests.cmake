@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Launch sizes at and past 32 and 64 bits (tests/test_launch_sizes.c, issue
 # 33) on every backend: 64-bit size_t and work-item ids, totals of 2^64
 # work-items or more, local and value sizes that do not fit 32 bits. The

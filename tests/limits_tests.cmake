@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The limits sweep (tests/test_limits.c) on every backend: each limit the
 # device reports, launched just below, at and just above, each correct
 # element by element or refused naming the limit. CUDA and HIP devices are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The native baseline programs of bench/native/ (built by bench/CMakeLists.txt
 # where their headers are found), each run once with a small size against
 # the protocol `anygpu bench` reads; included from tests/CMakeLists.txt.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The OpenCL backend's tests run against a real driver (PoCL on a machine
 # without a GPU); each exits 77 (skipped) when no OpenCL device is present.
 foreach(name test_opencl_device test_opencl_buffer test_opencl_launch)

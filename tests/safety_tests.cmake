@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Reliability: the API misuse matrix, resources under create/release cycles,
 # many threads at once, and data hygiene (docs/reliability.md). Each runs on
 # every device present; on Vulkan with the validation layer on, as the Vulkan

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The spirv translation target (kernels/spirv/, cmake/glslang.cmake), through
 # the public API: with glslang the module's header and compile times, without
 # it the AGPU_ERROR_UNSUPPORTED answer.

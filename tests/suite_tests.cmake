@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The conformance suite (docs/conformance.md); included from
 # tests/CMakeLists.txt.
 find_package(Python3 COMPONENTS Interpreter)

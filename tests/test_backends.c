@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The registry: every backend is listed, and one that cannot load says why
  * with the loader's own words. */
 #include <dlfcn.h>

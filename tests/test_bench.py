@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """anygpu bench, end to end: the JSON schema and the values of a --quick run
 on every device (every BabelStream, reduction and sgemm result verified),
 the text table, the native-baseline protocol (with programs written here in

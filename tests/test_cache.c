@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The on-disk kernel cache: SHA-256, keys, entries, the directory rules, and
  * concurrent use from threads and processes. Every case works in its own
  * folder under one mkdtemp directory, removed at the end. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernel cache against a hostile or careless file system: loose modes
  * (ours are tightened, others' refused), directories owned by someone else,
  * planted symbolic links (as an entry, as the cache directory itself), and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of the anygpu command.
 
     python3 test_cli.py PATH/TO/anygpu [--expect-version X.Y.Z]
@@ -173,8 +174,8 @@ def check_device_object(case, device, where):
 def test_version(cli, case, options):
     code, out, err = cli.run_text(case, "--version")
     case.require(code == 0, f"--version exited {code}: {err.strip()}")
-    match = re.fullmatch(r"anygpu (\d+\.\d+\.\d+)( \(library \S+\))?\n", out)
-    case.require(match, f"--version printed {out!r}, expected 'anygpu X.Y.Z'")
+    match = re.fullmatch(r"anygpu (\d+\.\d+\.\d+)( \(git [\w.+-]+\))?( \(library \S+\))?\n", out)
+    case.require(match, f"--version printed {out!r}, expected 'anygpu X.Y.Z [(git DESCRIPTION)]'")
     if options.expect_version:
         case.check(match.group(1) == options.expect_version,
                    f"--version says {match.group(1)}, the project is {options.expect_version}")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """anygpu compile, end to end, over the kernel corpus.
 
 Every valid kernel translates for every target (GLSL once per kernel) and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Asynchronous queues on cpu:0: a launch returns before the kernel ends and
  * its event completes after; errors raised by queued work reach the next
  * call that waits; buffers, kernels and programs released while queued work

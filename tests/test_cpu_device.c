@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The built-in CPU device: what it reports, and its buffers. */
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Running out of file descriptors while cpu:0 builds (issue 33, item 12):
  * the C compiler inherits the process's RLIMIT_NOFILE, and with a low one
  * the linker fails ("cannot find -lc: Too many open files"). That is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Kernels on the built-in CPU backend: translated to C, compiled by the
  * system compiler, run on the thread pool. Random inputs, poisoned outputs,
  * sizes that are not multiples of the work-group size, double-precision

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA backend's own Driver API and NVRTC declarations
 // (backends/cuda/cuda_driver_api.h) against the toolkit's cuda.h and nvrtc.h:
 // every enum value, every type's size, and every entry point's signature

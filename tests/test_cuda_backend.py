@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The CUDA backend on a machine without an NVIDIA driver, end to end through
 `anygpu list --json`: its reason names libcuda.so.1 and dlopen's error; with
 the CUDA toolkit's stub libcuda first on LD_LIBRARY_PATH it names the stub's

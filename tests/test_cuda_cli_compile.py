@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The issue's acceptance, literally: `anygpu compile --target cuda` output
 for every corpus kernel compiles with NVRTC for sm_90 (a cubin each, checked
 by test_cuda_compile --files)."""

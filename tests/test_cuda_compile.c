@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA backend's NVRTC step (agpu_cuda_compile, backends/cuda), for real:
  * translated corpus kernels to a cubin for sm_90, an architecture NVRTC does
  * not know to PTX, a compile error to a status and NVRTC's log.

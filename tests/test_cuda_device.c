@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA backend on a real NVIDIA GPU (cuda:0): device info, memory,
  * transfers, fills of every pattern size, out-of-memory messages, portable
  * kernels with __local arguments (above 48 KiB too), 3-D launches, events,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Long flat expressions (issue 33, item 4): a chain such as a + b + c + ...
  * or v.xyzw.xyzw... is parsed by a loop but is a tree one level deeper per
  * operator, and every later pass walks that tree recursively. A generator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The local size anygpu chooses when a launch passes none (docs/api.md,
  * "Launch"): 9973 work-items (a prime) and 1000 on every device. Each work-item
  * records get_local_size(0); a second kernel sums its group through local

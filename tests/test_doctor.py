@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of `anygpu doctor`.
 
     python3 test_doctor.py PATH/TO/anygpu [--test-library PATH/TO/libdoctor_test_library.so]

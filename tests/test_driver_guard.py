@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """anygpu list, info and doctor survive a driver that crashes the process as
 it loads (issue 33, item 10; tools/driver_guard.c): an OpenCL ICD that
 segfaults in clIcdGetPlatformIDsKHR and a Vulkan driver whose constructor

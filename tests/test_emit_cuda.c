@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA and HIP emitters, checked with the real compilers: every corpus
  * kernel, the tricky cases and a half kernel below are translated and
  * compiled by NVRTC (loaded with dlopen) to PTX for compute_80 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL emitter, checked with the real tools: every kernel of the corpus
  * and of the cases below is translated to GLSL 4.50, compiled to SPIR-V by
  * glslangValidator (-V --target-env vulkan1.1) and validated by spirv-val.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The OpenCL C emitter: every corpus kernel's normalised OpenCL C is
  * rebuilt on PoCL (opencl:0) through agpu_program_create_native, and a few
  * kernels run from both the original and the emitted source must give the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Rounding doubles to integers on every device, bit for bit against the
  * host's C library: floor, ceil, trunc, rint, round, modf, fract and the
  * conversions with a rounding mode, over fractions at every magnitude from

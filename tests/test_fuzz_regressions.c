@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Every input under tests/fuzz/regressions/ through the fuzzer's own harness,
  * tests/fuzz/fuzz_translator.c: parse with the traits and options the input
  * selects, then emit for every target. The inputs are crashes, leaks, hangs

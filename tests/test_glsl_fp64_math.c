@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The GLSL double-precision math library (kernels/glsl_fp64_math.c):
  * (a) the whole text and the extracted source of every builtin compile as
  *     GLSL 4.50 compute shaders with glslangValidator and pass spirv-val;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // glslang's C++ exceptions must not cross anygpu's C API (issue 33, item 6).
 // This program replaces the global operator new (which the glslang linked
 // into the library's objects uses) with one that throws std::bad_alloc

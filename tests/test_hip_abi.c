@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The HIP backend's own declarations (backends/hip/hip_api.h) against ROCm's
  * real headers, where they are installed (Debian: libamdhip64-dev): every
  * enum value and size the backend relies on is checked at compile time, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The HIP backend through the public API. Without an AMD GPU (this build
  * machine: ROCm 5.2's runtime installed, no /dev/kfd) it must be unavailable
  * and say exactly why; with one, its devices must describe themselves and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Acceptance: `anygpu compile --target hip` output compiles with hiprtc for
  * gfx90a. Every kernel of the corpus goes through the command (with its
  * @options and --fp16 where it needs half), and what it prints is compiled

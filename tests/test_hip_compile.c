@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The HIP backend's hiprtc compile routine (agpu_hip_compile,
  * backends/hip/hip_compile.c), run for real through its child process:
  * translated corpus kernels compile for gfx90a and gfx1030 to code objects;
@@ -146,6 +147,7 @@ typedef struct compile_job {
   const char *arch;
   agpu_status status;
   size_t size;
+  char error[2048]; /* the message of a failed compile, for the log */
 } compile_job;
 
 static void *compile_on_thread(void *argument) {
@@ -154,6 +156,7 @@ static void *compile_on_thread(void *argument) {
       "extern \"C\" __global__ void twice(float *p) { p[threadIdx.x] *= 2.0f; }\n";
   agpu_hip_code code;
   job->status = agpu_hip_compile(rtc, source, "twice.hip", job->arch, 0, &code);
+  if (job->status != AGPU_SUCCESS) snprintf(job->error, sizeof job->error, "%s", agpu_last_error());
   job->size = code.code_size;
   agpu_hip_code_free(&code);
   return NULL;
@@ -168,6 +171,7 @@ static void compiles_from_two_threads(void) {
     CHECK(pthread_create(&threads[i], NULL, compile_on_thread, &jobs[i]) == 0);
   for (int i = 0; i < 2; i++) pthread_join(threads[i], NULL);
   for (int i = 0; i < 2; i++) {
+    if (jobs[i].status != AGPU_SUCCESS) printf("  %s: %s\n", jobs[i].arch, jobs[i].error);
     CHECK(jobs[i].status == AGPU_SUCCESS);
     CHECK(jobs[i].size > 0);
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Data hygiene: AGPU_BUFFER_ZERO_INIT buffers read as zeros even where the
  * memory held another buffer's data, and AGPU_BUFFER_SCRUB_ON_RELEASE leaves
  * nothing for the next owner, on every device present. */

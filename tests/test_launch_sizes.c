@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Launch sizes at and past 32 and 64 bits (issue 33): each either right or
  * refused with a message naming the limit, never wrong data with success.
  *   - size_t and ptrdiff_t are 64-bit on every backend, Vulkan included

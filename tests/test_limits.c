@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The limits sweep: for each limit the device reports, launches just
  * below, at and just above it, each either correct element by element
  * (random inputs, poisoned outputs, every element checked) or refused with

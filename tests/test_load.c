@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Load and concurrency: threads sharing a device, each with its own queue
  * and buffers of its own random data, launching many kernels; once with a
  * kernel per thread from one shared program, once with one kernel shared by

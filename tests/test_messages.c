@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* One message per case on every backend (cpu:0, opencl:0, vulkan:0 here;
  * cuda:0 and hip:0 where present): the same text with only the selector
  * differing, for a missing kernel, a kernel that does not compile, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The API misuse matrix: every public function called with NULL, released,
  * foreign and wrong-type handles, bad sizes and ranges, and bad launches, on
  * every device present. Each row checks the documented status and that the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks one native baseline program of bench/native/ against the protocol
 that `anygpu bench` relies on (bench/native/README.md).
 

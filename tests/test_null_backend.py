@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The null backend through the CLI (issue 17; backends/null): with
 ANYGPU_NULL_DEVICES=2 and limits from ANYGPU_NULL_LIMITS, `anygpu list --json`
 lists null:0 and null:1 with those limits, the default device is never a

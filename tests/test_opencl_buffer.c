@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* OpenCL buffers: every transfer is checked byte by byte against a host
  * model of the buffer, including the bytes it must leave alone. */
 #include "agpu_test.h"

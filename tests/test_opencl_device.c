@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The OpenCL backend's devices, checked against what `clinfo --raw` reports
  * for the same device, and the reason given when no platform is installed. */
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* OpenCL kernels: building, signatures, launches checked element by element
  * against a double-precision reference, launch validation and timing. */
 #include <math.h>

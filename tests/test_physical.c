@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Physical-device grouping: the grouping rules on staged device
  * descriptions (api/physical_group.c is compiled into this test), then the
  * public API, the physical selectors and the load attempts on the devices

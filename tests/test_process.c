@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* fork() and exit (issue 33, items 8 and 9; docs/reliability.md):
  * - a child forked after the parent used a device gets a clear error from
  *   every device but cpu:0, at once, instead of hanging in the driver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Where a NULL queue means a default queue (api/anygpu.h, docs/api.md), on
  * every device present: transfers and launches take the buffer's or the
  * kernel's device, agpu_queue_finish(NULL) waits for every default queue,

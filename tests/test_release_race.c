@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A buffer released on one thread while another launches with it or
  * transfers to it (issue 33, item 13): the launch and transfers pin their
  * buffers, so either they resolve the handle first (and the buffer is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Resources: create/release cycles of buffers, programs (from a cached
  * build) and queues leave the process's resident memory and the device's
  * allocated bytes where they started; an allocation larger than the device

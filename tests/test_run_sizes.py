@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """anygpu run at sizes past 32 and 64 bits (issue 33), end to end.
 
 Usage: test_run_sizes.py ANYGPU

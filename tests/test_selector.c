@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Device selectors, on the devices this machine really has. The built-in CPU
  * device is always there, so every case can run. */
 #include <stdlib.h>

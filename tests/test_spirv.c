@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The spirv translation target: agpu_translate compiles the GLSL target's
  * shader to SPIR-V with glslang inside the library (kernels/spirv/). Checks
  * the module's header, that text and binary outputs are kept apart, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of `anygpu test` and `anygpu run`.
 
     python3 test_suite.py PATH/TO/anygpu PATH/TO/kernels/suite

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernel corpus through the front end: every .cl file in
  * tests/kernels/valid parses without an error (with its "// @options" and
  * "// @requires"), and every one in tests/kernels/invalid gets its

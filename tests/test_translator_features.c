@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Front-end features for real-world OpenCL kernels (issue 18): brace
  * initialisers of vectors, image constructs refused by name, and structs
  * in memory with OpenCL C's layout. What each target prints is checked by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernel-language front end: preprocessor, type rules, diagnostics,
  * signatures, the checks' facts, robustness on hostile input, and speed. */
 #include <time.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* #include in the front end (kernels/include.c): where a header is looked
  * for, #pragma once and guards, what the diagnostics say, <...>, the limits,
  * what is never read; and, through the library, that a header's bytes are

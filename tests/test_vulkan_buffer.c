@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Vulkan buffers: transfers at odd offsets, fills of every pattern size,
  * ten thousand live buffers (the sub-allocator), buffers larger than one
  * sub-allocation block, and running out of memory with the numbers said. */

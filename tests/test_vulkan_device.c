@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The Vulkan backend's devices: what enumeration reports for each, and that
  * a CPU device (lavapipe) joins the physical CPU. Run with
  * ANYGPU_VULKAN_VALIDATION=1 (ctest sets it). */

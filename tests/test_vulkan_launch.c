@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Vulkan launches: push-constant and storage-buffer parameter blocks,
  * __local parameters, 2D ids, launches of more work-groups than
  * maxComputeWorkGroupCount (split with a group offset), long streams of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The kernel-language front end's tests. They call the translator's kl_
 # functions, which the shared library keeps hidden, so they link the
 # library's objects directly.

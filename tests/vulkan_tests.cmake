@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Vulkan backend's tests run against a real driver (lavapipe on a machine
 # without a GPU) with the Khronos validation layer on: the backend turns any
 # validation message into an error, so a silent layer is part of passing.

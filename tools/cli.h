@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the anygpu command's parts share: exit statuses, argument parsing,
  * error reporting and the commands themselves. */
 #ifndef ANYGPU_TOOLS_CLI_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cli_read_source (cli.h): kernel sources for compile and run. */
 #define _GNU_SOURCE /* O_CLOEXEC, S_ISSOCK */
 #include <errno.h>

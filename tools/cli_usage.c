@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Each command's own usage: `anygpu COMMAND --help` and `anygpu help COMMAND`
  * (the general help is cli_print_help in main.c). */
 #include <string.h>

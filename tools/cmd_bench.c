@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu bench: per physical device, a column per backend: stream
  * bandwidth, reduction, sgemm, launch latency, transfers and build time,
  * beside the theoretical peak and the native API (docs/bench.md). */

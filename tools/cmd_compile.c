@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu compile FILE: the translator on its own, for looking at what each
  * backend will compile, checking a kernel, or reading its signature. */
 #include <errno.h>

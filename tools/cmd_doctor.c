@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu doctor [--json] [--sysroot DIR]: why a backend or a GPU is
  * missing. Gathers the library's view, runs every check, prints the
  * findings. It exits 0 whenever it ran, whatever it found. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu info [SELECTOR]: every property of one device. */
 #include <inttypes.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu list: every device of every backend, the physical devices they
  * are (the same GPU through several APIs is one), then the backends that
  * have none and why. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu run FILE: a user's kernel with generated or file inputs, on one
  * device or all of them; --compare checks every device's buffers against
  * the first device's (OpenCL where present). */

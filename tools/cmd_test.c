@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu test: the conformance suite on every device (docs/conformance.md). */
 #define _GNU_SOURCE /* clock_gettime, strtok_r */
 #include <errno.h>

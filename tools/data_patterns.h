@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What anygpu test and anygpu run share for making data: the random stream
  * and the poison written into outputs (the same patterns as the kernel
  * corpus's run 0, tests/kernels/README.md). */

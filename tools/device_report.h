@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A device as the CLI reports it: its info fetched safely, and the JSON
  * members that `list --json` and `info --json` share. */
 #ifndef ANYGPU_TOOLS_DEVICE_REPORT_H

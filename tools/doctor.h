@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu doctor: what the parts of the doctor share. The doctor gathers the
  * library's view (backends, load attempts, devices, physical devices), then
  * each check file reads the system through the sysroot and the process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Device nodes (/dev/kfd, /dev/nvidia*, /dev/dri/renderD*): can this process
  * open them read-write, and is it in their group? */
 #define _POSIX_C_SOURCE 200809L

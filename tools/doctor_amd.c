@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* AMD: libamdhip64 and hipInit, the amdgpu module, /dev/kfd access, the GPU
  * targets in the KFD topology, and the variables ROCm reads. */
 #define _GNU_SOURCE

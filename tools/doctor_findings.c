@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The findings model: each finding has a severity, what was found, the
  * evidence and the fix, as strings the doctor composes piece by piece. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Opening vendor libraries the way the backends do, and finding which file
  * and version a name resolved to. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Just enough JSON to read a Vulkan driver manifest: the string at
  * {"ICD": {"library_path": "..."}}. Anything malformed is "not found". */
 #include <string.h>

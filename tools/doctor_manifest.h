@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Reading Vulkan driver manifests (JSON) without a JSON library. */
 #ifndef ANYGPU_TOOLS_DOCTOR_MANIFEST_H
 #define ANYGPU_TOOLS_DOCTOR_MANIFEST_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* NVIDIA: libcuda (which file, which version, what cuInit says), the kernel
  * module's version against libcuda's (a mismatch is CUDA error 803), the
  * device nodes, and CUDA_VISIBLE_DEVICES. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* OpenCL: the ICD loader (libOpenCL.so.1) and what clGetPlatformIDs says,
  * then each .icd file under $OCL_ICD_VENDORS or /etc/OpenCL/vendors:
  * readable, naming a library that loads, which reports platforms. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The doctor's report: text for people, one JSON object for programs, with
  * the same backends, findings, PCI devices and physical devices. Findings
  * come most severe first, in the order the checks found them. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The PCI bus: every display and 3D controller (class 0x03xxxx) under
  * /sys/bus/pci/devices, each matched to the physical device that exposes
  * it. A GPU on the bus that no API exposes is the key finding. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Which device a program gets: $ANYGPU_DEVICE, the default-best rule, and
  * on hybrid machines (an integrated and a discrete GPU) which one wins, why,
  * and how to pick the other. */

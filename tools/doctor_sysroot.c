@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Reading the system through the sysroot: /sys, /proc, /dev and /etc under
  * `--sysroot DIR`, so that tests can stage a machine in a directory. */
 #define _POSIX_C_SOURCE 200809L

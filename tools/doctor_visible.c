@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES: a list of
  * indices or UUIDs. Set but empty, it hides every device; the runtimes stop
  * at the first entry they cannot parse, hiding it and all that follow. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Vulkan: the loader (libvulkan.so.1) and its version, every driver
  * manifest the loader would read ($VK_DRIVER_FILES / $VK_ICD_FILENAMES, else
  * its search paths) and whether its library_path loads, a machine whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A driver that crashes the process as it loads (a segfault in an OpenCL
  * ICD's clIcdGetPlatformIDsKHR, in a Vulkan driver's constructor) must not
  * take down the tools that exist to diagnose broken drivers. The command

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Commands that load every driver (list, info, doctor) survive a driver
  * that crashes the process as it loads (driver_guard.c). */
 #ifndef ANYGPU_TOOLS_DRIVER_GUARD_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Text formatting for the CLI: byte sizes, UUIDs, one-line messages and
  * tables whose columns are sized to their content. */
 #ifndef ANYGPU_TOOLS_FORMAT_H

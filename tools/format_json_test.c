@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Unit tests of the CLI's JSON writer and text formatting. */
 #include <stdint.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A small streaming JSON writer: values go straight to a FILE, with commas,
  * nesting and indentation handled here and strings escaped so that any byte
  * sequence comes out as valid JSON (invalid UTF-8 becomes U+FFFD). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu: which GPUs does this system expose, through which APIs? */
 #include <string.h>
 
@@ -76,9 +77,14 @@ void cli_print_help(FILE *out) {
       out);
 }
 
+/* `git describe --always --dirty` of the checkout it was built from; "" when
+ * it was not built from one (cmake/git_describe.cmake). */
+extern const char agpu_git_description[];
+
 static int print_version(void) {
   const char *library_version = agpu_version();
   printf("anygpu %s", AGPU_VERSION_STRING);
+  if (agpu_git_description[0]) printf(" (git %s)", agpu_git_description);
   /* The shared library may have been replaced by another release. */
   if (strcmp(library_version, AGPU_VERSION_STRING) != 0) printf(" (library %s)", library_version);
   putchar('\n');

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Physical devices as the CLI reports them: the "physical" JSON array that
  * `list --json` and `doctor --json` share, and the text table. */
 #ifndef ANYGPU_TOOLS_PHYSICAL_REPORT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What anygpu run's parts share: the request as parsed and each device's
  * run (cmd_run.c parses and runs, run_report.c prints and compares). */
 #ifndef ANYGPU_TOOLS_RUN_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Parsing anygpu run's argument specs and making their data. */
 #include "run_args.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu run: the argument specs (buf:float:N:random, uint:4096,
  * local:float:256) and the data they make. */
 #ifndef ANYGPU_TOOLS_RUN_ARGS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu run --compare: the float rule (run_compare.h). */
 #include "run_compare.h"
 

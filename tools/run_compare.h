@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu run --compare: when two floats agree. numpy.allclose's rule,
  * |a - b| <= atol + rtol * |b| with b the reference device's value, or a
  * distance in units in the last place (--ulp). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu run's output: each device's outcome, the first values of the
  * buffers it wrote, --out files, and with --compare each buffer against the
  * reference device's. */

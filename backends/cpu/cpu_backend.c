@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The built-in CPU backend: a device that needs no driver. Buffers live in
  * host memory; launches, copies and fills are queued and run in order on
  * the queue's thread (cpu_queue.c), host reads, writes and maps wait for
@@ -216,6 +217,7 @@ const agpu_backend_ops agpu_cpu_backend_ops = {
     .init = agpu_cpu_init,
     .device_caps = agpu_cpu_device_caps,
     .device_memory = agpu_cpu_device_memory,
+    .translate_traits = agpu_cpu_translate_traits,
     .queue_create = agpu_cpu_queue_create,
     .queue_release = agpu_cpu_queue_release,
     .queue_finish = agpu_cpu_queue_finish,

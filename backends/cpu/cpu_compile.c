@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CPU backend's compiler driver: finds the system C compiler at run time
  * ($CC, then cc, gcc, clang on PATH), compiles the host-C translation of a
  * program into a shared object in a private temporary directory (mkdtemp,

@@ -1,7 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef AGPU_CPU_INTERNAL_H
 #define AGPU_CPU_INTERNAL_H
 
 #include "agpu_backend.h"
+#include "agpu_signature.h"
 
 /* Fills the built-in CPU device's info from /proc and sysconf. */
 void agpu_cpu_describe_host(agpu_device_info *info);
@@ -51,12 +53,8 @@ void agpu_cpu_unload(agpu_cpu_object *object);
 #include "emit_c_abi.h"
 
 typedef struct agpu_cpu_kernel_entry {
-  char name[128];
+  agpu_kernel_signature signature; /* first (agpu_signatures_copy_into); copied into each kernel */
   const kl_c_kernel *abi;
-  uint32_t param_count;
-  agpu_kernel_param *params; /* copied into each agpu_kernel */
-  bool has_required_work_group_size;
-  uint32_t required_work_group_size[3];
 } agpu_cpu_kernel_entry;
 
 typedef struct agpu_cpu_program {
@@ -80,5 +78,6 @@ agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
                             const agpu_arg args[]);
 /* cpu_program.c: agpu_program_build for portable kernel source. */
 agpu_status agpu_cpu_program_build(agpu_program *program, const agpu_program_desc *desc);
+void agpu_cpu_translate_traits(agpu_device *device, agpu_translate_traits *traits);
 
 #endif

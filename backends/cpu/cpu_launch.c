@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Kernels and launches on the CPU backend. A program is a loaded shared
  * object whose kernels follow the ABI in kernels/emit_c_abi.h; a launch
  * hands the work-groups to the thread pool, each thread running whole
@@ -23,17 +24,17 @@ agpu_status agpu_cpu_program_bind(agpu_cpu_program *program) {
   for (uint32_t i = 0; i < program->kernel_count; i++) {
     agpu_cpu_kernel_entry *entry = &program->kernels[i];
     char symbol[256];
-    snprintf(symbol, sizeof symbol, KL_C_KERNEL_SYMBOL_PREFIX "%s", entry->name);
+    snprintf(symbol, sizeof symbol, KL_C_KERNEL_SYMBOL_PREFIX "%s", entry->signature.name);
     entry->abi = dlsym(program->object.handle, symbol);
     if (!entry->abi)
       return agpu_error_set(AGPU_ERROR_INTERNAL, "cpu: the compiled program lacks %s", symbol);
     if (entry->abi->abi_version != KL_C_ABI_VERSION ||
-        entry->abi->param_count != entry->param_count)
+        entry->abi->param_count != entry->signature.param_count)
       return agpu_error_set(AGPU_ERROR_INTERNAL,
                             "cpu: kernel '%s' has ABI %u with %u parameters; expected ABI %u "
                             "with %u",
-                            entry->name, entry->abi->abi_version, entry->abi->param_count,
-                            KL_C_ABI_VERSION, entry->param_count);
+                            entry->signature.name, entry->abi->abi_version, entry->abi->param_count,
+                            KL_C_ABI_VERSION, entry->signature.param_count);
   }
   return AGPU_SUCCESS;
 }
@@ -41,7 +42,7 @@ agpu_status agpu_cpu_program_bind(agpu_cpu_program *program) {
 void agpu_cpu_program_unref(agpu_cpu_program *program) {
   if (!program || atomic_fetch_sub(&program->references, 1) != 1) return;
   agpu_cpu_unload(&program->object);
-  for (uint32_t i = 0; i < program->kernel_count; i++) free(program->kernels[i].params);
+  for (uint32_t i = 0; i < program->kernel_count; i++) free(program->kernels[i].signature.params);
   free(program->kernels);
   free(program);
 }
@@ -57,17 +58,9 @@ agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name) {
     return agpu_error_set(AGPU_ERROR_INVALID_HANDLE, "agpu_kernel_create: the program has no code");
   for (uint32_t i = 0; i < program->kernel_count; i++) {
     agpu_cpu_kernel_entry *entry = &program->kernels[i];
-    if (strcmp(entry->name, name) != 0) continue;
-    kernel->params = calloc(entry->param_count ? entry->param_count : 1, sizeof *kernel->params);
-    if (!kernel->params)
-      return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
-    if (entry->param_count)
-      memcpy(kernel->params, entry->params, entry->param_count * sizeof *kernel->params);
-    kernel->info.param_count = entry->param_count;
-    kernel->info.has_required_work_group_size = entry->has_required_work_group_size;
-    memcpy(kernel->info.required_work_group_size, entry->required_work_group_size,
-           sizeof entry->required_work_group_size);
-    kernel->info.max_work_group_size = kernel->program->device->info.max_work_group_size;
+    if (strcmp(entry->signature.name, name) != 0) continue;
+    agpu_status status = agpu_kernel_fill_from_signature(kernel, &entry->signature);
+    if (status != AGPU_SUCCESS) return status;
     kernel->native = entry;
     atomic_fetch_add(&program->references, 1);
     return AGPU_SUCCESS;
@@ -76,7 +69,7 @@ agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name) {
   size_t used = 0;
   for (uint32_t i = 0; i < program->kernel_count && used < sizeof names; i++)
     used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
-                             program->kernels[i].name);
+                             program->kernels[i].signature.name);
   return agpu_error_set(AGPU_ERROR_NOT_FOUND,
                         "agpu_kernel_create: the program has no kernel '%s' (it has: %s)", name,
                         program->kernel_count ? names : "none");
@@ -85,8 +78,8 @@ agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name) {
 char *agpu_cpu_program_kernel_names(const agpu_program *program) {
   const agpu_cpu_program *cpu = program->native;
   if (!cpu) return NULL;
-  return agpu_join_kernel_names(cpu->kernel_count ? cpu->kernels[0].name : NULL, cpu->kernel_count,
-                                sizeof *cpu->kernels);
+  return agpu_join_kernel_names(cpu->kernel_count ? cpu->kernels[0].signature.name : NULL,
+                                cpu->kernel_count, sizeof *cpu->kernels);
 }
 
 void agpu_cpu_kernel_release(agpu_kernel *kernel) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CPU backend's thread pool: one worker per core but one (the thread
  * that launches works too), created once on first use and kept idle between
  * launches. A launch is a task of `total` items (work-groups) handed out in
@@ -29,7 +30,7 @@ struct agpu_cpu_task {
 typedef struct agpu_cpu_pool {
   pthread_mutex_t mutex;
   pthread_cond_t work;
-  agpu_cpu_task *tasks; /* pending, oldest first */
+  agpu_cpu_task *tasks;             /* pending, oldest first */
   _Atomic unsigned long generation; /* bumped for every new task */
   bool stop;
   unsigned worker_count;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Asynchronous in-order queues for the CPU backend (see cpu_queue.h). A
  * queue's thread starts with its first command and stays until the queue is
  * released; it polls a little before sleeping, as the pool's workers do, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CPU backend's asynchronous in-order queues (cpu_queue.c).
  *
  * Each queue that has been given work owns one thread that runs its commands

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA backend over the Driver API (libcuda.so.1, loaded at run time),
  * with kernels translated to CUDA C++ and compiled by NVRTC. See docs/cuda.md. */
 #include "cuda_internal.h"

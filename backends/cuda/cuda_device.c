@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Enumerates the CUDA devices and describes each one; the primary context
  * behind every call; free and total memory. */
 #include <stdio.h>

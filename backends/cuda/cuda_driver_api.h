@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA Driver API as anygpu uses it: the project's own declarations, so
  * that the backend builds without the CUDA toolkit and loads libcuda.so.1 at
  * run time. Every value here is checked against the toolkit's cuda.h by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* CUresult codes: their names for messages, and the anygpu status each maps
  * to. The names come from the backend's own table first, because the
  * toolkit's stub library answers cuGetErrorName with an error. */

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the CUDA backend's files share: the loaded driver library, the native
  * state behind each core handle, NVRTC, and the error helpers. */
 #ifndef AGPU_CUDA_INTERNAL_H
 #define AGPU_CUDA_INTERNAL_H
 
 #include "agpu_backend.h"
+#include "agpu_signature.h"
 #include "cuda_driver_api.h"
 
 /* backend->native: libcuda and its entry points, read-only after init. */
@@ -30,13 +32,8 @@ typedef struct agpu_cuda_device {
 
 /* One kernel of a program: its public signature, from the translator (or
  * from cuFuncGetParamInfo for native programs). */
-typedef struct agpu_cuda_kernel_entry {
-  char name[128];
-  uint32_t param_count;
-  agpu_kernel_param *params;
-  bool has_required_work_group_size;
-  uint32_t required_work_group_size[3];
-} agpu_cuda_kernel_entry;
+/* A translated kernel's signature, from the core's parse. */
+typedef agpu_kernel_signature agpu_cuda_kernel_entry;
 
 /* program->native */
 typedef struct agpu_cuda_program {

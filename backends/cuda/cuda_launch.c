@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Launches: the arguments as cuLaunchKernel's parameter array, __local
  * arguments as offsets into the dynamic shared memory, and for translated
  * kernels the hidden launch-info parameter (kernels/cuda_abi.h). */

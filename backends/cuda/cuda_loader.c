@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Opens libcuda.so.1 at run time, resolves the symbol table and calls cuInit;
  * each way this can fail gets its own reason for `anygpu list`. */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Queues (one non-blocking stream each), events, and device memory. Every
  * call runs with the device's primary context pushed on this thread. */
 #include <stdlib.h>

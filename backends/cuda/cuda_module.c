@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* cuModuleLoadDataEx with the JIT's logs: a PTX the driver cannot compile,
  * or a cubin for another GPU, fails with the driver's own words. */
 #include <stdio.h>

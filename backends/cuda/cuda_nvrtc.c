@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* NVRTC: found with dlopen on the first build (once per process), and the
  * compile of translated CUDA C++ to a cubin or PTX for one device. */
 #include <dlfcn.h>
@@ -9,7 +10,7 @@
 
 #include "agpu_stack.h"
 #include "cuda_internal.h"
-#include "translate.h"
+#include "cuda_abi.h"
 
 const char agpu_cuda_nvrtc_options_text[] = "-std=c++17 --diag-suppress=177,550";
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_program_build on CUDA: the portable source goes through the
  * translator to CUDA C++ (kernels/emit_cuda.c) and NVRTC to a cubin for the
  * device's architecture, or PTX where NVRTC does not know it; the kernel
@@ -7,9 +8,8 @@
 #include <string.h>
 
 #include "agpu_cache.h"
+#include "agpu_parsed.h"
 #include "cuda_internal.h"
-#include "agpu_signature.h"
-#include "translate.h"
 
 static void agpu_cuda_program_free(const agpu_device *device, agpu_cuda_program *cp) {
   if (!cp) return;
@@ -20,26 +20,6 @@ static void agpu_cuda_program_free(const agpu_device *device, agpu_cuda_program 
   for (uint32_t i = 0; i < cp->kernel_count; i++) free(cp->kernels[i].params);
   free(cp->kernels);
   free(cp);
-}
-
-/* The public signature of one translated kernel. */
-static agpu_status agpu_cuda_describe_kernel(kl_context *ctx, const kl_function *fn,
-                                             agpu_cuda_kernel_entry *entry) {
-  snprintf(entry->name, sizeof entry->name, "%s", fn->name);
-  entry->has_required_work_group_size = fn->has_required_work_group_size;
-  memcpy(entry->required_work_group_size, fn->required_work_group_size,
-         sizeof entry->required_work_group_size);
-  uint32_t count = 0;
-  for (const kl_variable *p = fn->params; p; p = p->next) count++;
-  entry->params = calloc(count ? count : 1, sizeof *entry->params);
-  if (!entry->params)
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
-  entry->param_count = count;
-  uint32_t i = 0;
-  for (const kl_variable *p = fn->params; p; p = p->next, i++) {
-    agpu_param_from_variable(ctx, p, &entry->params[i]);
-  }
-  return AGPU_SUCCESS;
 }
 
 static bool agpu_cuda_looks_like(const void *data, size_t size, bool cubin) {
@@ -68,7 +48,7 @@ static agpu_status agpu_cuda_binary_for(const agpu_device *device, const char *c
     agpu_cache_key_fields fields = {
         .source = cuda_source,
         .options = agpu_cuda_nvrtc_options_text,
-        .translator_version = KL_TRANSLATOR_VERSION,
+        .translator_version = AGPU_TRANSLATOR_VERSION,
         .backend = "cuda",
         .target = target,
         .device_name = device->info.name,
@@ -152,63 +132,46 @@ static void agpu_cuda_join_logs(agpu_program *program, const char *warnings) {
   program->build_log = joined;
 }
 
-agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_desc *desc) {
-  const agpu_device_info *info = &program->device->info;
-  kl_context *ctx = kl_context_create();
-  agpu_cuda_program *cp = calloc(1, sizeof *cp);
-  if (!ctx || !cp) {
-    kl_context_destroy(ctx);
-    free(cp);
+/* The kernels' signatures, copied from the core's parse. */
+static agpu_status agpu_cuda_describe_kernels(const agpu_program_signatures *signatures,
+                                              agpu_cuda_program *cp) {
+  void *entries = NULL;
+  agpu_status status =
+      agpu_signatures_copy_into(signatures, sizeof *cp->kernels, &entries, &cp->kernel_count);
+  cp->kernels = entries;
+  if (status != AGPU_SUCCESS)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
-  }
+  return AGPU_SUCCESS;
+}
+
+agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_desc *desc) {
+  agpu_cuda_program *cp = calloc(1, sizeof *cp);
+  if (!cp) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
   cp->translated = true;
-  kl_translate_options options = {
-      .source_name = desc->source_name,
-      .include_dirs = desc->include_dirs,
-      .include_dir_count = (int)desc->include_dir_count,
-      .build_options = desc->options ? desc->options : "",
-      .traits = {.fp64 = info->fp64, .fp16 = info->fp16, .int64 = info->int64},
-  };
-  agpu_status status = AGPU_SUCCESS;
-  char *warnings = NULL;
-  kl_program *parsed = kl_parse_program(ctx, desc->source, desc->source_size, &options);
-  /* Called directly, not through kl_emit: a strong reference pulls the emitter
-   * into static links. */
-  const char *cuda_source = parsed ? kl_emit_cuda(ctx, parsed, false) : NULL;
-  if (!cuda_source) {
-    const char *text = kl_diagnostics_text(ctx);
-    program->build_log = agpu_strdup(text ? text : "");
-    status = agpu_error_set(parsed ? AGPU_ERROR_UNSUPPORTED : AGPU_ERROR_BUILD_FAILED,
-                            "agpu_program_build: %s for %s:\n%s",
-                            parsed ? "the CUDA emitter cannot translate this program"
-                                   : "the kernel source did not compile",
-                            info->selector, text ? text : "");
-    goto done;
+  char *cuda_source = NULL, *log = NULL;
+  agpu_status status =
+      agpu_parsed_emit(program->parsed, AGPU_TARGET_CUDA, AGPU_ERROR_UNSUPPORTED,
+                       "the CUDA emitter cannot translate this program", &cuda_source, &log);
+  if (status != AGPU_SUCCESS && log) {
+    free(program->build_log);
+    program->build_log = log;
   }
-  warnings = agpu_strdup(kl_diagnostics_text(ctx));
-  uint32_t count = 0;
-  for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
-    count += fn->is_kernel && fn->body;
-  cp->kernels = calloc(count ? count : 1, sizeof *cp->kernels);
-  if (!cp->kernels || !warnings) {
-    status = agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
-    goto done;
-  }
-  for (const kl_function *fn = parsed->functions; fn && status == AGPU_SUCCESS; fn = fn->next)
-    if (fn->is_kernel && fn->body)
-      status = agpu_cuda_describe_kernel(ctx, fn, &cp->kernels[cp->kernel_count++]);
   if (status == AGPU_SUCCESS)
+    status = agpu_cuda_describe_kernels(agpu_parsed_signatures(program->parsed), cp);
+  if (status == AGPU_SUCCESS) {
+    /* translator warnings, then NVRTC's log, in one build log */
+    char *warnings = program->build_log;
+    program->build_log = NULL;
     status = agpu_cuda_build_module(program, cp, cuda_source,
                                     desc->source_name ? desc->source_name : "<source>");
-  agpu_cuda_join_logs(program, warnings);
-
-done:
-  free(warnings);
+    agpu_cuda_join_logs(program, warnings);
+    free(warnings);
+  }
+  free(cuda_source);
   if (status == AGPU_SUCCESS)
     program->native = cp;
   else
     agpu_cuda_program_free(program->device, cp);
-  kl_context_destroy(ctx);
   return status;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The project's own minimal declarations of the HIP runtime's module API and
  * of hiprtc: only what the backend calls, opened with dlopen at run time, so
  * that the build needs no ROCm SDK. The values are ROCm's (the same in ROCm 5

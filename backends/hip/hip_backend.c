@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The HIP backend's ops table: AMD GPUs through the HIP runtime's module API
  * (libamdhip64, opened at run time), kernels compiled by hiprtc. See
  * docs/hip.md. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* hiprtc, run in a child process.
  *
  * hiprtc can take the caller down with it: ROCm 5.2's crashes the process
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,25 +155,56 @@ static int64_t agpu_hip_now_ms(void) {
   return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
-/* Reads both pipes until both close or the deadline passes; false on a
- * timeout (or out of memory, with *oom set). */
-static bool agpu_hip_collect(int result_fd, int output_fd, unsigned timeout_ms,
-                             agpu_hip_bytes *result, agpu_hip_bytes *output, bool *oom) {
+/* The child, once it has ended: whether it was reaped (false while it runs,
+ * and when SIGCHLD is ignored so that it reaped itself) and how it ended. */
+typedef struct agpu_hip_child_end {
+  bool reaped;
+  int wait_status;
+} agpu_hip_child_end;
+
+static void agpu_hip_try_reap(pid_t child, bool block, agpu_hip_child_end *end) {
+  if (end->reaped) return;
+  pid_t waited;
+  while ((waited = waitpid(child, &end->wait_status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+  }
+  end->reaped = waited == child;
+}
+
+/* Reads what is in the pipe now, without waiting. false when out of memory. */
+static bool agpu_hip_drain(int fd, agpu_hip_bytes *sink, char *chunk, size_t chunk_size) {
+  for (;;) {
+    ssize_t n = read(fd, chunk, chunk_size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return true; /* EOF, or EAGAIN: nothing more */
+    if (!agpu_hip_append(sink, chunk, (size_t)n)) return false;
+  }
+}
+
+/* Reads both pipes until both close, or the child has ended and what it
+ * wrote is read, or the deadline passes; false on a timeout (or out of
+ * memory, with *oom set). Why not wait for the pipes to close alone: a child
+ * that another thread of the caller's forks meanwhile (system(), a second
+ * compile) inherits their write ends and keeps them open for as long as it
+ * lives, so the end of our child is what decides. */
+static bool agpu_hip_collect(pid_t child, int result_fd, int output_fd, unsigned timeout_ms,
+                             agpu_hip_bytes *result, agpu_hip_bytes *output, bool *oom,
+                             agpu_hip_child_end *end) {
   int64_t deadline = agpu_hip_now_ms() + timeout_ms;
   struct pollfd fds[2] = {{.fd = result_fd, .events = POLLIN}, {.fd = output_fd, .events = POLLIN}};
   agpu_hip_bytes *sinks[2] = {result, output};
   int open_count = 2;
   char chunk[65536];
+  fcntl(result_fd, F_SETFL, fcntl(result_fd, F_GETFL) | O_NONBLOCK);
+  fcntl(output_fd, F_SETFL, fcntl(output_fd, F_GETFL) | O_NONBLOCK);
   while (open_count > 0) {
     int64_t left = deadline - agpu_hip_now_ms();
     if (left <= 0) return false;
-    int ready = poll(fds, 2, left > 60000 ? 60000 : (int)left);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready < 0) return false;
-    for (int i = 0; i < 2; i++) {
+    int ready = poll(fds, 2, left > 100 ? 100 : (int)left);
+    if (ready < 0 && errno != EINTR) return false;
+    for (int i = 0; ready > 0 && i < 2; i++) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t n = read(fds[i].fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
       if (n <= 0) {
         fds[i].fd = -1;
         open_count--;
@@ -179,6 +212,16 @@ static bool agpu_hip_collect(int result_fd, int output_fd, unsigned timeout_ms,
         *oom = true;
         return false;
       }
+    }
+    if (open_count == 0) break;
+    agpu_hip_try_reap(child, false, end);
+    if (end->reaped) { /* all it wrote is in the pipes: it could not end while blocked */
+      for (int i = 0; i < 2; i++)
+        if (fds[i].fd >= 0 && !agpu_hip_drain(fds[i].fd, sinks[i], chunk, sizeof chunk)) {
+          *oom = true;
+          return false;
+        }
+      return true;
     }
   }
   return true;
@@ -278,11 +321,20 @@ agpu_status agpu_hip_compile(const agpu_hiprtc_api *rtc, const char *source, con
   snprintf(arch_option, sizeof arch_option, "--offload-arch=%s", arch);
   const char *const options[] = {arch_option, "-std=c++17"};
 
+  /* The pipes are made and the write ends closed under one lock, so that a
+   * second compile's child, forked from another thread, never inherits
+   * this one's write ends (agpu_hip_collect copes with other forks). */
+  static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&fork_lock);
   int result_pipe[2], output_pipe[2];
-  if (pipe2(result_pipe, O_CLOEXEC) != 0)
-    return agpu_error_set(AGPU_ERROR_BACKEND, "hip: pipe for hiprtc failed: %s", strerror(errno));
+  if (pipe2(result_pipe, O_CLOEXEC) != 0) {
+    int error = errno;
+    pthread_mutex_unlock(&fork_lock);
+    return agpu_error_set(AGPU_ERROR_BACKEND, "hip: pipe for hiprtc failed: %s", strerror(error));
+  }
   if (pipe2(output_pipe, O_CLOEXEC) != 0) {
     int error = errno;
+    pthread_mutex_unlock(&fork_lock);
     close(result_pipe[0]);
     close(result_pipe[1]);
     return agpu_error_set(AGPU_ERROR_BACKEND, "hip: pipe for hiprtc failed: %s", strerror(error));
@@ -292,6 +344,7 @@ agpu_status agpu_hip_compile(const agpu_hiprtc_api *rtc, const char *source, con
   int fork_error = errno;
   close(result_pipe[1]);
   close(output_pipe[1]);
+  pthread_mutex_unlock(&fork_lock);
   if (child < 0) {
     close(result_pipe[0]);
     close(output_pipe[0]);
@@ -301,16 +354,15 @@ agpu_status agpu_hip_compile(const agpu_hiprtc_api *rtc, const char *source, con
 
   agpu_hip_bytes result = {0}, output = {.limit = AGPU_HIP_OUTPUT_KEEP};
   bool oom = false;
-  bool finished =
-      agpu_hip_collect(result_pipe[0], output_pipe[0], timeout_ms, &result, &output, &oom);
+  agpu_hip_child_end end = {0};
+  bool finished = agpu_hip_collect(child, result_pipe[0], output_pipe[0], timeout_ms, &result,
+                                   &output, &oom, &end);
   close(result_pipe[0]);
   close(output_pipe[0]);
-  if (!finished) kill(child, SIGKILL);
-  int wait_status = 0;
-  pid_t waited;
-  while ((waited = waitpid(child, &wait_status, 0)) < 0 && errno == EINTR) {
-  }
-  bool reaped = waited == child; /* false when SIGCHLD is ignored: the child reaped itself */
+  if (!finished && !end.reaped) kill(child, SIGKILL);
+  agpu_hip_try_reap(child, true, &end);
+  bool reaped = end.reaped; /* false when SIGCHLD is ignored: the child reaped itself */
+  int wait_status = end.wait_status;
 
   agpu_status status;
   char signal_text[32];

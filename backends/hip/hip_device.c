@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* hipInit, the devices and what they are: attributes, PCI address, UUID,
  * gcnArchName, theoretical peaks; and why there are none. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* hipError_t: its name and description for messages (from the runtime, with
  * a table of our own for runtimes without hipGetErrorName), and the anygpu
  * status each maps to. */

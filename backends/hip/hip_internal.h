@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the HIP backend's files share: the run-time symbol tables, the native
  * state behind each core handle, the error helpers and the hiprtc compile
  * routine (which the tests call directly). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Launches with hipModuleLaunchKernel, in the ABI of kernels/cuda_abi.h:
  * buffers as device pointers, values by value, each __local argument as a
  * byte offset into the dynamic shared memory, and the hidden launch info

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Opens the HIP runtime (libamdhip64) and hiprtc at run time and resolves
  * their symbol tables. Neither is ever closed: ROCm 5's libamdhip64 leaks at
  * dlclose, and LeakSanitizer then blames whatever library is mapped at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Queues (one HIP stream each), events, and buffers (hipMalloc) with their
  * transfers. Every call first makes the buffer's device current
  * (hipSetDevice is per thread in HIP). */

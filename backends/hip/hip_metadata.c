@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernels of a native HIP code object, read from its metadata: the
  * AMDGPU ELF note NT_AMDGPU_METADATA (type 32, owner "AMDGPU"), a MessagePack
  * map whose "amdhsa.kernels" lists each kernel's name, arguments (".size",

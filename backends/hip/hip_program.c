@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_program_build on HIP: the portable source goes through the
  * translator to HIP C++ (kernels/emit_cuda.c, the launch ABI of
  * kernels/cuda_abi.h), hiprtc compiles it for the device's gfx target in a
@@ -8,9 +9,8 @@
 #include <string.h>
 
 #include "agpu_cache.h"
+#include "agpu_parsed.h"
 #include "hip_internal.h"
-#include "agpu_signature.h"
-#include "translate.h"
 
 static void agpu_hip_program_free(agpu_hip_program *hp) {
   if (!hp) return;
@@ -19,35 +19,21 @@ static void agpu_hip_program_free(agpu_hip_program *hp) {
   free(hp);
 }
 
-/* The public signature of one kernel, from the translator. */
-static agpu_status agpu_hip_describe_kernel(kl_context *ctx, const kl_function *fn,
+/* The public signature of one kernel, from the core's parse. */
+static agpu_status agpu_hip_describe_kernel(const agpu_kernel_signature *signature,
                                             agpu_hip_kernel_entry *entry) {
-  agpu_copy_text(entry->name, sizeof entry->name, fn->name);
-  entry->has_required_work_group_size = fn->has_required_work_group_size;
-  memcpy(entry->required_work_group_size, fn->required_work_group_size,
+  agpu_copy_text(entry->name, sizeof entry->name, signature->name);
+  entry->has_required_work_group_size = signature->has_required_work_group_size;
+  memcpy(entry->required_work_group_size, signature->required_work_group_size,
          sizeof entry->required_work_group_size);
-  entry->static_local_bytes = fn->local_memory_bytes;
-  uint32_t count = 0;
-  for (const kl_variable *p = fn->params; p; p = p->next) count++;
+  entry->static_local_bytes = signature->local_memory_bytes;
+  uint32_t count = signature->param_count;
   entry->param_count = count;
   entry->params = calloc(count ? count : 1, sizeof *entry->params);
   if (!entry->params)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
-  uint32_t i = 0;
-  for (const kl_variable *p = fn->params; p; p = p->next, i++) {
-    agpu_param_from_variable(ctx, p, &entry->params[i]);
-  }
+  if (count) memcpy(entry->params, signature->params, count * sizeof *entry->params);
   return AGPU_SUCCESS;
-}
-
-/* The translator's diagnostics as the log and the message. */
-static agpu_status agpu_hip_build_failed(agpu_hip_built *out, kl_context *ctx, agpu_status status,
-                                         const char *what, const char *selector) {
-  const char *text = kl_diagnostics_text(ctx);
-  free(out->log);
-  out->log = agpu_strdup(text ? text : "");
-  return agpu_error_set(status, "agpu_program_build: %s for %s:\n%s", what, selector,
-                        text ? text : "");
 }
 
 /* The code object for `source`: from the cache, else from hiprtc (then
@@ -60,7 +46,7 @@ static agpu_status agpu_hip_code_for(const agpu_hiprtc_api *rtc,
   agpu_cache_key_fields fields = {
       .source = source,
       .options = options,
-      .translator_version = KL_TRANSLATOR_VERSION,
+      .translator_version = AGPU_TRANSLATOR_VERSION,
       .backend = "hip",
       .target = target->arch,
       .device_name = target->device_name,
@@ -112,65 +98,64 @@ void agpu_hip_built_free(agpu_hip_built *built) {
   memset(built, 0, sizeof *built);
 }
 
+/* Each kernel's signature, after the device's shared-memory limit. */
+static agpu_status agpu_hip_describe_kernels(const agpu_hip_build_target *target,
+                                             const agpu_program_signatures *signatures,
+                                             agpu_hip_program *hp) {
+  hp->kernels =
+      calloc(signatures->kernel_count ? signatures->kernel_count : 1, sizeof *hp->kernels);
+  if (!hp->kernels) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  for (uint32_t i = 0; i < signatures->kernel_count; i++) {
+    const agpu_kernel_signature *kernel = &signatures->kernels[i];
+    if (target->local_mem_bytes && kernel->local_memory_bytes > target->local_mem_bytes)
+      return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                            "agpu_program_build: kernel '%s' needs %u bytes of shared memory "
+                            "for its __local arrays; %s (%s) has %llu",
+                            kernel->name, kernel->local_memory_bytes, target->selector,
+                            target->device_name, (unsigned long long)target->local_mem_bytes);
+    agpu_status status = agpu_hip_describe_kernel(kernel, &hp->kernels[hp->kernel_count++]);
+    if (status != AGPU_SUCCESS) return status;
+  }
+  return AGPU_SUCCESS;
+}
+
+/* agpu_hip_build_code on a source the core has parsed. */
+static agpu_status agpu_hip_build_parsed(const agpu_hiprtc_api *rtc,
+                                         const agpu_hip_build_target *target, agpu_parsed *parsed,
+                                         agpu_hip_built *out) {
+  memset(out, 0, sizeof *out);
+  out->program = calloc(1, sizeof *out->program);
+  if (!out->program)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  const char *warnings = agpu_parsed_warnings(parsed);
+  if (*warnings && !(out->log = agpu_strdup(warnings)))
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  agpu_status status =
+      agpu_hip_describe_kernels(target, agpu_parsed_signatures(parsed), out->program);
+  if (status != AGPU_SUCCESS) return status;
+  char *source = NULL, *log = NULL;
+  status = agpu_parsed_emit(parsed, AGPU_TARGET_HIP, AGPU_ERROR_UNSUPPORTED,
+                            "the HIP emitter cannot translate this kernel", &source, &log);
+  if (status != AGPU_SUCCESS) {
+    free(out->log);
+    out->log = log;
+    return status;
+  }
+  status = agpu_hip_code_for(rtc, target, source, agpu_parsed_options(parsed),
+                             agpu_parsed_source_name(parsed), out);
+  free(source);
+  return status;
+}
+
 agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build_target *target,
                                 const agpu_program_desc *desc, agpu_hip_built *out) {
   memset(out, 0, sizeof *out);
-  kl_context *ctx = kl_context_create();
-  out->program = calloc(1, sizeof *out->program);
-  if (!ctx || !out->program) {
-    kl_context_destroy(ctx);
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
-  }
-  agpu_hip_program *hp = out->program;
-  kl_translate_options options = {
-      .source_name = desc->source_name,
-      .include_dirs = desc->include_dirs,
-      .include_dir_count = (int)desc->include_dir_count,
-      .build_options = desc->options ? desc->options : "",
-      .traits = {.fp64 = target->fp64, .fp16 = target->fp16, .int64 = target->int64},
-  };
-  size_t length = desc->source_size ? desc->source_size : strlen(desc->source);
-  agpu_status status = AGPU_SUCCESS;
-  kl_program *parsed = kl_parse_program(ctx, desc->source, length, &options);
-  if (!parsed) {
-    status = agpu_hip_build_failed(out, ctx, AGPU_ERROR_BUILD_FAILED,
-                                   "the kernel source did not compile", target->selector);
-    goto done;
-  }
-  const char *warnings = kl_diagnostics_text(ctx);
-  if (warnings && *warnings) out->log = agpu_strdup(warnings);
-  uint32_t count = 0;
-  for (const kl_function *fn = parsed->functions; fn; fn = fn->next)
-    count += fn->is_kernel && fn->body;
-  hp->kernels = calloc(count ? count : 1, sizeof *hp->kernels);
-  if (!hp->kernels) {
-    status = agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
-    goto done;
-  }
-  for (const kl_function *fn = parsed->functions; fn && status == AGPU_SUCCESS; fn = fn->next) {
-    if (!fn->is_kernel || !fn->body) continue;
-    if (target->local_mem_bytes && fn->local_memory_bytes > target->local_mem_bytes) {
-      status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,
-                              "agpu_program_build: kernel '%s' needs %u bytes of shared memory "
-                              "for its __local arrays; %s (%s) has %llu",
-                              fn->name, fn->local_memory_bytes, target->selector,
-                              target->device_name, (unsigned long long)target->local_mem_bytes);
-      break;
-    }
-    status = agpu_hip_describe_kernel(ctx, fn, &hp->kernels[hp->kernel_count++]);
-  }
-  if (status != AGPU_SUCCESS) goto done;
-  const char *source = kl_emit_cuda(ctx, parsed, true);
-  if (!source) {
-    status =
-        agpu_hip_build_failed(out, ctx, AGPU_ERROR_UNSUPPORTED,
-                              "the HIP emitter cannot translate this kernel", target->selector);
-    goto done;
-  }
-  status = agpu_hip_code_for(rtc, target, source, options.build_options,
-                             desc->source_name ? desc->source_name : "<source>", out);
-done:
-  kl_context_destroy(ctx);
+  agpu_translate_traits traits = {
+      .fp64 = target->fp64, .fp16 = target->fp16, .int64 = target->int64};
+  agpu_parsed *parsed = NULL;
+  agpu_status status = agpu_parsed_create(desc, &traits, target->selector, &parsed, &out->log);
+  if (status == AGPU_SUCCESS) status = agpu_hip_build_parsed(rtc, target, parsed, out);
+  agpu_parsed_release(parsed);
   return status;
 }
 
@@ -214,8 +199,9 @@ agpu_status agpu_hip_program_build(agpu_program *program, const agpu_program_des
       .int64 = info->int64,
       .local_mem_bytes = info->local_mem_bytes,
   };
+  (void)desc; /* the core parsed it: program->parsed */
   agpu_hip_built built;
-  agpu_status status = agpu_hip_build_code(rtc, &target, desc, &built);
+  agpu_status status = agpu_hip_build_parsed(rtc, &target, program->parsed, &built);
   if (status == AGPU_SUCCESS)
     status = agpu_hip_load_module(program, built.code, &built.program->module);
   free(program->build_log);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The null backend's ops table, devices' memory, queues, events and
  * buffers. Queues run nothing, so they are always finished; events carry
  * the host's monotonic time at their record. Built without

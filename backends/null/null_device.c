@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The null backend's devices: ANYGPU_NULL_DEVICES=N asks for N of them (none
  * without it, so that a real program never meets one), and
  * ANYGPU_NULL_LIMITS=key=value,... sets their limits: memory, alloc, local,

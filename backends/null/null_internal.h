@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The null backend (docs/new-backend.md): devices with configurable limits,
  * buffers in host memory, launches that the core validates and this backend
  * records but does not run. The skeleton a new backend starts from, and the
@@ -8,14 +9,15 @@
 #include <stdatomic.h>
 
 #include "agpu_backend.h"
-#include "agpu_signature.h"
+#include "agpu_parsed.h"
 
 typedef struct agpu_null_device {
   _Atomic uint64_t launches; /* launches recorded (and not run) */
 } agpu_null_device;
 
 typedef struct agpu_null_program {
-  agpu_program_signatures signatures;
+  agpu_parsed *parsed; /* retained: it owns the signatures */
+  const agpu_program_signatures *signatures;
 } agpu_null_program;
 
 /* null_device.c: the devices ANYGPU_NULL_DEVICES asks for. */

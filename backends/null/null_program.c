@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The null backend's programs and launches: the core parses and checks the
- * source once (agpu_signatures_parse) and the kernels' signatures are all a
+ * source once (agpu_parsed.h) and the kernels' signatures are all a
  * program holds; a launch, already validated by the core against the
  * signature and the device's limits, is counted and not run. */
 #include <stdlib.h>
@@ -8,15 +9,11 @@
 #include "null_internal.h"
 
 agpu_status agpu_null_program_build(agpu_program *program, const agpu_program_desc *desc) {
+  (void)desc;
   agpu_null_program *native = calloc(1, sizeof *native);
   if (!native) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "null: out of host memory");
-  agpu_status status = agpu_signatures_parse(desc, program->device, "null", &native->signatures);
-  if (status != AGPU_SUCCESS) {
-    free(native);
-    return status;
-  }
-  program->build_log = native->signatures.warnings;
-  native->signatures.warnings = NULL; /* the core frees the log */
+  native->parsed = agpu_parsed_retain(program->parsed);
+  native->signatures = agpu_parsed_signatures(native->parsed);
   program->native = native;
   return AGPU_SUCCESS;
 }
@@ -24,21 +21,21 @@ agpu_status agpu_null_program_build(agpu_program *program, const agpu_program_de
 void agpu_null_program_release(agpu_program *program) {
   agpu_null_program *native = program->native;
   if (!native) return;
-  agpu_signatures_free(&native->signatures);
+  agpu_parsed_release(native->parsed);
   free(native);
   program->native = NULL;
 }
 
 char *agpu_null_program_kernel_names(const agpu_program *program) {
   const agpu_null_program *native = program->native;
-  const agpu_program_signatures *s = &native->signatures;
+  const agpu_program_signatures *s = native->signatures;
   return agpu_join_kernel_names(s->kernel_count ? s->kernels[0].name : NULL, s->kernel_count,
                                 sizeof *s->kernels);
 }
 
 agpu_status agpu_null_kernel_create(agpu_kernel *kernel, const char *name) {
   const agpu_null_program *native = kernel->program->native;
-  const agpu_kernel_signature *signature = agpu_signatures_find(&native->signatures, name);
+  const agpu_kernel_signature *signature = agpu_signatures_find(native->signatures, name);
   if (!signature) /* the core checked the name against program_kernel_names */
     return agpu_error_set(AGPU_ERROR_NOT_FOUND, "null: no kernel '%s'", name);
   return agpu_kernel_fill_from_signature(kernel, signature);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The OpenCL backend's ops table, and the error names its messages use. */
 #include "agpu_backend.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Compiled programs in the kernel cache: after a build from source the
  * driver's binary (CL_PROGRAM_BINARIES) is stored under a key of everything
  * that decides it, and a later build of the same program loads it with
@@ -13,7 +14,7 @@
 
 #include "agpu_cache.h"
 #include "opencl_internal.h"
-#include "translate.h"
+#include "agpu_parsed.h"
 
 /* A string property of the device or its platform, "" when unknown. */
 static void agpu_cl_add_info(agpu_cache_key *key, const agpu_cl_device *device, const char *field,
@@ -36,7 +37,7 @@ bool agpu_cl_binary_key(const agpu_program *program, const char *source, size_t 
   agpu_cache_key_fields fields = {
       .source = preprocessed,
       .options = options,
-      .translator_version = KL_TRANSLATOR_VERSION,
+      .translator_version = AGPU_TRANSLATOR_VERSION,
       .backend = "opencl",
       .target = "cl-program-binary",
       .device_name = info->name,

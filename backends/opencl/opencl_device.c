@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Enumerates every OpenCL platform and device and describes each one. */
 #include <stdio.h>
 #include <stdlib.h>

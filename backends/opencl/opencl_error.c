@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* OpenCL error codes: their names for messages, and the anygpu status each
  * maps to. */
 #include <string.h>

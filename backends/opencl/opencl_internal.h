@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the OpenCL backend's files share: the run-time symbol table, the
  * native state behind each core handle, and the error helpers. */
 #ifndef AGPU_OPENCL_INTERNAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Opens the OpenCL ICD loader at run time and resolves the symbol table. */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Queues, timing events and buffers. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Programs, kernels and their signatures, and launches. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -5,7 +6,7 @@
 
 #include "agpu_stack.h"
 #include "opencl_internal.h"
-#include "translate.h"
+#include "agpu_parsed.h"
 
 static cl_program agpu_cl_program(const agpu_program *program) {
   return (cl_program)program->native;
@@ -158,33 +159,6 @@ static agpu_status agpu_cl_build_source(agpu_program *program, const char *sourc
   return agpu_cl_finish_build(program, created, options, source_name, function);
 }
 
-/* Portable source is checked by the translator's front end first, so that a
- * kernel outside the subset fails here exactly as on every other backend,
- * with the same file:line:col messages; then the source itself is passed
- * through to the driver's OpenCL C compiler. */
-static agpu_status agpu_cl_check_portable(agpu_program *program, const agpu_program_desc *desc,
-                                          char **preprocessed) {
-  kl_context *ctx = kl_context_create();
-  if (!ctx) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
-  const agpu_device_info *info = &program->device->info;
-  kl_translate_options options = {
-      .source_name = desc->source_name,
-      .include_dirs = desc->include_dirs,
-      .include_dir_count = (int)desc->include_dir_count,
-      .build_options = desc->options ? desc->options : "",
-      .traits = {.fp64 = info->fp64, .fp16 = info->fp16, .int64 = info->int64},
-  };
-  agpu_status status = AGPU_SUCCESS;
-  if (!kl_parse_program(ctx, desc->source, desc->source_size, &options))
-    status = agpu_error_set(AGPU_ERROR_BUILD_FAILED,
-                            "agpu_program_build: the kernel source did not compile for %s:\n%s",
-                            info->selector, kl_diagnostics_text(ctx));
-  const char *text = status == AGPU_SUCCESS ? kl_preprocessed_text(ctx) : NULL;
-  *preprocessed = text ? strdup(text) : NULL; /* NULL: no cache key */
-  kl_context_destroy(ctx);
-  return status;
-}
-
 /* " -I DIR" for the source's directory (when source_name is a path) and
  * for each include directory; "" for none. NULL when out of memory. */
 static char *agpu_cl_include_options(const agpu_program_desc *desc) {
@@ -206,10 +180,17 @@ static char *agpu_cl_include_options(const agpu_program_desc *desc) {
   return text;
 }
 
+/* The core has checked the portable source with the translator's front end
+ * (so that a kernel outside the subset fails here exactly as on every other
+ * backend, with the same file:line:col messages); the source itself goes to
+ * the driver's OpenCL C compiler. */
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc) {
-  char *preprocessed = NULL;
-  agpu_status status = agpu_cl_check_portable(program, desc, &preprocessed);
-  if (status != AGPU_SUCCESS) return status;
+  const char *preprocessed = agpu_parsed_preprocessed(program->parsed); /* NULL: no cache key */
+  /* The log is the driver's, which compiles the source itself (and warns
+   * about what the translator would); it is also what the binary cache keeps. */
+  free(program->build_log);
+  program->build_log = NULL;
+  agpu_status status = AGPU_SUCCESS;
   /* What the translator predefines for every target, and where it looked
    * for #include "file" (the driver compiles a string, which has no
    * directory of its own): the source's directory, then include_dirs, before
@@ -219,7 +200,6 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
   if (!includes ||
       asprintf(&options, "-D__ANYGPU__=1%s %s", includes, desc->options ? desc->options : "") < 0) {
     free(includes);
-    free(preprocessed);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   }
   free(includes);
@@ -229,7 +209,6 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
    * part of it (and the -I options, with the options). */
   bool keyed = preprocessed && agpu_cl_binary_key(program, desc->source, desc->source_size,
                                                   preprocessed, options, key);
-  free(preprocessed);
   if (keyed && agpu_cl_build_from_binary(program, key, options, name) == AGPU_SUCCESS) {
     free(options);
     return AGPU_SUCCESS;

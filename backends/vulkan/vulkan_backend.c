@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The Vulkan backend's ops table. Built without the Vulkan headers it only
  * says why it is unavailable. */
 #include "agpu_backend.h"
@@ -36,6 +37,7 @@ const agpu_backend_ops agpu_vulkan_backend_ops = {
     .init = agpu_vk_init,
     .device_caps = agpu_vk_device_caps,
     .device_memory = agpu_vk_device_memory,
+    .translate_traits = agpu_vk_translate_traits,
     .queue_create = agpu_vk_queue_create,
     .queue_release = agpu_vk_queue_release,
     .queue_finish = agpu_vk_queue_finish,

@@ -1,26 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What building a kernel's shader takes, shared by vulkan_program.c (the
  * build) and vulkan_variant.c (by-address variants made at launch). */
 #ifndef AGPU_VULKAN_BUILD_H
 #define AGPU_VULKAN_BUILD_H
 
+#include "agpu_parsed.h"
 #include "glsl_layout.h"
-#include "translate.h"
 #include "vulkan_internal.h"
 
-/* The translator's options for a device (its traits: fp64, fp16, int64,
- * fused fma, exact double rounding). */
-kl_translate_options agpu_vk_translate_options(agpu_device *device, const char *source_name,
-                                               const char *options);
+/* The translator's traits for a device (fused fma, exact double rounding). */
+void agpu_vk_translate_traits(agpu_device *device, agpu_translate_traits *traits);
 
 /* The public signature and the GLSL layout of one kernel, into entry. */
-agpu_status agpu_vk_describe_kernel(kl_context *ctx, const kl_function *fn,
+agpu_status agpu_vk_describe_kernel(const agpu_kernel_signature *signature,
                                     const kl_glsl_layout *layout, agpu_vk_kernel_entry *entry);
 
 /* SPIR-V for one kernel with the buffer parameters of by_address reached by
- * address (0: none), from the kernel cache or from glslang (then stored).
- * The words live in ctx or in *owned (free it). */
-agpu_status agpu_vk_kernel_spirv(agpu_program *program, kl_context *ctx, const kl_program *parsed,
-                                 const kl_function *fn, const char *options, uint64_t by_address,
-                                 const uint32_t **words, size_t *size, void **owned);
+ * address (0: none), from the kernel cache or from glslang (then stored);
+ * *words is malloc'd. */
+agpu_status agpu_vk_kernel_spirv(agpu_program *program, agpu_parsed *parsed,
+                                 const agpu_kernel_signature *kernel, uint64_t by_address,
+                                 uint32_t **words, size_t *size);
 
 #endif /* AGPU_VULKAN_BUILD_H */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Releases that wait for the device's work: a buffer or program released
  * while a recorded or running batch may still use it is destroyed when the
  * device's last such batch retires (as OpenCL defers a release). */

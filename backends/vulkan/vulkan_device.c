@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Enumerates the physical devices with a compute queue, describes each one
  * (properties, driver, IDs, PCI address, subgroups, memory, limits,
  * features) and creates its VkDevice with the features kernels may need. */

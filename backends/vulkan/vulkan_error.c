@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* VkResult names and statuses, and the validation layer's messages turned
  * into errors (ANYGPU_VULKAN_VALIDATION=1). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the Vulkan backend's files share: the run-time symbol table, the
  * native state behind each core handle, and the error helpers. */
 #ifndef AGPU_VULKAN_INTERNAL_H
@@ -266,11 +267,9 @@ struct agpu_vk_kernel_entry {
 struct agpu_vk_program {
   agpu_vk_kernel_entry *kernels;
   uint32_t kernel_count;
-  /* What builds a variant again (portable programs; NULL for native SPIR-V). */
-  char *source, *source_name, *options;
-  size_t source_size;
-  char **include_dirs; /* #include "file" directories (agpu_program_desc) */
-  uint32_t include_dir_count;
+  /* The core's parse, retained: by-address variants are emitted from it
+   * at launch (portable programs; NULL for native SPIR-V). */
+  struct agpu_parsed *parsed;
 };
 
 static inline agpu_vk_device *agpu_vk_device_of(const agpu_device *device) {
@@ -348,6 +347,7 @@ void agpu_vk_event_release(agpu_event *event);
 
 /* vulkan_program.c */
 agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc *desc);
+void agpu_vk_translate_traits(agpu_device *device, agpu_translate_traits *traits);
 /* The device's double floor, ceil, trunc and roundEven are exact: probed
  * once per process on first call ($ANYGPU_VULKAN_F64_ROUNDING=soft or
  * native overrides it). False without fp64. */

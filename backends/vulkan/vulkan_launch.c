@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_launch on Vulkan: the parameter block (kernels/glsl_layout.h) in
  * push constants, or in a storage buffer when it is larger; buffers through
  * push descriptors where the device has them, else a set from the batch's

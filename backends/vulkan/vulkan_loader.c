@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Opens the Vulkan loader at run time, creates the instance (with the
  * Khronos validation layer and a debug-utils messenger when
  * ANYGPU_VULKAN_VALIDATION=1) and resolves the symbol table through it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Buffers: a VkBuffer each, on memory from the sub-allocator. Where a memory
  * type is both device-local and host-visible (integrated GPUs, lavapipe) a
  * buffer lives there and an idle queue's reads and writes are a memcpy;

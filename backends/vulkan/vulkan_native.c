@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* agpu_program_create_native with SPIR-V: the module is read just enough
  * to bind it. The convention (docs/vulkan.md) is the translator's ABI with
  * the parameters in a fixed order: the storage buffers of set 0 by binding

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Shader modules, layouts and compute pipelines. A kernel's pipelines are
  * made on first use for each work-group size and set of __local sizes (the
  * specialisation constants of kernels/glsl_layout.h) and kept; every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Probes of what a Vulkan driver gets right, run once per device and
  * process on first need. Results depend on more than the driver version
  * (lavapipe's code depends on the host CPU and on GALLIUM_OVERRIDE_CPU_CAPS),

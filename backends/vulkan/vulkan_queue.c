@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Queues: work is recorded into one command buffer (a batch) and submitted
  * only at finish, read, map or an event, never once per launch. Each
  * recorded command follows a full barrier, so that in-order semantics hold

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The sub-allocator: buffers share blocks of VkDeviceMemory (drivers allow
  * as few as 4096 allocations), first fit within a block's sorted free list;
  * a buffer larger than half a block gets memory of its own. Host-visible

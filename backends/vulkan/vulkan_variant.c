@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Buffers larger than the storage-buffer range. A storage-buffer descriptor
  * shows a kernel at most maxStorageBufferRange bytes (128 MiB on lavapipe);
  * past it reads return zeros and writes are dropped, silently. A launch
@@ -35,50 +36,37 @@ static agpu_status agpu_vk_over_range(agpu_kernel *kernel, uint32_t index, uint6
 }
 
 #ifdef AGPU_HAVE_GLSLANG
-/* The base entry's kernel built again with `mask` by address. */
+/* The base entry's kernel emitted again, from the program's parse, with
+ * `mask` by address. */
 static agpu_status agpu_vk_variant_build(agpu_kernel *kernel, agpu_vk_kernel_entry *base,
                                          uint64_t mask, agpu_vk_kernel_entry **out) {
   agpu_vk_device *device = agpu_vk_device_of(kernel->program->device);
-  const agpu_vk_program *vp = base->program;
-  kl_context *ctx = kl_context_create();
+  agpu_parsed *parsed = base->program->parsed;
+  const agpu_kernel_signature *signature =
+      agpu_signatures_find(agpu_parsed_signatures(parsed), base->name);
   agpu_vk_kernel_entry *v = calloc(1, sizeof *v);
-  if (!ctx || !v) {
-    kl_context_destroy(ctx);
-    free(v);
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
-  }
+  if (!v) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   pthread_mutex_init(&v->lock, NULL);
   v->by_address = mask;
   v->program = base->program;
-  kl_translate_options options =
-      agpu_vk_translate_options(kernel->program->device, vp->source_name, vp->options);
-  /* The headers are read again from the same directories (a header changed
-   * since the build would change the variant too). */
-  options.include_dirs = (const char *const *)vp->include_dirs;
-  options.include_dir_count = (int)vp->include_dir_count;
-  agpu_status status = AGPU_SUCCESS;
-  const kl_function *fn = NULL;
   const kl_glsl_layout *layout = NULL;
-  kl_program *parsed = kl_parse_program(ctx, vp->source, vp->source_size, &options);
-  for (fn = parsed ? parsed->functions : NULL; fn; fn = fn->next)
-    if (fn->is_kernel && fn->body && strcmp(fn->name, base->name) == 0) break;
-  if (!fn || !kl_emit_glsl_variant(ctx, parsed, fn, mask, &layout) || !layout) {
-    const char *text = kl_diagnostics_text(ctx);
+  char *log = NULL;
+  agpu_status status = signature ? agpu_parsed_emit_glsl(parsed, base->name, mask, "the variant",
+                                                         NULL, &layout, &log)
+                                 : AGPU_ERROR_INTERNAL;
+  if (status != AGPU_SUCCESS)
     status = agpu_error_set(AGPU_ERROR_INTERNAL,
                             "agpu_launch: internal error: kernel '%s' built, but its variant with "
                             "buffers by address does not (please report it):\n%s",
-                            base->name, text ? text : "");
-  }
-  if (status == AGPU_SUCCESS) status = agpu_vk_describe_kernel(ctx, fn, layout, v);
-  const uint32_t *words = NULL;
+                            base->name, log ? log : "");
+  free(log);
+  if (status == AGPU_SUCCESS) status = agpu_vk_describe_kernel(signature, layout, v);
+  uint32_t *words = NULL;
   size_t size = 0;
-  void *owned = NULL;
   if (status == AGPU_SUCCESS)
-    status = agpu_vk_kernel_spirv(kernel->program, ctx, parsed, fn, options.build_options, mask,
-                                  &words, &size, &owned);
+    status = agpu_vk_kernel_spirv(kernel->program, parsed, signature, mask, &words, &size);
   if (status == AGPU_SUCCESS) status = agpu_vk_kernel_objects(device, v, words, size);
-  free(owned);
-  kl_context_destroy(ctx);
+  free(words);
   if (status != AGPU_SUCCESS) {
     agpu_vk_kernel_entry_destroy(device, v);
     free(v);
@@ -98,7 +86,7 @@ agpu_status agpu_vk_launch_entry(agpu_kernel *kernel, uint32_t nargs, const agpu
   for (uint32_t i = 0; i < nargs; i++) {
     if (base->layout[i].kind != KL_GLSL_PARAM_BUFFER) continue;
     uint32_t element = base->layout[i].element_size ? base->layout[i].element_size : 1;
-    bool translated = base->program && base->program->source; /* not native SPIR-V */
+    bool translated = base->program && base->program->parsed; /* not native SPIR-V */
     if (translated && args[i].buffer->size / element > AGPU_VK_MAX_ELEMENTS)
       return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                             "agpu_launch: kernel '%s' argument %u ('%s') is a buffer of %llu "

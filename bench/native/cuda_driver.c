@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Loads the CUDA Driver API with dlopen; see cuda_driver.h. */
 #include "cuda_driver.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA Driver API, loaded at run time from libcuda.so.1 (the build
  * machine may have only the toolkit's stub), and the device anygpu calls
  * cuda:INDEX: the driver's ordinal INDEX (after CUDA_VISIBLE_DEVICES), with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CLBlast baseline: CLBlastSgemm of order N (row-major, no transposes,
  * alpha 1, beta 0) on the device anygpu calls opencl:INDEX, each call
  * followed by clFinish; best of the iterations after the first (CLBlast

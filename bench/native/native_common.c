@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The command line, clock, statistics and output of the native programs. */
 #include "native_common.h"
 

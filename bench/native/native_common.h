@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What every native baseline program shares: the command line, the clock,
  * the statistics and the JSON lines on stdout (see README.md). */
 #ifndef AGPU_BENCH_NATIVE_COMMON_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The plain-C baseline of anygpu's CPU backend: the triad as an OpenMP loop
  * over all cores (static schedule, arrays first touched by the threads that
  * use them), and the launch roundtrip as one empty parallel region (a fork

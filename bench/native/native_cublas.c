@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The cuBLAS baseline: cublasSgemm of order N on device cuda:INDEX (row-major
  * C = A B, computed as the column-major C^T = B^T A^T; alpha 1, beta 0; the
  * default math mode, so FP32 without TF32 unless NVIDIA_TF32_OVERRIDE says

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The CUDA Driver API baseline: the triad and an empty kernel from hand-
  * written PTX (cuda_kernels.ptx, JIT-compiled by the driver) on device
  * cuda:INDEX, blocks of 256 threads, one stream, each launch followed by

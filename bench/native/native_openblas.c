@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The OpenBLAS baseline: cblas_sgemm of order N (row-major, no transposes,
  * alpha 1, beta 0) on all the threads OpenBLAS starts, best of the
  * iterations after the first. */

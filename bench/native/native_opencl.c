@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The OpenCL baseline: the triad and an empty kernel through the ICD loader,
  * on the device anygpu calls opencl:INDEX (platforms in the loader's order,
  * each platform's devices of every type in its order). Work-groups of 256

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The device anygpu calls opencl:INDEX: platforms in the loader's order,
  * each platform's devices of every type in its order. */
 #include <stdlib.h>

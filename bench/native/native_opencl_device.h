@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The OpenCL baselines' device lookup (native_opencl, native_clblast). */
 #ifndef AGPU_BENCH_NATIVE_OPENCL_DEVICE_H
 #define AGPU_BENCH_NATIVE_OPENCL_DEVICE_H

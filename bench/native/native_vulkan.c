@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The raw-Vulkan baseline: the triad and an empty kernel on the device anygpu
  * calls vulkan:INDEX (the loader's physical devices in order, counting those
  * that anygpu keeps: Vulkan 1.1 or later with a compute queue), on the queue

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The sgemm programs' inputs and check: C = A B of order n, row-major,
  * A and B from a fixed pseudo-random sequence in [-1, 1), and a few entries
  * of C recomputed in double. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The triad's data, the same in every native program: a = b + s * c with
  * b[i] = i mod 1024, c[i] = i mod 13 and s = 3, so that every a[i] is an
  * exact small integer whatever the rounding (fma or not); a starts as NaN so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A minimal raw-Vulkan launch roundtrip, for comparison with anygpu's: the
  * same shader, one queue, one command buffer and one fence reused, and per
  * repetition: begin, bind, push constants, dispatch, end, submit, wait,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The raw-Vulkan side of the launch-roundtrip comparison (bench/vulkan_bench.c). */
 #ifndef AGPU_BENCH_VK_ROUNDTRIP_H
 #define AGPU_BENCH_VK_ROUNDTRIP_H

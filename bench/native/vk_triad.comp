@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #version 450
 // native_vulkan's triad: a = b + s * c, 256 invocations a group; the groups
 // may be laid out in 2D when there are more than the device allows in x.

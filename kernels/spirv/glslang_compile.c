@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* kl_compile_glsl_to_spirv (spirv.h) with glslang's C interface, called
  * from glslang_guard.cpp only, which catches glslang's C++ exceptions.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The only code that calls glslang (glslang_job.h). glslang is C++ and
 // throws: std::bad_alloc when memory runs out (under a memory limit, a
 // large shader), which through its C interface would cross

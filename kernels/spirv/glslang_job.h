@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* One GLSL to SPIR-V compile by glslang, between glslang_compile.c (C, the
  * translator's side) and glslang_guard.cpp (C++, the only code that calls
  * glslang, so that none of its C++ exceptions crosses into C). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* GLSL to SPIR-V inside the library, through glslang's C interface linked
  * from the static archives of Debian's glslang-dev (cmake/glslang.cmake).
  * Built only when AGPU_HAVE_GLSLANG is defined; otherwise the SPIR-V target

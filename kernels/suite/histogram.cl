@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: histograms of uint values into BINS bins (a power of
 // two from -D; the bin is bits 8.. of the value). Every work-item handles a
 // grid-stride slice of the input.

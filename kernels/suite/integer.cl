@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: integer vector kernels, checked bit for bit.
 
 // Signed addition; the host keeps the inputs where the sum cannot overflow.

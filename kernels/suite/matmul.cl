@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: C = A x B for row-major A (m x k), B (k x n), C (m x n).
 // Work-item (col, row) computes C[row][col]; the host rounds both global
 // dimensions up, so each kernel guards its indices.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: reductions by a work-group tree in local memory. Each
 // work-item first accumulates a grid-stride slice sequentially; the group
 // then halves its partial sums (the work-group size is a power of two) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: an exclusive prefix sum of uint (wrapping modulo
 // 2^32). scan_blocks scans each work-group's block in local memory
 // (Hillis-Steele: log2(size) steps, two barriers each) and writes the

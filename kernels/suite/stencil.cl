@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: one Jacobi step of a 2D 5-point stencil on a
 // width x height grid; the boundary is copied unchanged.
 __kernel void stencil5(__global const float *u, __global float *v, uint width, uint height,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: out (cols x rows) = transpose of in (rows x cols),
 // through a TILE x (TILE + 1) local tile (the padding column keeps the
 // column reads free of bank conflicts on GPUs). TILE comes from -D and is

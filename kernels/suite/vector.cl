@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Conformance suite: streaming vector kernels (docs/conformance.md). Built
 // with -DSUITE_FP64 for the double variants; every kernel guards its index
 // because the host rounds the global size up to the work-group size.

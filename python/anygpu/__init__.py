@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """anygpu from Python: every anygpu device (CUDA, HIP, OpenCL, Vulkan, CPU) through one
 API in NumPy's terms. See docs/python.md."""
 from ._lib import lib as _clib, text as _text

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The C library through ctypes: where it is, its structs and its prototypes.
 
 ctypes was chosen over cffi and a C extension by measuring launch overhead

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What buffers, programs, kernels, queues and events share: a handle released once,
 by release(), by the end of a with block, by the device's close(), or by the GC."""
 import weakref

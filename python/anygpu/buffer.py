@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Buffers: device memory seen as an array of a shape and dtype."""
 import ctypes
 import math

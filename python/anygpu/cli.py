@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python -m anygpu list|info|doctor|test|bench|...: the anygpu command shipped in the package."""
 import os
 import sys

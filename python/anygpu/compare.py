@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """run_everywhere: one kernel on every device, outputs compared with `anygpu run
 --compare`'s rule (tools/run_compare.h): numpy.allclose's |a - b| <= atol + rtol*|b|
 against the reference device (the first, OpenCL's where there is one), rtol 1e-4

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Devices: listing (the fields of `anygpu list --json`), selection, and what a device makes."""
 import ctypes
 

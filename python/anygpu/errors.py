@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exceptions: one class per agpu_status, carrying the status and agpu_last_error()."""
 import re
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Kernels and their launch: arguments checked against the kernel's signature, then
 written into a preallocated agpu_arg array, so that a launch is one ctypes call."""
 import ctypes

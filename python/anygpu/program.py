@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Programs (built kernel source) and kernels (their entry points, with signatures)."""
 import ctypes
 import os

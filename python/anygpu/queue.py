@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Queues and events: ordering work, waiting for it and timing it on the device."""
 import ctypes
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The C API's side of python/bench/overhead.py: launch overhead of an empty
  * kernel (launches queued back to back, then one finish; per launch) and the
  * time of agpu_buffer_read of a buffer (into memory read before and into fresh memory), as medians of repeated runs.

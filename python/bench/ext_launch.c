@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The cost of the foreign call alone, for docs/python.md ("Why ctypes"): a
  * CPython extension whose one function calls agpu_launch with arguments given
  * as integers (addresses), as a C extension binding would. Built and timed by

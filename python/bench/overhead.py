@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Launch overhead and buffer reads, Python against the C API (docs/python.md).
 
     python bench/overhead.py [SELECTOR...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyOpenCL's side of the opencl:0 launch overhead in docs/python.md: the same
 empty kernel, 2,000 launches queued back to back then one finish, per launch,
 median of 15 runs. PyOpenCL is not a dependency: install it in a throwaway

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A backend comparison table: one kernel (a SAXPY over 16 M floats) timed with
 events on every device, printed as a table and, where matplotlib is installed,
 saved as a bar chart (backend_table.png, or the path given)."""

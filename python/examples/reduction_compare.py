@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A work-group reduction run on every device and compared, output by output, with
 the reference device (OpenCL's) by anygpu run --compare's rule; then summed on the
 host and checked against NumPy."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Vector add on one device (ANYGPU_DEVICE or the best one), checked against NumPy."""
 import sys
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Resources go back deterministically (release, with, close) and with the GC:
 no leak over 100,000 create/release cycles."""
 import gc

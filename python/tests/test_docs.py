@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The examples of docs/python.md run, in order, as one script."""
 import os
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every error path of a launch and a build: Python exceptions, never a crash."""
 import numpy as np
 import pytest

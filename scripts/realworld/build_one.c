@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Builds one OpenCL C file through anygpu on one device and prints one line:
  * "OK", or "FAIL STATUS: the first error line". NATIVE=1 hands the file to
  * the device's own compiler instead (agpu_program_create_native: the

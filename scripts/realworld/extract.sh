@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Copies the OpenCL kernel files (.cl with the .h/.cl/.clh files beside them)
 # of three public suites out of bare git mirrors into OUT/<suite>/...:
 #   yuhc/gpu-rodinia opencl/, vetter/shoc src/opencl/, abduld/Parboil benchmarks/

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds every real-world kernel file (scripts/realworld/extract.sh) through
 anygpu on opencl:0, cpu:0 and vulkan:0, through `anygpu compile --target cuda`
 + NVRTC (tests/test_cuda_compile --files), and through the driver's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernel corpus: files of portable kernels whose leading comment block
  * declares how to run them (tests/kernels/README.md describes the format).
  *

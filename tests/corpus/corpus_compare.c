@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Checking outputs: every element declared written was written, and a run
  * agrees with the oracle's (integers bit for bit, floats within the stated
  * tolerance), naming the worst element when it does not. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Inputs from a seed, poison patterns, and lane-by-lane access to buffers. */
 #include <math.h>
 #include <stdio.h>

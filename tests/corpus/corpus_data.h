@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Lane-level helpers shared by corpus_data.c and corpus_compare.c. */
 #ifndef AGPU_CORPUS_DATA_H
 #define AGPU_CORPUS_DATA_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Reading a corpus file and its header: the leading lines that start with
  * "//"; those of the form "// @key words..." declare how to run the kernel
  * (valid files) or which error it must raise (invalid files). */

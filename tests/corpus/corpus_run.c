@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Running one corpus kernel on one device, through the public API only. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Scalar and vector types of the kernel language, as the corpus names them. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The kernel corpus test (tests/kernels/README.md).
  *
  *   test_corpus CORPUS_DIR [--device SEL] [--oracle SEL] [--kernel NAME] [--seed N] [--list]

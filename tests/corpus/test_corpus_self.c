@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The corpus runner's own parts, without a device: header parsing, inputs
  * from a seed, the poison check and the tolerant comparison. */
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* An OpenCL ICD that crashes the process in clIcdGetPlatformIDsKHR, the
  * first call the ICD loader makes into it: the driver guard's test
  * (tests/test_driver_guard.py, issue 33 item 10). */

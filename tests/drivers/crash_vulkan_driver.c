@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A Vulkan driver whose constructor crashes the process as the loader opens
  * it: the driver guard's test (tests/test_driver_guard.py, issue 33 item 10). */
 #include <signal.h>

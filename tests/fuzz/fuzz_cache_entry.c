@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target for the kernel cache's entry loader (api/cache.c): the
  * input becomes the file of one cache entry, which agpu_cache_lookup reads.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target for code generation: the input drives the generator of
  * valid kernels (kernel_gen.c), so that every input reaches the emitters
  * instead of stopping in the lexer or the parser. The first byte chooses

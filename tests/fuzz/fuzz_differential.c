@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Differential fuzzing of code generation: kernels from the generator
  * (kernel_gen.c, integer only) run on two backends, by default the CPU
  * backend (the host-C emitter and the system C compiler) and OpenCL device 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target for device selectors ("cuda:0;!opencl:*", "phys:1",
  * "pci:0000:01:00.0", api/selector.c and the PCI address parser): the input,
  * cut at its first NUL, is a selector given to agpu_device_select_all and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target for the kernel-language translator: the input is a kernel
  * source, translated for every target.
  *

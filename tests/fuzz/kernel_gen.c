@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The byte-driven generator of valid kernels: see kernel_gen.h. Each choice
  * takes one byte (0 once the bytes run out, which always picks the simplest
  * form, so every input ends in a finite kernel); nesting, statement counts

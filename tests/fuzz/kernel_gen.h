@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A generator of valid kernels in the portable subset, driven by bytes (a
  * fuzzer's input, or a seeded random stream): the same bytes always give the
  * same kernel, and any bytes give a kernel the translator must accept and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A main for the libFuzzer harnesses without libFuzzer: runs every file
  * named (a directory: every file in it, in name order) through
  * LLVMFuzzerTestOneInput once, for the seeds and the regressions in ctest

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The GPU check: on a machine with an NVIDIA GPU and the CUDA toolkit, builds
 # anygpu (Release, its own build directory), then records `anygpu list
 # --json`, `anygpu doctor`, the ctest suite, `anygpu test --json` on every

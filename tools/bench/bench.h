@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu bench: bandwidth, FLOP/s, reduction, launch latency, transfers and
  * build time per device, beside the device's theoretical peak and the
  * native API doing the same work (docs/bench.md). */

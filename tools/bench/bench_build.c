@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Kernel build time, cold and warm: the benchmark kernels built with
  * ANYGPU_CACHE_DIR pointed at a fresh temporary directory and a -D value
  * no earlier build used (so that neither anygpu's cache nor a driver's own,

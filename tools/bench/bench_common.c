@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the benchmarks share: results, failures, builds, sizes and time. */
 #define _GNU_SOURCE /* clock_gettime */
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* bench --html FILE: one self-contained page (no scripts, no fetches): per
  * physical device the table and inline SVG bar charts of bandwidth per
  * kernel, launch latency and sgemm, one colour per backend and grey for

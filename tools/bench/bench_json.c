@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* bench --json: {"results": [{"device", "selector", "backend", "physical",
  * "benchmark", "value", "unit", "peak", "fraction_of_peak", "native",
  * "ratio_to_native", ...}], "seconds"}, null where unknown. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anygpu bench: the benchmark kernels (docs/bench.md). Built with
 // -DBENCH_FP64 for the double variants of the stream kernels.
 #ifdef BENCH_FP64

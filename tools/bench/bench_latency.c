@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Launch latency with an empty kernel of one work-item: dispatch (many
  * launches, one finish: microseconds per launch) and roundtrip (launch then
  * finish, each timed: the median). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The native baselines: programs in the raw APIs (bench/native/), run for
  * the same device, size and iterations right after anygpu's figure.
  * Protocol: native_<backend> --device INDEX --size N --iterations K

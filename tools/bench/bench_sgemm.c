@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* sgemm: C = A x B for square float matrices with portable kernels; the
  * variant (tile shape, register blocking) is chosen per device on the first
  * run and remembered in the anygpu cache directory (bench_tuning.c).

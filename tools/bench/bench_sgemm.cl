@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anygpu bench: sgemm variants, C = A x B for row-major square n x n float
 // matrices, n a multiple of every tile below (the host pads). The host picks
 // the fastest variant per device on the first run (docs/bench.md).

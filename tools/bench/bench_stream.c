@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* BabelStream's five kernels (copy, mul, add, triad, dot) with its
  * conventions: start values 0.1, 0.2, 0.0 and scalar 0.4; every iteration
  * runs the selected kernels in that order; the bandwidth is the bytes moved

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Reduction: the conformance suite's reduce_sum kernel (kernels/suite/
  * reduce.cl) over a float array, each group's sum read back and added on
  * the host; GB/s = bytes read over the median time. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The text report: one table per physical device, benchmarks down, and for
  * each of its devices (a column group per backend) the figure, the fraction
  * of the theoretical peak and the ratio to the native program. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Host-to-device and device-to-host bandwidth: agpu_buffer_write and
  * agpu_buffer_read of one large buffer from ordinary (pageable) host
  * memory; the median of the repeats after a warm-up. */

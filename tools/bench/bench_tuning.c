@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The sgemm variant chosen per device, remembered in the anygpu cache
  * directory (docs/cache.md: $ANYGPU_CACHE_DIR, $XDG_CACHE_HOME/anygpu or
  * ~/.cache/anygpu; ANYGPU_CACHE=0 turns it off; agpu_cache_check decides,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUTPUT, a C file holding the bench kernels given in SOURCES (a
 # ;-list) as bytes, with bench_builtin_source(name) to find them.
 # Run as: cmake -DOUTPUT=... -DSOURCES=... -P embed_kernels.cmake

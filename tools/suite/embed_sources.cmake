@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Writes OUTPUT, a C file holding every kernels/suite/*.cl given in SOURCES
 # (a ;-list) as bytes, so that anygpu test needs no data files at run time.
 # Run as: cmake -DOUTPUT=... -DSOURCES=... -P embed_sources.cmake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The conformance suite behind `anygpu test`: the project's portable
  * kernels (the .cl files of kernels/suite) run on a device through the public API and
  * checked element by element against references computed on the host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The suite's cases, in the order `anygpu test` shows them, and the
  * problem sizes of --size. */
 #include <string.h>

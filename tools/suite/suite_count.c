@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Counting kernels, checked bit for bit: the exclusive prefix scan and the
  * histograms (kernels/suite/scan.cl, histogram.cl). */
 #include <stdio.h>

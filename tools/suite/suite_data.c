@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Inputs from the seed, and the element-by-element checks. */
 #include <float.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Two-dimensional kernels: matrix multiply, transpose, 5-point stencil
  * (kernels/suite/matmul.cl, transpose.cl, stencil.cl). */
 #include <math.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the suite's parts share: a case's run (its device, inputs, buffers
  * and verdict) and the helpers the cases are written with. Every helper
  * that can fail records the failure in the run and returns false (or NULL);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Running one case on one device: the device's program cache, the case's
  * objects, launches with timing, and the verdict. */
 #define _GNU_SOURCE /* clock_gettime, strtok_r */

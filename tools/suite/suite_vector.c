@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Streaming vector kernels (kernels/suite/vector.cl, integer.cl). */
 #include <math.h>
 #include <string.h>

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+/* A portable program parsed and checked once (agpu_parsed.h). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agpu_core.h"
+#include "agpu_parsed.h"
+#include "translate.h"
+#ifdef AGPU_HAVE_GLSLANG
+#include "spirv.h"
+#endif
+
+struct agpu_parsed {
+  _Atomic uint32_t references;
+  pthread_mutex_t lock; /* the emitters share `context` */
+  kl_context *context;  /* owns the syntax tree, the diagnostics and the layouts */
+  const kl_program *program;
+  agpu_program_signatures signatures;
+  agpu_translate_traits traits;
+  char *selector, *options, *source_name, *preprocessed;
+};
+
+static void agpu_parsed_free(agpu_parsed *parsed) {
+  kl_context_destroy(parsed->context);
+  agpu_signatures_free(&parsed->signatures);
+  pthread_mutex_destroy(&parsed->lock);
+  free(parsed->selector);
+  free(parsed->options);
+  free(parsed->source_name);
+  free(parsed->preprocessed);
+  free(parsed);
+}
+
+static agpu_status agpu_parsed_no_memory(void) {
+  return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
+}
+
+/* The diagnostics so far, as a message after "agpu_program_build: <what>"
+ * and, when `log` is not NULL, a malloc'd copy. */
+static agpu_status agpu_parsed_fail(kl_context *ctx, agpu_status status, const char *what,
+                                    const char *kernel, const char *selector, char **log) {
+  const char *text = kl_diagnostics_text(ctx);
+  if (!text) text = "";
+  if (log) *log = agpu_strdup(text);
+  return agpu_error_set(status, "agpu_program_build: %s%s%s%s for %s:\n%s", what,
+                        kernel ? " (kernel '" : "", kernel ? kernel : "", kernel ? "')" : "",
+                        selector, text);
+}
+
+static kl_translate_options agpu_parsed_options_of(const agpu_program_desc *desc,
+                                                   const agpu_translate_traits *traits) {
+  return (kl_translate_options){
+      .source_name = desc->source_name,
+      .build_options = desc->options ? desc->options : "",
+      .include_dirs = desc->include_dirs,
+      .include_dir_count = (int)desc->include_dir_count,
+      .traits = {.fp64 = traits->fp64,
+                 .fp16 = traits->fp16,
+                 .int64 = traits->int64,
+                 .fused_fma_float = traits->fused_fma_float,
+                 .f64_rounding_exact = traits->f64_rounding_exact},
+  };
+}
+
+static agpu_status agpu_parsed_keep_texts(agpu_parsed *parsed, const agpu_program_desc *desc,
+                                          const char *selector) {
+  const char *warnings = kl_diagnostics_text(parsed->context);
+  const char *preprocessed = kl_preprocessed_text(parsed->context);
+  parsed->selector = agpu_strdup(selector);
+  parsed->options = agpu_strdup(desc->options ? desc->options : "");
+  parsed->source_name = agpu_strdup(desc->source_name ? desc->source_name : "<source>");
+  parsed->preprocessed = preprocessed ? agpu_strdup(preprocessed) : NULL;
+  parsed->signatures.warnings = agpu_strdup(warnings ? warnings : "");
+  if (!parsed->selector || !parsed->options || !parsed->source_name ||
+      (preprocessed && !parsed->preprocessed) || !parsed->signatures.warnings)
+    return agpu_parsed_no_memory();
+  return AGPU_SUCCESS;
+}
+
+agpu_status agpu_parsed_create(const agpu_program_desc *desc, const agpu_translate_traits *traits,
+                               const char *selector, agpu_parsed **out, char **log) {
+  *out = NULL;
+  if (log) *log = NULL;
+  agpu_parsed *parsed = calloc(1, sizeof *parsed);
+  if (!parsed) return agpu_parsed_no_memory();
+  atomic_init(&parsed->references, 1);
+  pthread_mutex_init(&parsed->lock, NULL);
+  parsed->traits = *traits;
+  parsed->context = kl_context_create();
+  if (!parsed->context) {
+    agpu_parsed_free(parsed);
+    return agpu_parsed_no_memory();
+  }
+  kl_translate_options options = agpu_parsed_options_of(desc, traits);
+  size_t size = desc->source_size ? desc->source_size : strlen(desc->source);
+  parsed->program = kl_parse_program(parsed->context, desc->source, size, &options);
+  agpu_status status =
+      parsed->program ? AGPU_SUCCESS
+                      : agpu_parsed_fail(parsed->context, AGPU_ERROR_BUILD_FAILED,
+                                         "the kernel source did not compile", NULL, selector, log);
+  if (status == AGPU_SUCCESS) status = agpu_parsed_keep_texts(parsed, desc, selector);
+  if (status == AGPU_SUCCESS && agpu_signatures_describe(parsed->context, parsed->program,
+                                                         &parsed->signatures) != AGPU_SUCCESS)
+    status = agpu_parsed_no_memory();
+  if (status != AGPU_SUCCESS) {
+    agpu_parsed_free(parsed);
+    return status;
+  }
+  *out = parsed;
+  return AGPU_SUCCESS;
+}
+
+agpu_parsed *agpu_parsed_retain(agpu_parsed *parsed) {
+  atomic_fetch_add(&parsed->references, 1);
+  return parsed;
+}
+
+void agpu_parsed_release(agpu_parsed *parsed) {
+  if (parsed && atomic_fetch_sub(&parsed->references, 1) == 1) agpu_parsed_free(parsed);
+}
+
+const agpu_program_signatures *agpu_parsed_signatures(const agpu_parsed *parsed) {
+  return &parsed->signatures;
+}
+
+const char *agpu_parsed_warnings(const agpu_parsed *parsed) {
+  return parsed->signatures.warnings;
+}
+
+const char *agpu_parsed_preprocessed(const agpu_parsed *parsed) {
+  return parsed->preprocessed;
+}
+
+const char *agpu_parsed_options(const agpu_parsed *parsed) {
+  return parsed->options;
+}
+
+const char *agpu_parsed_source_name(const agpu_parsed *parsed) {
+  return parsed->source_name;
+}
+
+agpu_translate_traits agpu_parsed_traits(const agpu_parsed *parsed) {
+  return parsed->traits;
+}
+
+/* Each emitter is called by name, not through kl_emit: a strong reference
+ * pulls only the emitters a static link uses. */
+static const char *agpu_parsed_emit_locked(agpu_parsed *parsed, agpu_target target) {
+  switch (target) {
+    case AGPU_TARGET_OPENCL:
+      return kl_emit_opencl(parsed->context, parsed->program);
+    case AGPU_TARGET_CUDA:
+      return kl_emit_cuda(parsed->context, parsed->program, false);
+    case AGPU_TARGET_HIP:
+      return kl_emit_cuda(parsed->context, parsed->program, true);
+    case AGPU_TARGET_C:
+      return kl_emit_c(parsed->context, parsed->program);
+    default:
+      return NULL;
+  }
+}
+
+agpu_status agpu_parsed_emit(agpu_parsed *parsed, agpu_target target, agpu_status refusal,
+                             const char *what, char **text, char **log) {
+  *text = NULL;
+  if (log) *log = NULL;
+  pthread_mutex_lock(&parsed->lock);
+  const char *emitted = agpu_parsed_emit_locked(parsed, target);
+  agpu_status status = AGPU_SUCCESS;
+  if (!emitted)
+    status = agpu_parsed_fail(parsed->context, refusal, what, NULL, parsed->selector, log);
+  else if (!(*text = agpu_strdup(emitted)))
+    status = agpu_parsed_no_memory();
+  pthread_mutex_unlock(&parsed->lock);
+  return status;
+}
+
+agpu_status agpu_parsed_emit_glsl(agpu_parsed *parsed, const char *kernel, uint64_t by_address,
+                                  const char *what, char **glsl, const kl_glsl_layout **layout,
+                                  char **log) {
+  if (glsl) *glsl = NULL;
+  if (log) *log = NULL;
+  *layout = NULL;
+  pthread_mutex_lock(&parsed->lock);
+  const kl_function *fn = kl_find_kernel(parsed->program, kernel);
+  const char *text = NULL;
+  /* the plain layout needs no text; a variant's is made with its text */
+  if (fn && (glsl || by_address))
+    text = kl_emit_glsl_variant(parsed->context, parsed->program, fn, by_address, layout);
+  else if (fn)
+    *layout = kl_glsl_layout_of(parsed->context, parsed->program, fn);
+  agpu_status status = AGPU_SUCCESS;
+  if (!*layout || ((glsl || by_address) && !text))
+    status = agpu_parsed_fail(parsed->context, AGPU_ERROR_UNSUPPORTED, what, kernel,
+                              parsed->selector, log);
+  else if (glsl && !(*glsl = agpu_strdup(text)))
+    status = agpu_parsed_no_memory();
+  pthread_mutex_unlock(&parsed->lock);
+  return status;
+}
+
+agpu_status agpu_glsl_to_spirv(const char *glsl, uint32_t **words, size_t *word_count, char **log) {
+  *words = NULL;
+  *word_count = 0;
+  if (log) *log = NULL;
+#ifndef AGPU_HAVE_GLSLANG
+  (void)glsl;
+  return AGPU_ERROR_UNSUPPORTED;
+#else
+  kl_context *ctx = kl_context_create(); /* glslang's words and log live in it */
+  if (!ctx) return AGPU_ERROR_OUT_OF_HOST_MEMORY;
+  const char *error_log = NULL;
+  size_t count = 0;
+  const uint32_t *compiled = kl_compile_glsl_to_spirv(ctx, glsl, &count, &error_log);
+  agpu_status status = AGPU_SUCCESS;
+  if (!compiled) {
+    bool no_memory =
+        error_log && !strncmp(error_log, KL_GLSLANG_NO_MEMORY, strlen(KL_GLSLANG_NO_MEMORY));
+    status = no_memory ? AGPU_ERROR_OUT_OF_HOST_MEMORY : AGPU_ERROR_INTERNAL;
+    if (log && error_log) *log = agpu_strdup(error_log);
+  } else if ((*words = malloc(count * sizeof *compiled)) != NULL) {
+    memcpy(*words, compiled, count * sizeof *compiled);
+    *word_count = count;
+  } else {
+    status = AGPU_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  kl_context_destroy(ctx);
+  return status;
+#endif
+}

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The host-C emitter's regions (emit_c.c): the statements between two
+ * barriers become one loop over the group's work-items; the control flow
+ * around barriers runs once per work-group. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit_c_abi.h"
+#include "emit_c_internal.h"
+#include "translate.h"
+
+/* ------------------------------------------------------------ regions */
+
+/* One copy for the whole group (a group-level variable) that a region
+ * assigns: every work-item of the region must start from the value it had
+ * when the region began (`t += TILE` runs once per work-item). */
+static bool kc_reset_in_region(kc_emitter *e, kl_variable *var) {
+  kc_var *info = kc_var_of(e, var);
+  if (!info || info->decl_region == e->region) return false;
+  bool group = info->cls == KC_VAR_GROUP || (info->cls == KC_VAR_PLAIN && info->decl_region == -1);
+  return group && kc_region_set_has(info->assign_regions, info->assign_region_count, e->region);
+}
+
+static void kc_region_resets(kc_emitter *e, bool snapshot) {
+  if (e->analyzing || !e->barrier_mode) return;
+  for (int pass = 0; pass < 2; pass++)
+    for (kl_variable *var = pass ? e->function->locals : e->function->params; var;
+         var = var->next) {
+      if (!kc_reset_in_region(e, var)) continue;
+      const char *name = kc_var_name(e, var);
+      kc_indent(e);
+      if (snapshot)
+        kc_printf(e->out, "__typeof__(%s) __rin_%s; __builtin_memcpy(&__rin_%s, &%s, sizeof %s);\n",
+                  name, name, name, name, name);
+      else
+        kc_printf(e->out, "__builtin_memcpy(&%s, &__rin_%s, sizeof %s);\n", name, name, name);
+    }
+}
+
+static void kc_region_open(kc_emitter *e) {
+  kc_buf *o = e->out;
+  e->region = e->region_count++;
+  e->region_label = e->region;
+  e->loop_depth = 0;
+  e->breakable_depth = 0;
+  kc_indent(e);
+  kc_printf(o, "{ /* region %d */\n", e->region);
+  kc_region_resets(e, true);
+  if (e->bound_kind && !e->analyzing) {
+    kc_indent(e);
+    kc_printf(o, "const %s __u = ", kc_type(e, e->bound->type));
+    kc_expr(e, e->bound);
+    if (e->bound_kind == 1)
+      kc_puts(o,
+              "; const size_t __lo = 0, __hi = __u <= 0 ? 0 : (size_t)__u < __ls0 ? (size_t)__u : "
+              "__ls0;\n");
+    else
+      kc_puts(o,
+              "; const size_t __lo = __u < 0 || (size_t)__u >= __ls0 ? 0 : (size_t)__u, "
+              "__hi = __u < 0 || (size_t)__u >= __ls0 ? 0 : (size_t)__u + 1;\n");
+  }
+  kc_indent(e);
+  kc_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
+  kc_indent(e);
+  kc_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  kc_indent(e);
+  if (e->bound_kind && !e->analyzing) {
+    kc_puts(o, "for (size_t __lx = __lo; __lx < __hi; __lx++) {\n");
+  } else {
+    kc_puts(o, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
+  }
+  e->indent++;
+  kc_indent(e);
+  kc_puts(o, "const size_t __li = (__lz * __ls1 + __ly) * __ls0 + __lx; (void)__li;\n");
+  if (e->uses_calls) {
+    kc_indent(e);
+    kc_puts(o,
+            "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
+            "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
+            "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, __L->work_dim}; "
+            "const kl_c_wi *const __wi = &__wis; (void)__wi;\n");
+  }
+  if (e->barrier_mode && e->has_return) {
+    kc_indent(e);
+    kc_puts(o, "if (__ret[__li]) continue;\n");
+  }
+  kc_region_resets(e, false);
+  if (!e->analyzing && e->barrier_mode) {
+    /* values recomputed here rather than kept per work-item */
+    const kl_function *fn = e->function;
+    for (kl_variable *var = fn->locals; var; var = var->next) {
+      kc_var *info = kc_var_of(e, var);
+      if (!info || info->cls != KC_VAR_REMAT || info->decl_region == e->region) continue;
+      if (!kc_var_in_region(info, e->region)) continue;
+      kc_indent(e);
+      kc_printf(o, "const %s = ", kc_decl(e, var->type, kc_var_name(e, var)));
+      kc_expr(e, var->initializer);
+      kc_puts(o, ";\n");
+    }
+  }
+  /* assigned parameters: a private copy per work-item */
+  if (!e->barrier_mode) {
+    for (kl_variable *var = e->function->params; var; var = var->next) {
+      kc_var *info = kc_var_of(e, var);
+      if (!info || info->cls != KC_VAR_PLAIN) continue;
+      kc_indent(e);
+      kc_printf(o, "%s = __arg_%s;\n", kc_decl(e, var->type, kc_var_name(e, var)),
+                kc_var_name(e, var));
+    }
+  }
+}
+
+static void kc_region_close(kc_emitter *e) {
+  kc_buf *o = e->out;
+  if (e->has_return) {
+    kc_indent(e);
+    kc_printf(o, "__kl_next%d: ;\n", e->region_label);
+  }
+  e->indent--;
+  kc_indent(e);
+  kc_puts(o, "}}\n");
+  e->region = -1;
+}
+
+void kc_group_list(kc_emitter *e, const kl_node *first, bool single);
+
+static const kl_node *kc_strip(const kl_node *node) {
+  while (node && (node->kind == KL_EXPR_CONVERT || node->kind == KL_EXPR_CAST) && node->lhs &&
+         kl_type_is_integer(node->type) && kl_type_is_integer(node->lhs->type) &&
+         node->type->size >= node->lhs->type->size)
+    node = node->lhs;
+  return node;
+}
+
+static bool kc_is_local_id0(kc_emitter *e, const kl_node *node, int depth) {
+  node = kc_strip(node);
+  if (!node || depth > 4) return false;
+  if (node->kind == KL_EXPR_BUILTIN && node->builtin &&
+      node->builtin->id == KL_BUILTIN_GET_LOCAL_ID) {
+    int64_t d;
+    return kc_node_int(node->args, &d) && d == 0;
+  }
+  if (node->kind == KL_EXPR_VARIABLE && !node->variable->is_program_scope) {
+    kc_var *info = kc_var_of(e, node->variable);
+    return info && info->cls == KC_VAR_REMAT && !info->assigned &&
+           kc_is_local_id0(e, node->variable->initializer, depth + 1);
+  }
+  return false;
+}
+
+/* Evaluable before a region's work-item loop: literals, work-group values. */
+static bool kc_group_visible(kc_emitter *e, const kl_node *node, int depth) {
+  if (!node || depth > 32) return false;
+  switch (node->kind) {
+    case KL_EXPR_INT_LITERAL:
+      return true;
+    case KL_EXPR_VARIABLE: {
+      kl_variable *var = node->variable;
+      if (var->is_program_scope) return true;
+      kc_var *info = kc_var_of(e, var);
+      if (!info) return false;
+      if (var->is_parameter) return info->cls == KC_VAR_PARAM;
+      return info->decl_region == -1 || info->cls == KC_VAR_GROUP;
+    }
+    case KL_EXPR_BINARY:
+      return kc_group_visible(e, node->lhs, depth + 1) && kc_group_visible(e, node->rhs, depth + 1);
+    case KL_EXPR_CONVERT:
+    case KL_EXPR_CAST:
+      return kl_type_is_integer(node->type) && kc_group_visible(e, node->lhs, depth + 1);
+    case KL_EXPR_BUILTIN:
+      if (!node->builtin) return false;
+      switch (node->builtin->id) {
+        case KL_BUILTIN_GET_LOCAL_SIZE:
+        case KL_BUILTIN_GET_NUM_GROUPS:
+        case KL_BUILTIN_GET_GROUP_ID:
+        case KL_BUILTIN_GET_GLOBAL_SIZE:
+          return kc_group_visible(e, node->args, depth + 1);
+        default:
+          return false;
+      }
+    default:
+      return false;
+  }
+}
+
+static void kc_match_bound(kc_emitter *e, const kl_node *stmt) {
+  if (stmt->kind != KL_STMT_IF || stmt->otherwise) return;
+  const kl_node *c = stmt->condition;
+  if (!c || c->kind != KL_EXPR_BINARY || (c->op != KL_OP_LT && c->op != KL_OP_EQ)) return;
+  if (!kl_type_is_integer(c->lhs->type) || !kl_type_is_integer(c->rhs->type)) return;
+  if (!kc_is_local_id0(e, c->lhs, 0)) return;
+  if (!kc_uniform(e, c->rhs, 0) || !kc_group_visible(e, c->rhs, 0)) return;
+  e->bound_kind = c->op == KL_OP_LT ? 1 : 2;
+  e->bound = c->rhs;
+}
+
+/* The largest value of an integer type of 32 or 64 bits; 0 for others. */
+static uint64_t kc_int_max(const kl_type *type) {
+  if (!type || !kl_type_is_integer(type) || type->size < 4) return 0;
+  bool is_signed = kl_type_is_signed(type);
+  if (type->size >= 8) return is_signed ? (uint64_t)INT64_MAX : UINT64_MAX;
+  return is_signed ? (uint64_t)INT32_MAX : UINT32_MAX;
+}
+
+/* The global id in dimension 0 through integer conversions: exact while the
+ * ids stay at most *max (the smallest largest value of the types on the way). */
+static bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth) {
+  if (!node || depth > 8) return false;
+  if (node->kind == KL_EXPR_CONVERT || node->kind == KL_EXPR_CAST) {
+    uint64_t m = kc_int_max(node->type);
+    if (!m || !node->lhs) return false;
+    if (m < *max) *max = m;
+    return kc_is_global_id0(e, node->lhs, max, depth + 1);
+  }
+  if (node->kind == KL_EXPR_BUILTIN && node->builtin &&
+      node->builtin->id == KL_BUILTIN_GET_GLOBAL_ID) {
+    int64_t d;
+    return kc_node_int(node->args, &d) && d == 0;
+  }
+  if (node->kind == KL_EXPR_VARIABLE && !node->variable->is_program_scope &&
+      !node->variable->is_parameter && node->variable->initializer) {
+    kc_var *info = kc_var_of(e, node->variable);
+    uint64_t m = kc_int_max(node->variable->type);
+    if (!m) return false;
+    if (m < *max) *max = m;
+    return info && !info->assigned && !info->address_taken &&
+           (info->cls == KC_VAR_REMAT || info->cls == KC_VAR_PLAIN || info->cls == KC_VAR_ARRAY) &&
+           kc_is_global_id0(e, node->variable->initializer, max, depth + 1);
+  }
+  return false;
+}
+
+/* Records the comparisons of the global id in dimension 0 with a uniform,
+ * group-visible bound under `node`: each is constant when every global id of
+ * the group is below its bound. */
+static void kc_find_gid_cmps(kc_emitter *e, const kl_node *node, bool chain, int depth) {
+  for (; node; node = chain ? node->next : NULL) {
+    if (depth > 64) return;
+    if (node->kind == KL_EXPR_BINARY && node->lhs && node->rhs &&
+        (node->op == KL_OP_LT || node->op == KL_OP_LE || node->op == KL_OP_GT ||
+         node->op == KL_OP_GE) &&
+        node->lhs->type && node->rhs->type && !kc_is_vector(node->lhs->type) &&
+        !kc_is_vector(node->rhs->type) && kl_type_is_integer(node->lhs->type) &&
+        kc_int_max(node->lhs->type) && kc_int_max(node->rhs->type)) {
+      uint64_t max = UINT64_MAX;
+      bool left = kc_is_global_id0(e, node->lhs, &max, 0);
+      const kl_node *bound = left ? node->rhs : node->lhs;
+      if ((left || kc_is_global_id0(e, node->rhs, &max, 0)) && kc_uniform(e, bound, 0) &&
+          kc_group_visible(e, bound, 0)) {
+        if (e->gid_cmp_count == 4) {
+          e->gid_cmp_count = 5; /* too many: no copy */
+          return;
+        }
+        if (e->gid_cmp_count < 4) {
+          bool less = node->op == KL_OP_LT || node->op == KL_OP_LE;
+          e->gid_cmp[e->gid_cmp_count] = node;
+          e->gid_cmp_max[e->gid_cmp_count] = max;
+          e->gid_cmp_left[e->gid_cmp_count] = left;
+          e->gid_cmp_value[e->gid_cmp_count++] = left ? less : !less;
+        }
+        continue;
+      }
+    }
+    const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
+                                 node->then, node->otherwise, node->increment};
+    for (size_t i = 0; i < sizeof children / sizeof *children; i++)
+      kc_find_gid_cmps(e, children[i], false, depth + 1);
+    kc_find_gid_cmps(e, node->init, true, depth + 1);
+    kc_find_gid_cmps(e, node->body, true, depth + 1);
+    kc_find_gid_cmps(e, node->args, true, depth + 1);
+    if (node->kind == KL_STMT_DECLARATION && node->variable)
+      kc_find_gid_cmps(e, node->variable->initializer, false, depth + 1);
+  }
+}
+
+static bool kc_needs_group(kc_emitter *e, const kl_node *stmt) {
+  if (kc_has_barrier(stmt, 0)) return true;
+  if (e->group_loop_depth > 0 && kc_has_escape(stmt, false, false, 0)) return true;
+  return false;
+}
+
+static void kc_group_condition(kc_emitter *e, const kl_node *condition, const char *what) {
+  if (!e->analyzing && !kc_uniform(e, condition, 0))
+    kc_error(e, condition->location,
+             "the condition of this %s, which contains a barrier, may differ between the "
+             "work-items of a group; the CPU backend needs barriers in work-group-uniform "
+             "control flow",
+             what);
+  kc_expr(e, condition);
+}
+
+/* One part of the init of a `for` with a barrier inside (each declarator
+ * of `int a = x, b = y` is one, in order): a group-level variable, so
+ * its start must be the same for every work-item of the group. */
+static void kc_group_for_init(kc_emitter *e, const kl_node *init) {
+  const kl_node *start = NULL;
+  if (init->kind == KL_STMT_DECLARATION && init->variable) {
+    kc_var *info = kc_var_of(e, init->variable);
+    if (info && e->analyzing) info->decl_region = -1;
+    if (info) info->cls = KC_VAR_PLAIN;
+    start = init->variable->initializer;
+  } else if (init->kind == KL_STMT_EXPRESSION) {
+    start = init->lhs;
+  }
+  if (start && !e->analyzing && !kc_uniform(e, start, 0))
+    kc_error(e, init->location,
+             "the start of this loop, which contains a barrier, may differ between the "
+             "work-items of a group");
+  kc_stmt(e, init);
+}
+
+static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
+  kc_buf *o = e->out;
+  switch (node->kind) {
+    case KL_STMT_COMPOUND:
+      kc_indent(e);
+      kc_puts(o, "{\n");
+      e->indent++;
+      kc_group_list(e, node->body, false);
+      e->indent--;
+      kc_indent(e);
+      kc_puts(o, "}\n");
+      return;
+    case KL_STMT_IF:
+      kc_indent(e);
+      kc_puts(o, "if (");
+      kc_group_condition(e, node->condition, "if");
+      kc_puts(o, ") {\n");
+      e->indent++;
+      kc_group_list(e, node->then, true);
+      e->indent--;
+      kc_indent(e);
+      kc_puts(o, "}\n");
+      if (node->otherwise) {
+        kc_indent(e);
+        kc_puts(o, "else {\n");
+        e->indent++;
+        kc_group_list(e, node->otherwise, true);
+        e->indent--;
+        kc_indent(e);
+        kc_puts(o, "}\n");
+      }
+      return;
+    case KL_STMT_FOR:
+      kc_indent(e);
+      kc_puts(o, "{\n");
+      e->indent++;
+      for (const kl_node *init = node->init; init; init = init->next) kc_group_for_init(e, init);
+      kc_indent(e);
+      kc_puts(o, "for (; ");
+      if (node->condition) kc_group_condition(e, node->condition, "loop");
+      kc_puts(o, "; ");
+      if (node->increment) {
+        if (!e->analyzing && !kc_uniform(e, node->increment, 0))
+          kc_error(e, node->increment->location,
+                   "the step of this loop, which contains a barrier, may differ between the "
+                   "work-items of a group");
+        kc_expr(e, node->increment);
+      }
+      kc_puts(o, ") {\n");
+      e->indent++;
+      e->group_loop_depth++;
+      kc_group_list(e, node->body, true);
+      e->group_loop_depth--;
+      e->indent--;
+      kc_indent(e);
+      kc_puts(o, "}\n");
+      e->indent--;
+      kc_indent(e);
+      kc_puts(o, "}\n");
+      return;
+    case KL_STMT_WHILE:
+      kc_indent(e);
+      kc_puts(o, "while (");
+      kc_group_condition(e, node->condition, "loop");
+      kc_puts(o, ") {\n");
+      e->indent++;
+      e->group_loop_depth++;
+      kc_group_list(e, node->body, true);
+      e->group_loop_depth--;
+      e->indent--;
+      kc_indent(e);
+      kc_puts(o, "}\n");
+      return;
+    case KL_STMT_DO:
+      kc_indent(e);
+      kc_puts(o, "do {\n");
+      e->indent++;
+      e->group_loop_depth++;
+      kc_group_list(e, node->body, true);
+      e->group_loop_depth--;
+      e->indent--;
+      kc_indent(e);
+      kc_puts(o, "} while (");
+      kc_group_condition(e, node->condition, "loop");
+      kc_puts(o, ");\n");
+      return;
+    case KL_STMT_BREAK:
+      kc_indent(e);
+      kc_puts(o, "break;\n");
+      return;
+    case KL_STMT_CONTINUE:
+      kc_indent(e);
+      kc_puts(o, "continue;\n");
+      return;
+    default:
+      if (kc_barrier_call(node, 0)) {
+        kc_expr(e, kc_barrier_call(node, 0)); /* reports where such a call can be inlined */
+        return;
+      }
+      kc_error(e, node->location,
+               "a barrier inside this statement cannot be split into work-group regions by the "
+               "C target (barriers may sit in straight-line code and in work-group-uniform "
+               "if/for/while/do)");
+      return;
+  }
+}
+
+/* Emits the region of statements `first` .. `last` twice (see gid_cmp):
+ * for groups whose every global id in dimension 0 lies below each bound,
+ * with those comparisons constant, and as is for the others. */
+static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_node *last) {
+  kc_buf *o = e->out;
+  kc_indent(e);
+  kc_puts(o, "if (");
+  for (int i = 0; i < e->gid_cmp_count; i++) {
+    const kl_node *c = e->gid_cmp[i];
+    const kl_node *bound = e->gid_cmp_left[i] ? c->rhs : c->lhs;
+    if (i) kc_puts(o, " && ");
+    /* the group's ids are exact in the types on the way, and below the bound */
+    kc_printf(o, "__gb0 + __ls0 - 1 <= (size_t)%lluull && !((",
+              (unsigned long long)e->gid_cmp_max[i]);
+    kc_expr(e, bound);
+    kc_puts(o, ") < 0) && (size_t)(");
+    kc_expr(e, bound);
+    kc_puts(o, ") >= __gb0 + __ls0");
+  }
+  kc_puts(o, ") {\n");
+  e->indent++;
+  int region_count = e->region_count, bound_kind = e->bound_kind;
+  const kl_node *bound = e->bound;
+  e->gid_fast = true;
+  kc_region_open(e);
+  e->region_label = e->region + 1000000; /* its own labels */
+  e->bound_kind = 0;
+  for (const kl_node *s = first;; s = s->next) {
+    kc_stmt(e, s);
+    if (s == last) break;
+  }
+  kc_region_close(e);
+  e->gid_fast = false;
+  e->indent--;
+  kc_indent(e);
+  kc_puts(o, "} else {\n");
+  e->indent++;
+  e->region_count = region_count;
+  e->bound_kind = bound_kind;
+  e->bound = bound;
+  if (!e->failed) {
+    kc_region_open(e);
+    e->bound_kind = 0;
+    for (const kl_node *s = first;; s = s->next) {
+      kc_stmt(e, s);
+      if (s == last) break;
+    }
+    kc_region_close(e);
+  }
+  e->indent--;
+  kc_indent(e);
+  kc_puts(o, "}\n");
+  e->gid_cmp_count = 0;
+}
+
+/* A statement list at group level; `single`: `first` is one statement that
+ * may not be a compound (an if's branch, a loop's body). */
+void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
+  if (single && first && first->kind == KL_STMT_COMPOUND) {
+    first = first->body;
+    single = false;
+  }
+  bool open = false;
+  for (const kl_node *stmt = first; stmt; stmt = single ? NULL : stmt->next) {
+    if (kc_is_barrier_statement(stmt)) {
+      if (open) kc_region_close(e);
+      open = false;
+      continue;
+    }
+    if ((stmt->kind == KL_STMT_BREAK || stmt->kind == KL_STMT_CONTINUE) &&
+        e->group_loop_depth > 0) {
+      if (open) kc_region_close(e);
+      open = false;
+      kc_group_stmt(e, stmt);
+      continue;
+    }
+    if (kc_needs_group(e, stmt)) {
+      if (open) kc_region_close(e);
+      open = false;
+      kc_group_stmt(e, stmt);
+      continue;
+    }
+    if (!open) {
+      /* a region of one `if (lid < U)`: loop over the passing items only */
+      e->bound_kind = 0;
+      const kl_node *next = single ? NULL : stmt->next;
+      bool alone = !next || kc_is_barrier_statement(next) || kc_needs_group(e, next);
+      if (e->barrier_mode && alone && !e->analyzing) kc_match_bound(e, stmt);
+      /* the region's statements: up to the next barrier or group-level statement */
+      const kl_node *last = stmt;
+      while (!single && last->next && !kc_is_barrier_statement(last->next) &&
+             !((last->next->kind == KL_STMT_BREAK || last->next->kind == KL_STMT_CONTINUE) &&
+               e->group_loop_depth > 0) &&
+             !kc_needs_group(e, last->next))
+        last = last->next;
+      e->gid_cmp_count = 0;
+      if (e->barrier_mode && !e->analyzing && !e->failed)
+        for (const kl_node *s = stmt;; s = s->next) {
+          kc_find_gid_cmps(e, s, false, 0);
+          if (s == last) break;
+        }
+      if (e->gid_cmp_count > 0 && e->gid_cmp_count <= 4) {
+        kc_emit_gid_versions(e, stmt, last);
+        stmt = last;
+        continue;
+      }
+      e->gid_cmp_count = 0;
+      kc_region_open(e);
+      e->bound_kind = 0;
+    }
+    open = true;
+    kc_stmt(e, stmt);
+  }
+  if (open) kc_region_close(e);
+}

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Declaration specifiers, struct declarations and declarators
+ * (parse_internal.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse_internal.h"
+
+bool kp_tok_is(const kl_token *t, const char *text) {
+  return t->kind == KL_TOKEN_IDENTIFIER && kl_token_is(t, text);
+}
+
+static const char *const image_types[] = {
+    "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t",       "image2d_array_t",
+    "image3d_t", "sampler_t",       "event_t",          "image2d_depth_t", "image2d_msaa_t",
+    NULL,
+};
+
+static bool is_image_type(const kl_token *t) {
+  for (int i = 0; image_types[i]; i++)
+    if (kp_tok_is(t, image_types[i])) return true;
+  return kp_tok_is(t, "__read_only") || kp_tok_is(t, "read_only") || kp_tok_is(t, "__write_only") ||
+         kp_tok_is(t, "write_only") || kp_tok_is(t, "__read_write") || kp_tok_is(t, "read_write");
+}
+
+/* "images" or "samplers" for OpenCL C's image builtins and constants
+ * (read_imagef, get_image_width, CLK_ADDRESS_CLAMP, CLK_RGBA), else NULL. */
+const char *kp_image_name_kind(const kl_token *t) {
+  static const char *const image_prefixes[] = {"read_image", "write_image", "get_image_", "CLK_",
+                                               NULL};
+  static const char *const sampler_prefixes[] = {"CLK_NORMALIZED_COORDS_", "CLK_ADDRESS_",
+                                                 "CLK_FILTER_", NULL};
+  if (t->kind != KL_TOKEN_IDENTIFIER) return NULL;
+  for (int i = 0; sampler_prefixes[i]; i++) {
+    size_t n = strlen(sampler_prefixes[i]);
+    if ((size_t)t->length > n && memcmp(t->text, sampler_prefixes[i], n) == 0) return "samplers";
+  }
+  for (int i = 0; image_prefixes[i]; i++) {
+    size_t n = strlen(image_prefixes[i]);
+    if ((size_t)t->length > n && memcmp(t->text, image_prefixes[i], n) == 0) return "images";
+  }
+  return NULL;
+}
+
+static const char *const type_keywords[] = {
+    "void",       "bool",     "char",      "short",         "int",       "long",     "float",
+    "double",     "half",     "unsigned",  "signed",        "struct",    "union",    "enum",
+    "const",      "volatile", "restrict",  "__global",      "global",    "__local",  "local",
+    "__constant", "constant", "__private", "private",       "typedef",   "__kernel", "kernel",
+    "inline",     "static",   "extern",    "__attribute__", "uchar",     "ushort",   "uint",
+    "ulong",      "size_t",   "ptrdiff_t", "intptr_t",      "uintptr_t", "__const",  "__restrict",
+    "__volatile", "__inline", NULL,
+};
+
+bool kp_is_type_start(parser *p, const kl_token *t) {
+  if (t->kind != KL_TOKEN_IDENTIFIER) return false;
+  for (int i = 0; type_keywords[i]; i++)
+    if (kl_token_is(t, type_keywords[i])) return true;
+  if (is_image_type(t)) return true;
+  if (kl_type_from_name(p->ctx, t->text, t->length)) return true;
+  sym *s = kp_find_sym(p, t->text, t->length);
+  return s && s->typedef_type;
+}
+
+void kp_skip_parens(parser *p) {
+  /* skips a balanced (...) group, the current token being '(' */
+  int level = 0;
+  do {
+    if (kp_is(p, "(")) level++;
+    if (kp_is(p, ")")) level--;
+    kp_advance(p);
+  } while (level > 0 && p->tok->kind != KL_TOKEN_END);
+}
+
+static uint32_t attribute_uint(parser *p, kl_location name_at, bool *reported) {
+  kl_location at = kp_here(p);
+  kl_node *n = kp_conditional(p);
+  int64_t v;
+  if (!kl_eval_int(p->ctx, n, &v)) {
+    kl_error(p->ctx, at, "reqd_work_group_size values must be integer constants");
+    return 1;
+  }
+  if ((v <= 0 || v > 65536) && !*reported) {
+    *reported = true;
+    kl_error(p->ctx, name_at,
+             "reqd_work_group_size values must be positive and at most 65536, not %lld",
+             (long long)v);
+  }
+  return v <= 0 || v > 65536 ? 1 : (uint32_t)v;
+}
+
+/* __attribute__((a, b(args))) */
+void kp_attribute(parser *p, decl_spec *spec) {
+  kp_advance(p); /* __attribute__ */
+  kp_expect(p, "(", "after '__attribute__'");
+  kp_expect(p, "(", "after '__attribute__('");
+  while (!p->panic && !kp_is(p, ")") && p->tok->kind != KL_TOKEN_END) {
+    kl_token *name = p->tok;
+    if (name->kind != KL_TOKEN_IDENTIFIER) {
+      kp_syntax_error_at(p, kp_here(p), "expected an attribute name", NULL);
+      break;
+    }
+    kp_advance(p);
+    if (kp_tok_is(name, "reqd_work_group_size") || kp_tok_is(name, "__reqd_work_group_size__")) {
+      kl_location name_at = kl_token_where(name);
+      kp_expect(p, "(", "after 'reqd_work_group_size'");
+      if (spec) {
+        spec->has_reqd = true;
+        spec->reqd_at = name_at;
+      }
+      int count = 0;
+      bool reported = false;
+      while (!p->panic && !kp_is(p, ")") && p->tok->kind != KL_TOKEN_END) {
+        uint32_t v = attribute_uint(p, name_at, &reported);
+        if (spec && count < 3) spec->reqd[count] = v;
+        count++;
+        if (!kp_accept(p, ",")) break;
+      }
+      if (count != 3 && !p->panic)
+        kl_error(p->ctx, name_at, "reqd_work_group_size takes 3 arguments (X, Y, Z), %d given",
+                 count);
+      for (int i = count; i < 3 && spec; i++) spec->reqd[i] = 1;
+      kp_expect(p, ")", "after reqd_work_group_size(X, Y, Z");
+      if (!spec)
+        kl_error(p->ctx, kl_token_where(name), "reqd_work_group_size applies to kernels only");
+    } else {
+      kl_warning(p->ctx, kl_token_where(name), "attribute '%.*s' is ignored", name->length,
+                 name->text);
+      if (kp_is(p, "(")) kp_skip_parens(p);
+    }
+    if (!kp_accept(p, ",")) break;
+  }
+  kp_expect(p, ")", "to close the attribute list");
+  kp_expect(p, ")", "to close '__attribute__(('");
+}
+
+static kl_type *struct_decl(parser *p, bool is_union);
+
+void kp_declspec(parser *p, decl_spec *spec, bool allow_storage) {
+  memset(spec, 0, sizeof *spec);
+  spec->at = kp_here(p);
+  int n_unsigned = 0, n_signed = 0, n_char = 0, n_short = 0, n_int = 0, n_long = 0;
+  kl_type *named = NULL;
+  kl_location type_at = kp_here(p);
+  bool any = false;
+  for (;;) {
+    kl_token *t = p->tok;
+    if (t->kind != KL_TOKEN_IDENTIFIER) break;
+    if (kp_tok_is(t, "__attribute__")) {
+      kp_attribute(p, spec);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "typedef") || kp_tok_is(t, "__kernel") || kp_tok_is(t, "kernel") ||
+        kp_tok_is(t, "inline") || kp_tok_is(t, "__inline") || kp_tok_is(t, "static") ||
+        kp_tok_is(t, "extern")) {
+      if (!allow_storage) {
+        kl_error(p->ctx, kp_here(p), "'%.*s' is not allowed here", t->length, t->text);
+      } else if (kp_tok_is(t, "typedef")) {
+        spec->is_typedef = true;
+      } else if (kp_tok_is(t, "__kernel") || kp_tok_is(t, "kernel")) {
+        spec->is_kernel = true;
+      } else if (kp_tok_is(t, "extern")) {
+        kl_error(p->ctx, kp_here(p), "'extern' is not supported: a kernel source is one file");
+      } else if (kp_tok_is(t, "static")) {
+        spec->is_static = true;
+      } else {
+        spec->is_inline = true;
+      }
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "const") || kp_tok_is(t, "__const")) {
+      spec->qualifiers |= KL_QUALIFIER_CONST;
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "volatile") || kp_tok_is(t, "__volatile")) {
+      spec->qualifiers |= KL_QUALIFIER_VOLATILE;
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "restrict") || kp_tok_is(t, "__restrict")) {
+      spec->qualifiers |= KL_QUALIFIER_RESTRICT;
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    kl_address_space space = KL_SPACE_PRIVATE;
+    bool is_space = true;
+    if (kp_tok_is(t, "__global") || kp_tok_is(t, "global"))
+      space = KL_SPACE_GLOBAL;
+    else if (kp_tok_is(t, "__local") || kp_tok_is(t, "local"))
+      space = KL_SPACE_LOCAL;
+    else if (kp_tok_is(t, "__constant") || kp_tok_is(t, "constant"))
+      space = KL_SPACE_CONSTANT;
+    else if (kp_tok_is(t, "__private") || kp_tok_is(t, "private"))
+      space = KL_SPACE_PRIVATE;
+    else
+      is_space = false;
+    if (is_space) {
+      if (spec->has_space && spec->space != space)
+        kl_error(p->ctx, kp_here(p), "conflicting address spaces");
+      spec->has_space = true;
+      spec->space = space;
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (is_image_type(t)) {
+      if (kp_tok_is(t, "sampler_t"))
+        kl_error(p->ctx, kp_here(p),
+                 "samplers are not in the portable subset: sampler types are not supported "
+                 "('sampler_t'); index a __global buffer instead");
+      else if (kp_tok_is(t, "event_t"))
+        kl_error(p->ctx, kp_here(p),
+                 "event types are not supported ('event_t'): async copies are outside the subset");
+      else if (t->text[t->length - 1] == 't')
+        kl_error(p->ctx, kp_here(p),
+                 "images are not in the portable subset: image types are not supported ('%.*s'); "
+                 "pass the pixels in a __global buffer",
+                 t->length, t->text);
+      else
+        named = named ? named : NULL; /* __read_only and friends: the image type reports */
+      kp_advance(p);
+      if (t->text[t->length - 1] == 't') named = kp_int_type(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "intptr_t") || kp_tok_is(t, "uintptr_t")) {
+      kl_error(p->ctx, kp_here(p), "'%.*s' is not supported", t->length, t->text);
+      kp_advance(p);
+      named = kl_type_scalar(p->ctx, KL_TYPE_LONG);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "struct") || kp_tok_is(t, "union")) {
+      if (named || n_int || n_char || n_short || n_long || n_unsigned || n_signed)
+        kl_error(p->ctx, kp_here(p), "two types in one declaration");
+      type_at = kp_here(p);
+      named = struct_decl(p, kp_tok_is(t, "union"));
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "enum")) {
+      kl_error(p->ctx, kp_here(p), "enumerations are not supported: use #define or const int");
+      kp_advance(p);
+      if (p->tok->kind == KL_TOKEN_IDENTIFIER) kp_advance(p);
+      if (kp_is(p, "{")) {
+        int level = 0;
+        do {
+          if (kp_is(p, "{")) level++;
+          if (kp_is(p, "}")) level--;
+          kp_advance(p);
+        } while (level > 0 && p->tok->kind != KL_TOKEN_END);
+      }
+      named = kp_int_type(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "unsigned")) {
+      n_unsigned++;
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "signed")) {
+      n_signed++;
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "char")) {
+      n_char++;
+      type_at = kp_here(p);
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "short")) {
+      n_short++;
+      type_at = kp_here(p);
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "int")) {
+      n_int++;
+      type_at = kp_here(p);
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (kp_tok_is(t, "long")) {
+      n_long++;
+      type_at = kp_here(p);
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    if (named || n_char || n_short || n_int || n_long || n_unsigned || n_signed) break;
+    kl_type *builtin = kl_type_from_name(p->ctx, t->text, t->length);
+    if (builtin) {
+      named = builtin;
+      type_at = kp_here(p);
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    sym *s = kp_find_sym(p, t->text, t->length);
+    if (s && s->typedef_type) {
+      named = s->typedef_type;
+      type_at = kp_here(p);
+      kp_advance(p);
+      any = true;
+      continue;
+    }
+    break;
+  }
+  kl_type *type = named;
+  if (n_char + n_short + n_int + n_long + n_unsigned + n_signed) {
+    if (named && (n_char || n_short || n_int || n_long)) {
+      kl_error(p->ctx, type_at, "two types in one declaration");
+    } else if (named && (n_unsigned || n_signed)) {
+      if (!kl_type_is_integer(named) || named->kind == KL_TYPE_SIZE_T) {
+        kl_error(p->ctx, type_at, "'%s' cannot be %s", kp_type_name(p, named),
+                 n_unsigned ? "unsigned" : "signed");
+      } else {
+        type = n_unsigned ? kl_type_unsigned_of(p->ctx, named) : named;
+      }
+    } else if (n_unsigned && n_signed) {
+      kl_error(p->ctx, type_at, "both 'signed' and 'unsigned'");
+      type = kp_int_type(p);
+    } else {
+      kl_type_kind k;
+      if (n_long > 1) {
+        kl_error(p->ctx, type_at, "'long long' is not in OpenCL C: 'long' is 64 bits");
+        n_long = 1;
+      }
+      if (n_char)
+        k = n_unsigned ? KL_TYPE_UCHAR : KL_TYPE_CHAR;
+      else if (n_short)
+        k = n_unsigned ? KL_TYPE_USHORT : KL_TYPE_SHORT;
+      else if (n_long)
+        k = n_unsigned ? KL_TYPE_ULONG : KL_TYPE_LONG;
+      else
+        k = n_unsigned ? KL_TYPE_UINT : KL_TYPE_INT;
+      if (n_char + n_short + n_long > 1)
+        kl_error(p->ctx, type_at, "invalid combination of type specifiers");
+      type = kl_type_scalar(p->ctx, k);
+    }
+  }
+  if (!type) {
+    if (any) {
+      kl_error(p->ctx, kp_here(p), "expected a type, found %s", kp_token_text(p, p->tok));
+    }
+    type = kp_int_type(p);
+  }
+  if (type->kind == KL_TYPE_DOUBLE ||
+      (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_DOUBLE)) {
+    if (!p->ctx->options.traits.fp64)
+      kl_error(p->ctx, type_at, "type '%s' needs cl_khr_fp64, which this device does not support",
+               kp_type_name(p, type));
+  }
+  if (type->kind == KL_TYPE_HALF ||
+      (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_HALF)) {
+    if (!p->ctx->options.traits.fp16)
+      kl_error(p->ctx, type_at, "type '%s' needs cl_khr_fp16, which this device does not support",
+               kp_type_name(p, type));
+  }
+  spec->type = type;
+}
+
+static void add_struct_to_program(parser *p, kl_type *t) {
+  kl_program *prog = p->program;
+  if (prog->struct_count == p->struct_capacity) {
+    int capacity = p->struct_capacity ? p->struct_capacity * 2 : 8;
+    kl_type **list = kl_alloc(p->ctx, sizeof(kl_type *) * (size_t)capacity);
+    if (prog->struct_count)
+      memcpy(list, prog->structs, sizeof(kl_type *) * (size_t)prog->struct_count);
+    prog->structs = list;
+    p->struct_capacity = capacity;
+  }
+  prog->structs[prog->struct_count++] = t;
+}
+
+kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space, kl_token **name,
+                       bool is_param);
+
+static kl_type *struct_decl(parser *p, bool is_union) {
+  kl_location at = kp_here(p);
+  kp_advance(p); /* struct */
+  if (is_union) kl_error(p->ctx, at, "unions are not supported");
+  while (kp_is(p, "__attribute__")) kp_attribute(p, NULL);
+  kl_token *tag_token = NULL;
+  if (p->tok->kind == KL_TOKEN_IDENTIFIER) {
+    tag_token = p->tok;
+    kp_advance(p);
+  }
+  if (!kp_is(p, "{")) {
+    if (!tag_token) {
+      kp_syntax_error_at(p, kp_here(p), "expected a struct tag or '{'", NULL);
+      return kp_int_type(p);
+    }
+    tag *t = kp_find_tag(p, tag_token->text, tag_token->length, false);
+    if (t) return t->type;
+    /* A forward declaration: an incomplete struct. */
+    kl_type *type =
+        kl_type_struct(p->ctx, kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length));
+    tag *nt = kl_alloc(p->ctx, sizeof *nt);
+    nt->name = tag_token->text;
+    nt->length = tag_token->length;
+    nt->type = type;
+    nt->next = p->scope->tags;
+    p->scope->tags = nt;
+    return type;
+  }
+  kl_type *type = NULL;
+  if (tag_token) {
+    tag *t = kp_find_tag(p, tag_token->text, tag_token->length, true);
+    if (t && t->type->members) {
+      kl_error(p->ctx, kl_token_where(tag_token), "redefinition of 'struct %.*s'",
+               tag_token->length, tag_token->text);
+    } else if (t) {
+      type = t->type;
+    }
+  }
+  if (!type) {
+    type = kl_type_struct(
+        p->ctx, tag_token ? kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length) : NULL);
+    if (tag_token) {
+      tag *nt = kl_alloc(p->ctx, sizeof *nt);
+      nt->name = tag_token->text;
+      nt->length = tag_token->length;
+      nt->type = type;
+      nt->next = p->scope->tags;
+      p->scope->tags = nt;
+    }
+  }
+  kp_advance(p); /* { */
+  kl_member head = {0}, *tail = &head;
+  int offset = 0, align = 1;
+  kp_enter_depth(p);
+  while (!kp_is(p, "}") && p->tok->kind != KL_TOKEN_END) {
+    decl_spec spec;
+    kl_location member_at = kp_here(p);
+    kp_declspec(p, &spec, false);
+    if (spec.has_space) kl_error(p->ctx, member_at, "struct members cannot have an address space");
+    for (bool first = true; !p->panic; first = false) {
+      if (!first && !kp_accept(p, ",")) break;
+      kl_token *name = NULL;
+      kl_type *mt = kp_declarator(
+          p, kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers),
+          KL_SPACE_PRIVATE, &name, false);
+      if (!name) {
+        kp_syntax_error_at(p, kp_here(p), "expected a member name", NULL);
+        break;
+      }
+      mt = kp_array_suffix(p, mt, NULL);
+      if (mt->kind == KL_TYPE_STRUCT && !mt->members)
+        kl_error(p->ctx, kl_token_where(name), "member '%.*s' has an incomplete type", name->length,
+                 name->text);
+      if (mt->kind == KL_TYPE_POINTER)
+        kl_error(p->ctx, kl_token_where(name), "pointers in structs are not supported");
+      for (kl_member *m = head.next; m; m = m->next)
+        if ((int)strlen(m->name) == name->length &&
+            memcmp(m->name, name->text, (size_t)name->length) == 0)
+          kl_error(p->ctx, kl_token_where(name), "duplicate member '%.*s'", name->length,
+                   name->text);
+      kl_member *m = kl_alloc(p->ctx, sizeof *m);
+      m->name = kl_strndup(p->ctx, name->text, (size_t)name->length);
+      m->type = mt;
+      m->location = kl_token_where(name);
+      int a = mt->align > 0 ? mt->align : 1;
+      offset = (offset + a - 1) / a * a;
+      m->offset = offset;
+      offset += mt->size;
+      if (a > align) align = a;
+      tail->next = m;
+      tail = m;
+    }
+    while (kp_is(p, "__attribute__")) kp_attribute(p, NULL);
+    kp_expect(p, ";", "after a struct member");
+    if (p->panic) {
+      while (!kp_is(p, ";") && !kp_is(p, "}") && p->tok->kind != KL_TOKEN_END) kp_advance(p);
+      kp_accept(p, ";");
+      p->panic = false;
+    }
+  }
+  kp_leave_depth(p);
+  kp_expect(p, "}", "to close the struct");
+  if (!head.next) kl_error(p->ctx, at, "a struct needs at least one member");
+  type->members = head.next;
+  type->align = align;
+  type->size = (offset + align - 1) / align * align;
+  if (type->size == 0) type->size = 1;
+  if (!type->name) type->name = kl_format(p->ctx, "__anon%d", ++p->anonymous_structs);
+  add_struct_to_program(p, type);
+  while (kp_is(p, "__attribute__")) kp_attribute(p, NULL);
+  return type;
+}
+
+static int64_t array_length(parser *p) {
+  kl_location at = p->decl_name ? kl_token_where(p->decl_name) : kp_here(p);
+  kl_node *n = kp_conditional(p);
+  int64_t v;
+  if (!kl_eval_int(p->ctx, n, &v)) {
+    if (n->type && !kl_type_is_integer(n->type) && n->type->kind != KL_TYPE_BOOL)
+      kl_error(p->ctx, at, "the array size must be an integer, not '%s'", kp_type_name(p, n->type));
+    else
+      kl_error(p->ctx, at,
+               "variable-length arrays are not supported: the size must be a constant expression");
+    return 1;
+  }
+  if (v <= 0) {
+    kl_error(p->ctx, at, "array size must be positive, not %lld", (long long)v);
+    return 1;
+  }
+  if (v > (1 << 26)) {
+    kl_error(p->ctx, at, "the array is too large (%lld elements)", (long long)v);
+    return 1;
+  }
+  return v;
+}
+
+kl_type *kp_array_suffix(parser *p, kl_type *base, int *unsized) {
+  if (!kp_is(p, "[")) return base;
+  kp_enter_depth(p);
+  kl_location at = kp_here(p);
+  kp_advance(p);
+  int64_t length = 0;
+  if (kp_is(p, "]")) {
+    if (unsized)
+      *unsized = 1;
+    else
+      kl_error(p->ctx, at, "the array needs a size");
+  } else {
+    length = array_length(p);
+  }
+  kp_expect(p, "]", "after the array size");
+  kl_type *element = kp_array_suffix(p, base, NULL);
+  kp_leave_depth(p);
+  if (element->kind == KL_TYPE_VOID) kl_error(p->ctx, at, "an array of void");
+  if (element->kind == KL_TYPE_STRUCT && !element->members)
+    kl_error(p->ctx, at, "an array of an incomplete struct");
+  if ((int64_t)element->size * (length ? length : 1) > (1 << 28)) {
+    kl_error(p->ctx, at, "the array is too large");
+    length = 1;
+  }
+  return kl_type_array(p->ctx, element, (int)length);
+}
+
+/* pointer ::= ('*' qualifiers)*; then the name; then [N]...; function
+ * types are handled by the caller (params). */
+kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space, kl_token **name,
+                       bool is_param) {
+  kl_type *type = base;
+  int pointers = 0;
+  kl_location pointer_to_pointer = {0};
+  while (kp_is(p, "*")) {
+    kl_location at = kp_here(p);
+    kp_advance(p);
+    if (++pointers == 2 || type->kind == KL_TYPE_POINTER) pointer_to_pointer = at;
+    type = kl_type_pointer(p->ctx, type, pointee_space);
+    unsigned q = 0;
+    for (;;) {
+      if (kp_is(p, "const") || kp_is(p, "__const"))
+        q |= KL_QUALIFIER_CONST;
+      else if (kp_is(p, "restrict") || kp_is(p, "__restrict"))
+        q |= KL_QUALIFIER_RESTRICT;
+      else if (kp_is(p, "volatile") || kp_is(p, "__volatile"))
+        q |= KL_QUALIFIER_VOLATILE;
+      else if (kp_is(p, "__global") || kp_is(p, "global") || kp_is(p, "__local") ||
+               kp_is(p, "local") || kp_is(p, "__constant") || kp_is(p, "constant") ||
+               kp_is(p, "__private") || kp_is(p, "private")) {
+        kl_error(p->ctx, kp_here(p),
+                 "an address space after '*' qualifies the pointer itself: "
+                 "only private pointers are in the portable subset");
+      } else
+        break;
+      kp_advance(p);
+    }
+    if (q) type = kl_type_qualified(p->ctx, type, q);
+  }
+  if (kp_is(p, "(")) {
+    kl_location at = kp_here(p);
+    if (p->tok->next && kl_token_is(p->tok->next, "*"))
+      kl_error(
+          p->ctx,
+          p->tok->next->next->kind == KL_TOKEN_IDENTIFIER ? kl_token_where(p->tok->next->next) : at,
+          "function pointers are not supported");
+    else
+      kl_error(p->ctx, at, "parenthesised declarators are not supported");
+    kp_skip_parens(p);
+    p->panic = true;
+    *name = NULL;
+    return type;
+  }
+  *name = NULL;
+  p->decl_name = NULL;
+  if (p->tok->kind == KL_TOKEN_IDENTIFIER && !kp_is_type_start(p, p->tok)) {
+    *name = p->tok;
+    p->decl_name = p->tok;
+    kp_advance(p);
+  } else if (p->tok->kind == KL_TOKEN_IDENTIFIER && !is_param) {
+    /* a typedef name redeclared as a variable: allowed in an inner scope */
+    sym *s = kp_find_sym(p, p->tok->text, p->tok->length);
+    if (s && s->typedef_type) {
+      *name = p->tok;
+      p->decl_name = p->tok;
+      kp_advance(p);
+    }
+  }
+  if (pointer_to_pointer.source)
+    kl_error(p->ctx, *name ? kl_token_where(*name) : pointer_to_pointer,
+             "pointer to pointer types are not supported");
+  return type;
+}
