@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry inside the library: one sample is a list of entries (the CPU,
  * then each GPU a source knows), each the public agpu_device_telemetry plus
  * the raw counters the next sample needs for its rates. Each source is one

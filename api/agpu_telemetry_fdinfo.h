@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry: one DRM client's usage stats as parsed from its fdinfo. */
 #ifndef AGPU_TELEMETRY_FDINFO_H
 #define AGPU_TELEMETRY_FDINFO_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry: the public API. A sample reads every source once under the
  * sysroot; rates come from the previous sample, or from a first read
  * `interval_ms` earlier. */

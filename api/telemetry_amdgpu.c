@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry of amdgpu cards from the driver's sysfs files: gpu_busy_percent,
  * mem_info_vram_* and mem_info_gtt_*, and the current and highest levels of
  * pp_dpm_sclk and pp_dpm_mclk. hwmon (temperature, power, fan) is read for

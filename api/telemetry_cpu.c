@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry of the CPU physical device (cpu:0, PoCL, lavapipe): /proc/stat
  * busy time, /proc/meminfo, the CPU's hwmon sensor (k10temp, coretemp),
  * package power from the powercap energy counter, cpufreq clocks. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry of the CPU device's processes: the largest resident sets
  * (/proc/PID/statm) with their user and system time (/proc/PID/stat) over
  * the window, as a share of all cores. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry of DRM devices: each /sys/class/drm/cardN with a PCI address
  * is one GPU (its render node and connectors are the same device). The
  * driver decides what more there is: amdgpu's own files, hwmon for every

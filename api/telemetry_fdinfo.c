@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry: the processes using each DRM GPU and their engine time, from
  * every process's DRM clients (/proc/PID/fdinfo/FD, as nvtop reads them);
  * the busiest engine's share of the window is the device's utilisation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry: one DRM client's usage stats from /proc/PID/fdinfo/FD, in the
  * kernel's format (Documentation/gpu/drm-usage-stats.rst): drm-pdev,
  * drm-client-id, drm-engine-<e> (ns), drm-cycles-<e> with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry: hwmon directories (/sys/class/hwmon/hwmonN, or a GPU's
  * device/hwmon/hwmonN): temperature with its label, power and its cap,
  * the energy counter, the fan's duty cycle. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry of NVIDIA GPUs through NVML (libnvidia-ml.so.1, opened at run
  * time and never linked), matched to the DRM entries by PCI address. The
  * declarations are the project's own, from NVML's documented ABI. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry for an out-of-memory message: the physical device's memory
  * now and the processes holding the most of it, appended to the message
  * agpu_buffer_create returns when an allocation fails for lack of memory. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry: reading files under the sample's sysroot, and the small
  * helpers every source shares. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* What the telemetry tests share (test_telemetry.c, test_telemetry_nvml.c). */
 #ifndef AGPU_TELEMETRY_TEST_H
 #define AGPU_TELEMETRY_TEST_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Telemetry (issue 32): the library over replayed machines (tests/telemetry/)
 # and this machine's /proc, then anygpu top end to end. Included from
 # tests/CMakeLists.txt.

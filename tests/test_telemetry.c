@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Telemetry (api/telemetry*.c): the replayed machines under
  * tests/telemetry/ checked field by field, rates from two samples of a
  * copy whose counters the test advances, and this machine's /proc. */

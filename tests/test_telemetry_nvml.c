@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The telemetry's NVML source (api/telemetry_nvml.c) against a stand-in
  * libnvidia-ml.so.1 (tests/drivers/fake_nvml.c) found through
  * LD_LIBRARY_PATH: every reading, the process lists merged and grown, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """anygpu top end to end (issue 32): this machine's CPU with memory and
 utilisation in two JSON samples; every value of each replayed machine under
 tests/telemetry/ through --sysroot, its processes and its missing sources

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu top [--interval S] [--count N] [--json] [--sysroot DIR] [--apis]:
  * memory, utilisation, temperature, power, clocks and processes of every
  * device, sampled every S seconds. The first sample's rates cover a short

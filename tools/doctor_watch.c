@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu doctor --watch SECONDS: a device mostly idle while a process holds
  * its memory. Samples every DOCTOR_WATCH_STEP_S (or ten times over a short
  * watch), averages each GPU's utilisation and keeps the most memory each

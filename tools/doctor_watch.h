@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu doctor --watch SECONDS: samples the devices' utilisation while the
  * user's program runs and names a process holding device memory on a
  * device that stays mostly idle, with the usual causes as hints. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu top: what each physical device is doing, sampled every interval
  * (cmd_top.c), as a table (top_text.c) or a JSON line per sample
  * (top_json.c). */

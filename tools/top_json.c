@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu top --json: one JSON document per sample, on one line. An unknown
  * value is null, never 0. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* anygpu top as text: one row per device, then each device's processes and
  * the sources that did not answer. Plain lines: the caller clears the
  * screen only on a terminal. */

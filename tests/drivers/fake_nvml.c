@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A stand-in for libnvidia-ml.so.1 (NVML) with one GPU at 0000:01:00.0 and
  * fixed readings, so that the telemetry's NVML source runs on a machine
  * without an NVIDIA driver (tests/test_telemetry_nvml.c). With
