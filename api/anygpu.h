@@ -539,6 +539,123 @@ AGPU_API agpu_status agpu_physical_device_member(uint32_t index, uint32_t member
 /* The physical device a device belongs to. */
 AGPU_API agpu_status agpu_device_physical_index(const agpu_device *device, uint32_t *index);
 
+/* ------------------------------------------------------------- telemetry */
+
+/* What the devices are doing now: memory, utilisation, temperature, power,
+ * clocks, fan and the processes using them (docs/telemetry.md). Sources are
+ * read at run time like every vendor library: /proc and hwmon/powercap for
+ * the CPU, the amdgpu sysfs files, hwmon and the DRM clients' fdinfo for
+ * every DRM driver, NVML (libnvidia-ml.so.1, dlopen'd) for NVIDIA. A source
+ * that is missing or unreadable is named with its reason. Every field has
+ * its own `known` flag: an unknown field is never reported as 0. Rates
+ * (utilisation, power from energy counters, a process's engine time) are
+ * deltas between two samples. */
+
+typedef struct agpu_telemetry_bytes {
+  bool known;
+  uint64_t bytes;
+} agpu_telemetry_bytes;
+
+typedef struct agpu_telemetry_value {
+  bool known;
+  double value;
+} agpu_telemetry_value;
+
+#define AGPU_TELEMETRY_MAX_PROCESSES 32
+#define AGPU_TELEMETRY_MAX_MISSING 8
+
+typedef struct agpu_process_telemetry {
+  uint32_t pid;
+  char name[64];                       /* the command name (/proc/PID/comm) */
+  agpu_telemetry_bytes memory;         /* device memory (the CPU: resident memory) */
+  agpu_telemetry_bytes shared_memory;  /* host memory the device maps (GTT) */
+  agpu_telemetry_value engine_percent; /* busy time over the sample's window */
+} agpu_process_telemetry;
+
+/* A source that could not be read for this device, and why. */
+typedef struct agpu_telemetry_missing {
+  char source[32]; /* "nvml", "powercap", "hwmon", "fdinfo", ... */
+  char reason[224];
+} agpu_telemetry_missing;
+
+#define AGPU_TELEMETRY_MAX_PARTITIONS 8
+
+/* A partition of a GPU with memory of its own (an NVIDIA MIG instance). */
+typedef struct agpu_telemetry_partition {
+  char name[96];        /* "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
+  uint32_t instance_id; /* NVML's GPU instance id */
+  agpu_telemetry_bytes memory_total, memory_used, memory_free;
+} agpu_telemetry_partition;
+
+typedef struct agpu_device_telemetry {
+  char name[128]; /* the CPU's model name, the GPU's marketing or driver name */
+  agpu_device_type type;
+  char driver[32]; /* "cpu", "amdgpu", "xe", "i915", "nvidia", ... */
+  bool has_pci;
+  char pci[16]; /* "dddd:bb:dd.f" */
+  /* This process's physical device ("phys:N"), UINT32_MAX when the sample
+   * did not ask for the match, replays a sysroot, or none matches. */
+  uint32_t physical_index;
+  char sources[96]; /* the sources that answered, comma-separated */
+  agpu_telemetry_bytes memory_total, memory_used, memory_free;
+  agpu_telemetry_bytes shared_total, shared_used; /* GTT, where reported */
+  agpu_telemetry_value utilization_percent;       /* busiest engine, over the window */
+  agpu_telemetry_value temperature_c;
+  char temperature_sensor[64]; /* "k10temp Tctl", "amdgpu edge" */
+  agpu_telemetry_value power_w, power_limit_w;
+  agpu_telemetry_value clock_mhz, clock_max_mhz;               /* core */
+  agpu_telemetry_value memory_clock_mhz, memory_clock_max_mhz; /* memory */
+  agpu_telemetry_value fan_percent;
+  bool throttle_known;
+  char throttle_reasons[128]; /* "" when known and none */
+  /* Processes using the device, most memory first (the CPU: the largest
+   * resident sets). */
+  bool processes_known;
+  bool processes_truncated;
+  uint32_t process_count;
+  agpu_process_telemetry processes[AGPU_TELEMETRY_MAX_PROCESSES];
+  uint32_t missing_count;
+  agpu_telemetry_missing missing[AGPU_TELEMETRY_MAX_MISSING];
+  /* Its partitions (MIG instances), when it is partitioned. */
+  uint32_t partition_count;
+  agpu_telemetry_partition partitions[AGPU_TELEMETRY_MAX_PARTITIONS];
+} agpu_device_telemetry;
+
+typedef struct agpu_telemetry agpu_telemetry;
+
+typedef struct agpu_telemetry_desc {
+  const char *sysroot; /* NULL or "": the running system; else /sys and /proc under it */
+  /* Rates are deltas since `previous` (a sample of the same sysroot); with
+   * no previous sample, two reads `interval_ms` apart (0: rates unknown). */
+  const agpu_telemetry *previous;
+  uint32_t interval_ms;
+  /* Match each device to this process's physical devices (loads the
+   * backends on first use: tenths of a second, once); not under a sysroot. */
+  bool match_physical;
+} agpu_telemetry_desc;
+
+/* One sample of every device the sources know: the CPU first, then the GPUs
+ * in PCI address order. Release it with agpu_telemetry_release. */
+AGPU_API agpu_status agpu_telemetry_sample(const agpu_telemetry_desc *desc,
+                                           agpu_telemetry **sample);
+/* 0 for NULL. */
+AGPU_API uint32_t agpu_telemetry_device_count(const agpu_telemetry *sample);
+AGPU_API agpu_status agpu_telemetry_get_device(const agpu_telemetry *sample, uint32_t index,
+                                               agpu_device_telemetry *device);
+/* The window the rates cover, in seconds; 0 when rates are unknown. */
+AGPU_API double agpu_telemetry_window_s(const agpu_telemetry *sample);
+/* The sources tried for the whole sample ("proc", "drm", "nvml"): `reason`
+ * is "" for one that answered, else why not ("NVML not found: ..."). Both
+ * strings live as long as the sample. */
+AGPU_API uint32_t agpu_telemetry_source_count(const agpu_telemetry *sample);
+AGPU_API agpu_status agpu_telemetry_get_source(const agpu_telemetry *sample, uint32_t index,
+                                               const char **name, const char **reason);
+AGPU_API void agpu_telemetry_release(agpu_telemetry *sample);
+/* Physical device `index` of this process (agpu_physical_device_count),
+ * sampled on the running system with rates over `interval_ms`. */
+AGPU_API agpu_status agpu_physical_device_telemetry(uint32_t index, uint32_t interval_ms,
+                                                    agpu_device_telemetry *telemetry);
+
 /* ----------------------------------------------------------- translation */
 
 /* The kernel translator on its own: portable kernel source in, a target's

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_telemetry.h"
 
 /* Live maps of every buffer, so that unmapping a pointer that was never
  * mapped (or twice) is refused by the core on every backend. */
@@ -71,6 +73,19 @@ static agpu_status agpu_buffer_zero(agpu_buffer *buffer) {
   return status;
 }
 
+/* After an allocation failed for lack of memory: the physical device's
+ * memory now and who holds it, from telemetry (docs/telemetry.md). */
+static agpu_status agpu_buffer_explain_memory(agpu_device *device, agpu_status status) {
+  uint32_t physical;
+  if (status != AGPU_ERROR_OUT_OF_DEVICE_MEMORY ||
+      agpu_device_physical_index(device, &physical) != AGPU_SUCCESS)
+    return status;
+  char message[2048], note[512];
+  snprintf(message, sizeof message, "%s", agpu_last_error());
+  agpu_tm_memory_note(physical, note, sizeof note); /* may overwrite the message */
+  return agpu_error_set(status, "%s%s", message, note);
+}
+
 #define AGPU_BUFFER_KNOWN_FLAGS                                                \
   (AGPU_BUFFER_READ_ONLY | AGPU_BUFFER_WRITE_ONLY | AGPU_BUFFER_HOST_VISIBLE | \
    AGPU_BUFFER_ZERO_INIT | AGPU_BUFFER_SCRUB_ON_RELEASE)
@@ -91,14 +106,15 @@ AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32
                           function);
   if (size > device->info.max_alloc_bytes) {
     char want[32], max[32], total[32];
-    return agpu_error_set(AGPU_ERROR_OUT_OF_DEVICE_MEMORY,
-                          "%s: %s (%zu bytes) requested on %s, but its largest allocation is %s "
-                          "(%llu bytes available in one buffer; device memory %s)",
-                          function, agpu_format_bytes(size, want, sizeof want), size,
-                          device->info.selector,
-                          agpu_format_bytes(device->info.max_alloc_bytes, max, sizeof max),
-                          (unsigned long long)device->info.max_alloc_bytes,
-                          agpu_format_bytes(device->info.global_mem_bytes, total, sizeof total));
+    status = agpu_error_set(AGPU_ERROR_OUT_OF_DEVICE_MEMORY,
+                            "%s: %s (%zu bytes) requested on %s, but its largest allocation is %s "
+                            "(%llu bytes available in one buffer; device memory %s)",
+                            function, agpu_format_bytes(size, want, sizeof want), size,
+                            device->info.selector,
+                            agpu_format_bytes(device->info.max_alloc_bytes, max, sizeof max),
+                            (unsigned long long)device->info.max_alloc_bytes,
+                            agpu_format_bytes(device->info.global_mem_bytes, total, sizeof total));
+    return agpu_buffer_explain_memory(device, status);
   }
   agpu_buffer *created = calloc(1, sizeof *created);
   if (!created)
@@ -110,7 +126,7 @@ AGPU_API agpu_status agpu_buffer_create(agpu_device *device, size_t size, uint32
   status = device->backend->ops->buffer_create(created);
   if (status != AGPU_SUCCESS) {
     free(created);
-    return agpu_error_prefix(status, function);
+    return agpu_buffer_explain_memory(device, agpu_error_prefix(status, function));
   }
   if (flags & AGPU_BUFFER_ZERO_INIT) status = agpu_buffer_zero(created);
   if (status == AGPU_SUCCESS) status = agpu_object_publish(&created->object, AGPU_OBJECT_BUFFER);

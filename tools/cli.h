@@ -60,5 +60,6 @@ int cmd_compile(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif /* ANYGPU_TOOLS_CLI_H */

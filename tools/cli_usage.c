@@ -27,14 +27,31 @@ static const cli_usage cli_usages[] = {
      "\n"
      "  --json  one JSON object (docs/cli.md: info --json)\n"},
     {"doctor",
-     "Usage: anygpu doctor [--json] [--sysroot DIR]\n"
+     "Usage: anygpu doctor [--json] [--sysroot DIR] [--watch SECONDS]\n"
      "\n"
      "Why a backend or a GPU is missing: every library tried and its loader\n"
      "error, drivers, ICD files, Vulkan manifests, device nodes, groups and\n"
      "variables, each finding with its evidence and fix (docs/doctor.md).\n"
      "\n"
      "  --json          one JSON object\n"
-     "  --sysroot DIR   read /sys, /proc, /dev and /etc under DIR\n"},
+     "  --sysroot DIR   read /sys, /proc, /dev and /etc under DIR\n"
+     "  --watch S       instead: sample the devices for S seconds while your\n"
+     "                  program runs and name a process holding device memory\n"
+     "                  on a device that stays mostly idle (docs/telemetry.md)\n"},
+    {"top",
+     "Usage: anygpu top [--interval S] [--count N] [--json] [--sysroot DIR] [--apis]\n"
+     "\n"
+     "What each device is doing: memory used and free, utilisation, temperature,\n"
+     "power and its limit, clocks, fan, and the processes using it, from NVML,\n"
+     "the amdgpu and hwmon sysfs files, DRM fdinfo and /proc (docs/telemetry.md).\n"
+     "A source that cannot be read is named with its reason.\n"
+     "\n"
+     "  --interval S    seconds between samples (default 1); the first sample's\n"
+     "                  rates cover 30 ms so that --count 1 answers at once\n"
+     "  --count N       stop after N samples (default: until interrupted)\n"
+     "  --json          one JSON document per sample, a line each\n"
+     "  --sysroot DIR   read /sys and /proc under DIR (a replayed machine)\n"
+     "  --apis          name each device's APIs (loads the backends: slower)\n"},
     {"compile",
      "Usage: anygpu compile FILE [-D NAME[=VALUE]]... [-U NAME]... [--target T]\n"
      "                      [--kernel NAME] [--signature] [--no-fp64] [--fp16] [-o OUT]\n"

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "device_report.h"
 #include "doctor.h"
+#include "doctor_watch.h"
 #include "physical_report.h"
 
 #define DOCTOR_MAX_ARGUMENTS 64
@@ -103,7 +104,10 @@ int cmd_doctor(int argc, char **argv) {
   char *rest[DOCTOR_MAX_ARGUMENTS];
   int rest_count = 0;
   const char *sysroot_argument = NULL;
-  int exit_status = take_sysroot(argc, argv, rest, &rest_count, &sysroot_argument);
+  double watch_seconds = 0;
+  int exit_status = doctor_take_watch(&argc, argv, &watch_seconds);
+  if (exit_status != CLI_EXIT_OK) return exit_status;
+  exit_status = take_sysroot(argc, argv, rest, &rest_count, &sysroot_argument);
   if (exit_status != CLI_EXIT_OK) return exit_status;
   cli_arguments arguments;
   exit_status = cli_parse_arguments(rest_count, rest, 0, &arguments);
@@ -121,6 +125,11 @@ int cmd_doctor(int argc, char **argv) {
             missing ? strerror(errno) : "not a directory");
     free(sysroot);
     return CLI_EXIT_FAILURE;
+  }
+  if (watch_seconds > 0) {
+    exit_status = doctor_watch(sysroot, watch_seconds, arguments.json);
+    free(sysroot);
+    return exit_status;
   }
   doctor_context context;
   memset(&context, 0, sizeof context);

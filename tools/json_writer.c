@@ -228,3 +228,10 @@ bool json_writer_finish(json_writer *writer) {
   fputc('\n', writer->out);
   return !writer->misused;
 }
+
+void json_key_string_or_null(json_writer *writer, const char *key, bool known, const char *text) {
+  if (known)
+    json_key_string(writer, key, text);
+  else
+    json_key_null(writer, key);
+}

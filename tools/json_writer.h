@@ -49,6 +49,8 @@ void json_key_string(json_writer *writer, const char *key, const char *text);
 void json_key_uint(json_writer *writer, const char *key, uint64_t value);
 void json_key_bool(json_writer *writer, const char *key, bool value);
 void json_key_null(json_writer *writer, const char *key);
+/* `text` when `known`, else null. */
+void json_key_string_or_null(json_writer *writer, const char *key, bool known, const char *text);
 
 /* Ends the document with a newline. Returns false if the nesting was not
  * balanced or the writer was otherwise misused (a programming error); write

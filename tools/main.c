@@ -12,8 +12,8 @@ typedef struct cli_command {
 
 static const cli_command cli_commands[] = {
     {"list", cmd_list}, /* one per line */
-    {"info", cmd_info}, {"doctor", cmd_doctor}, {"compile", cmd_compile},
-    {"test", cmd_test}, {"run", cmd_run},       {"bench", cmd_bench},
+    {"info", cmd_info}, {"doctor", cmd_doctor}, {"compile", cmd_compile}, {"test", cmd_test},
+    {"run", cmd_run},   {"bench", cmd_bench},   {"top", cmd_top},
 };
 
 void cli_print_help(FILE *out) {
@@ -25,7 +25,7 @@ void cli_print_help(FILE *out) {
       "                            has no devices\n"
       "  info [SELECTOR] [--json]  every property of one device (default: the device\n"
       "                            $ANYGPU_DEVICE selects, else the best one)\n"
-      "  doctor [--json] [--sysroot DIR]\n"
+      "  doctor [--json] [--sysroot DIR] [--watch SECONDS]\n"
       "                            why a backend or a GPU is missing: libraries,\n"
       "                            drivers, ICD files, variables, permissions\n"
       "  compile FILE [-D NAME[=VALUE]]... [-I DIR]... [--target T] [--kernel NAME]\n"
@@ -55,6 +55,9 @@ void cli_print_help(FILE *out) {
       "                            table per physical device with a column per\n"
       "                            backend, against the theoretical peak and the\n"
       "                            native API (anygpu bench --help)\n"
+      "  top [--interval S] [--count N] [--json] [--sysroot DIR] [--apis]\n"
+      "                            memory, utilisation, temperature, power, clocks\n"
+      "                            and processes of every device, every S seconds\n"
       "  help [COMMAND]            this help, or a command's (also COMMAND --help)\n"
       "\n"
       "Options:\n"

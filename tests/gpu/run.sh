@@ -160,6 +160,11 @@ capped 120 "$anygpu" doctor > "$out/doctor.txt" 2>&1
 doctor_status=$?
 capped 120 "$anygpu" doctor --json > "$logs/doctor.json" 2>&1
 row doctor "exit $doctor_status" "doctor.txt" $(( $(now) - t ))
+t=$(now)
+capped 60 "$anygpu" top --count 2 --interval 0.5 --json --apis > "$logs/top.json" 2>&1
+top_status=$?
+capped 60 "$anygpu" top --count 1 --apis > "$logs/top.txt" 2>&1
+row top "exit $top_status" "logs/top.json (NVML: docs/telemetry.md)" $(( $(now) - t ))
 
 if [ -n "$gpu_reason" ]; then
   row gpu none "$gpu_reason" 0
