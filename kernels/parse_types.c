@@ -136,241 +136,239 @@ void kp_attribute(parser *p, decl_spec *spec) {
 
 static kl_type *struct_decl(parser *p, bool is_union);
 
-void kp_declspec(parser *p, decl_spec *spec, bool allow_storage) {
-  memset(spec, 0, sizeof *spec);
-  spec->at = kp_here(p);
-  int n_unsigned = 0, n_signed = 0, n_char = 0, n_short = 0, n_int = 0, n_long = 0;
-  kl_type *named = NULL;
-  kl_location type_at = kp_here(p);
-  bool any = false;
-  for (;;) {
-    kl_token *t = p->tok;
-    if (t->kind != KL_TOKEN_IDENTIFIER) break;
-    if (kp_tok_is(t, "__attribute__")) {
-      kp_attribute(p, spec);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "typedef") || kp_tok_is(t, "__kernel") || kp_tok_is(t, "kernel") ||
+/* What declaration specifiers have said so far about the type. */
+typedef struct spec_words {
+  int n_unsigned, n_signed, n_char, n_short, n_int, n_long;
+  kl_type *named;      /* a struct, a typedef name, a vector or other named type */
+  kl_location type_at; /* where the type was said */
+  bool any;            /* a specifier was read */
+} spec_words;
+
+static bool storage_class(parser *p, decl_spec *spec, bool allow_storage) {
+  kl_token *t = p->tok;
+  if (!(kp_tok_is(t, "typedef") || kp_tok_is(t, "__kernel") || kp_tok_is(t, "kernel") ||
         kp_tok_is(t, "inline") || kp_tok_is(t, "__inline") || kp_tok_is(t, "static") ||
-        kp_tok_is(t, "extern")) {
-      if (!allow_storage) {
-        kl_error(p->ctx, kp_here(p), "'%.*s' is not allowed here", t->length, t->text);
-      } else if (kp_tok_is(t, "typedef")) {
-        spec->is_typedef = true;
-      } else if (kp_tok_is(t, "__kernel") || kp_tok_is(t, "kernel")) {
-        spec->is_kernel = true;
-      } else if (kp_tok_is(t, "extern")) {
-        kl_error(p->ctx, kp_here(p), "'extern' is not supported: a kernel source is one file");
-      } else if (kp_tok_is(t, "static")) {
-        spec->is_static = true;
-      } else {
-        spec->is_inline = true;
-      }
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "const") || kp_tok_is(t, "__const")) {
-      spec->qualifiers |= KL_QUALIFIER_CONST;
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "volatile") || kp_tok_is(t, "__volatile")) {
-      spec->qualifiers |= KL_QUALIFIER_VOLATILE;
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "restrict") || kp_tok_is(t, "__restrict")) {
-      spec->qualifiers |= KL_QUALIFIER_RESTRICT;
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    kl_address_space space = KL_SPACE_PRIVATE;
-    bool is_space = true;
-    if (kp_tok_is(t, "__global") || kp_tok_is(t, "global"))
-      space = KL_SPACE_GLOBAL;
-    else if (kp_tok_is(t, "__local") || kp_tok_is(t, "local"))
-      space = KL_SPACE_LOCAL;
-    else if (kp_tok_is(t, "__constant") || kp_tok_is(t, "constant"))
-      space = KL_SPACE_CONSTANT;
-    else if (kp_tok_is(t, "__private") || kp_tok_is(t, "private"))
-      space = KL_SPACE_PRIVATE;
-    else
-      is_space = false;
-    if (is_space) {
-      if (spec->has_space && spec->space != space)
-        kl_error(p->ctx, kp_here(p), "conflicting address spaces");
-      spec->has_space = true;
-      spec->space = space;
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (is_image_type(t)) {
-      if (kp_tok_is(t, "sampler_t"))
-        kl_error(p->ctx, kp_here(p),
-                 "samplers are not in the portable subset: sampler types are not supported "
-                 "('sampler_t'); index a __global buffer instead");
-      else if (kp_tok_is(t, "event_t"))
-        kl_error(p->ctx, kp_here(p),
-                 "event types are not supported ('event_t'): async copies are outside the subset");
-      else if (t->text[t->length - 1] == 't')
-        kl_error(p->ctx, kp_here(p),
-                 "images are not in the portable subset: image types are not supported ('%.*s'); "
-                 "pass the pixels in a __global buffer",
-                 t->length, t->text);
-      else
-        named = named ? named : NULL; /* __read_only and friends: the image type reports */
-      kp_advance(p);
-      if (t->text[t->length - 1] == 't') named = kp_int_type(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "intptr_t") || kp_tok_is(t, "uintptr_t")) {
-      kl_error(p->ctx, kp_here(p), "'%.*s' is not supported", t->length, t->text);
-      kp_advance(p);
-      named = kl_type_scalar(p->ctx, KL_TYPE_LONG);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "struct") || kp_tok_is(t, "union")) {
-      if (named || n_int || n_char || n_short || n_long || n_unsigned || n_signed)
-        kl_error(p->ctx, kp_here(p), "two types in one declaration");
-      type_at = kp_here(p);
-      named = struct_decl(p, kp_tok_is(t, "union"));
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "enum")) {
-      kl_error(p->ctx, kp_here(p), "enumerations are not supported: use #define or const int");
-      kp_advance(p);
-      if (p->tok->kind == KL_TOKEN_IDENTIFIER) kp_advance(p);
-      if (kp_is(p, "{")) {
-        int level = 0;
-        do {
-          if (kp_is(p, "{")) level++;
-          if (kp_is(p, "}")) level--;
-          kp_advance(p);
-        } while (level > 0 && p->tok->kind != KL_TOKEN_END);
-      }
-      named = kp_int_type(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "unsigned")) {
-      n_unsigned++;
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "signed")) {
-      n_signed++;
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "char")) {
-      n_char++;
-      type_at = kp_here(p);
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "short")) {
-      n_short++;
-      type_at = kp_here(p);
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "int")) {
-      n_int++;
-      type_at = kp_here(p);
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (kp_tok_is(t, "long")) {
-      n_long++;
-      type_at = kp_here(p);
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    if (named || n_char || n_short || n_int || n_long || n_unsigned || n_signed) break;
-    kl_type *builtin = kl_type_from_name(p->ctx, t->text, t->length);
-    if (builtin) {
-      named = builtin;
-      type_at = kp_here(p);
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    sym *s = kp_find_sym(p, t->text, t->length);
-    if (s && s->typedef_type) {
-      named = s->typedef_type;
-      type_at = kp_here(p);
-      kp_advance(p);
-      any = true;
-      continue;
-    }
-    break;
+        kp_tok_is(t, "extern")))
+    return false;
+  if (!allow_storage) {
+    kl_error(p->ctx, kp_here(p), "'%.*s' is not allowed here", t->length, t->text);
+  } else if (kp_tok_is(t, "typedef")) {
+    spec->is_typedef = true;
+  } else if (kp_tok_is(t, "__kernel") || kp_tok_is(t, "kernel")) {
+    spec->is_kernel = true;
+  } else if (kp_tok_is(t, "extern")) {
+    kl_error(p->ctx, kp_here(p), "'extern' is not supported: a kernel source is one file");
+  } else if (kp_tok_is(t, "static")) {
+    spec->is_static = true;
+  } else {
+    spec->is_inline = true;
   }
-  kl_type *type = named;
-  if (n_char + n_short + n_int + n_long + n_unsigned + n_signed) {
-    if (named && (n_char || n_short || n_int || n_long)) {
-      kl_error(p->ctx, type_at, "two types in one declaration");
-    } else if (named && (n_unsigned || n_signed)) {
-      if (!kl_type_is_integer(named) || named->kind == KL_TYPE_SIZE_T) {
-        kl_error(p->ctx, type_at, "'%s' cannot be %s", kp_type_name(p, named),
-                 n_unsigned ? "unsigned" : "signed");
-      } else {
-        type = n_unsigned ? kl_type_unsigned_of(p->ctx, named) : named;
-      }
-    } else if (n_unsigned && n_signed) {
-      kl_error(p->ctx, type_at, "both 'signed' and 'unsigned'");
-      type = kp_int_type(p);
-    } else {
-      kl_type_kind k;
-      if (n_long > 1) {
-        kl_error(p->ctx, type_at, "'long long' is not in OpenCL C: 'long' is 64 bits");
-        n_long = 1;
-      }
-      if (n_char)
-        k = n_unsigned ? KL_TYPE_UCHAR : KL_TYPE_CHAR;
-      else if (n_short)
-        k = n_unsigned ? KL_TYPE_USHORT : KL_TYPE_SHORT;
-      else if (n_long)
-        k = n_unsigned ? KL_TYPE_ULONG : KL_TYPE_LONG;
-      else
-        k = n_unsigned ? KL_TYPE_UINT : KL_TYPE_INT;
-      if (n_char + n_short + n_long > 1)
-        kl_error(p->ctx, type_at, "invalid combination of type specifiers");
-      type = kl_type_scalar(p->ctx, k);
-    }
+  kp_advance(p);
+  return true;
+}
+
+/* const, volatile, restrict and the address spaces. */
+static bool qualifier(parser *p, decl_spec *spec) {
+  kl_token *t = p->tok;
+  unsigned qualifier =
+      kp_tok_is(t, "const") || kp_tok_is(t, "__const")         ? KL_QUALIFIER_CONST
+      : kp_tok_is(t, "volatile") || kp_tok_is(t, "__volatile") ? KL_QUALIFIER_VOLATILE
+      : kp_tok_is(t, "restrict") || kp_tok_is(t, "__restrict") ? KL_QUALIFIER_RESTRICT
+                                                               : 0;
+  if (qualifier) {
+    spec->qualifiers |= qualifier;
+    kp_advance(p);
+    return true;
   }
+  kl_address_space space = KL_SPACE_PRIVATE;
+  if (kp_tok_is(t, "__global") || kp_tok_is(t, "global"))
+    space = KL_SPACE_GLOBAL;
+  else if (kp_tok_is(t, "__local") || kp_tok_is(t, "local"))
+    space = KL_SPACE_LOCAL;
+  else if (kp_tok_is(t, "__constant") || kp_tok_is(t, "constant"))
+    space = KL_SPACE_CONSTANT;
+  else if (!kp_tok_is(t, "__private") && !kp_tok_is(t, "private"))
+    return false;
+  if (spec->has_space && spec->space != space)
+    kl_error(p->ctx, kp_here(p), "conflicting address spaces");
+  spec->has_space = true;
+  spec->space = space;
+  kp_advance(p);
+  return true;
+}
+
+/* Images, samplers and events: refused, parsed on as int. */
+static void image_word(parser *p, spec_words *w) {
+  kl_token *t = p->tok;
+  if (kp_tok_is(t, "sampler_t"))
+    kl_error(p->ctx, kp_here(p),
+             "samplers are not in the portable subset: sampler types are not supported "
+             "('sampler_t'); index a __global buffer instead");
+  else if (kp_tok_is(t, "event_t"))
+    kl_error(p->ctx, kp_here(p),
+             "event types are not supported ('event_t'): async copies are outside the subset");
+  else if (t->text[t->length - 1] == 't')
+    kl_error(p->ctx, kp_here(p),
+             "images are not in the portable subset: image types are not supported ('%.*s'); "
+             "pass the pixels in a __global buffer",
+             t->length, t->text);
+  /* else __read_only and friends: the image type reports */
+  kp_advance(p);
+  if (t->text[t->length - 1] == 't') w->named = kp_int_type(p);
+}
+
+/* enum: refused, skipped, parsed on as int. */
+static void enum_word(parser *p, spec_words *w) {
+  kl_error(p->ctx, kp_here(p), "enumerations are not supported: use #define or const int");
+  kp_advance(p);
+  if (p->tok->kind == KL_TOKEN_IDENTIFIER) kp_advance(p);
+  if (kp_is(p, "{")) {
+    int level = 0;
+    do {
+      if (kp_is(p, "{")) level++;
+      if (kp_is(p, "}")) level--;
+      kp_advance(p);
+    } while (level > 0 && p->tok->kind != KL_TOKEN_END);
+  }
+  w->named = kp_int_type(p);
+}
+
+/* Types that take a word or a declaration of their own. */
+static bool special_type(parser *p, spec_words *w) {
+  kl_token *t = p->tok;
+  if (is_image_type(t)) {
+    image_word(p, w);
+  } else if (kp_tok_is(t, "intptr_t") || kp_tok_is(t, "uintptr_t")) {
+    kl_error(p->ctx, kp_here(p), "'%.*s' is not supported", t->length, t->text);
+    kp_advance(p);
+    w->named = kl_type_scalar(p->ctx, KL_TYPE_LONG);
+  } else if (kp_tok_is(t, "struct") || kp_tok_is(t, "union")) {
+    if (w->named || w->n_int || w->n_char || w->n_short || w->n_long || w->n_unsigned ||
+        w->n_signed)
+      kl_error(p->ctx, kp_here(p), "two types in one declaration");
+    w->type_at = kp_here(p);
+    w->named = struct_decl(p, kp_tok_is(t, "union"));
+  } else if (kp_tok_is(t, "enum")) {
+    enum_word(p, w);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/* unsigned, signed, char, short, int, long: counted, combined after. */
+static bool integer_word(parser *p, spec_words *w) {
+  kl_token *t = p->tok;
+  int *count = kp_tok_is(t, "unsigned") ? &w->n_unsigned
+               : kp_tok_is(t, "signed") ? &w->n_signed
+               : kp_tok_is(t, "char")   ? &w->n_char
+               : kp_tok_is(t, "short")  ? &w->n_short
+               : kp_tok_is(t, "int")    ? &w->n_int
+               : kp_tok_is(t, "long")   ? &w->n_long
+                                        : NULL;
+  if (!count) return false;
+  (*count)++;
+  if (count != &w->n_unsigned && count != &w->n_signed) w->type_at = kp_here(p);
+  kp_advance(p);
+  return true;
+}
+
+/* A builtin type's name (float4, size_t...) or a typedef name. */
+static bool named_type(parser *p, spec_words *w) {
+  kl_token *t = p->tok;
+  kl_type *type = kl_type_from_name(p->ctx, t->text, t->length);
   if (!type) {
-    if (any) {
-      kl_error(p->ctx, kp_here(p), "expected a type, found %s", kp_token_text(p, p->tok));
-    }
-    type = kp_int_type(p);
+    sym *s = kp_find_sym(p, t->text, t->length);
+    type = s ? s->typedef_type : NULL;
   }
+  if (!type) return false;
+  w->named = type;
+  w->type_at = kp_here(p);
+  kp_advance(p);
+  return true;
+}
+
+/* The integer words combined, with a named type or alone. */
+static kl_type *combined_type(parser *p, spec_words *w) {
+  kl_type *named = w->named;
+  if (!(w->n_char + w->n_short + w->n_int + w->n_long + w->n_unsigned + w->n_signed)) return named;
+  if (named && (w->n_char || w->n_short || w->n_int || w->n_long)) {
+    kl_error(p->ctx, w->type_at, "two types in one declaration");
+    return named;
+  }
+  if (named) {
+    if (!kl_type_is_integer(named) || named->kind == KL_TYPE_SIZE_T) {
+      kl_error(p->ctx, w->type_at, "'%s' cannot be %s", kp_type_name(p, named),
+               w->n_unsigned ? "unsigned" : "signed");
+      return named;
+    }
+    return w->n_unsigned ? kl_type_unsigned_of(p->ctx, named) : named;
+  }
+  if (w->n_unsigned && w->n_signed) {
+    kl_error(p->ctx, w->type_at, "both 'signed' and 'unsigned'");
+    return kp_int_type(p);
+  }
+  if (w->n_long > 1) {
+    kl_error(p->ctx, w->type_at, "'long long' is not in OpenCL C: 'long' is 64 bits");
+    w->n_long = 1;
+  }
+  kl_type_kind k;
+  if (w->n_char)
+    k = w->n_unsigned ? KL_TYPE_UCHAR : KL_TYPE_CHAR;
+  else if (w->n_short)
+    k = w->n_unsigned ? KL_TYPE_USHORT : KL_TYPE_SHORT;
+  else if (w->n_long)
+    k = w->n_unsigned ? KL_TYPE_ULONG : KL_TYPE_LONG;
+  else
+    k = w->n_unsigned ? KL_TYPE_UINT : KL_TYPE_INT;
+  if (w->n_char + w->n_short + w->n_long > 1)
+    kl_error(p->ctx, w->type_at, "invalid combination of type specifiers");
+  return kl_type_scalar(p->ctx, k);
+}
+
+/* double and half need the device's extension. */
+static void check_extension_types(parser *p, kl_type *type, kl_location at) {
   if (type->kind == KL_TYPE_DOUBLE ||
       (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_DOUBLE)) {
     if (!p->ctx->options.traits.fp64)
-      kl_error(p->ctx, type_at, "type '%s' needs cl_khr_fp64, which this device does not support",
+      kl_error(p->ctx, at, "type '%s' needs cl_khr_fp64, which this device does not support",
                kp_type_name(p, type));
   }
   if (type->kind == KL_TYPE_HALF ||
       (type->kind == KL_TYPE_VECTOR && type->element->kind == KL_TYPE_HALF)) {
     if (!p->ctx->options.traits.fp16)
-      kl_error(p->ctx, type_at, "type '%s' needs cl_khr_fp16, which this device does not support",
+      kl_error(p->ctx, at, "type '%s' needs cl_khr_fp16, which this device does not support",
                kp_type_name(p, type));
   }
+}
+
+/* declaration-specifiers = (storage-class | qualifier | address-space |
+ *                           attribute | type-specifier)+ */
+void kp_declspec(parser *p, decl_spec *spec, bool allow_storage) {
+  memset(spec, 0, sizeof *spec);
+  spec->at = kp_here(p);
+  spec_words w = {.type_at = kp_here(p)};
+  for (;;) {
+    kl_token *t = p->tok;
+    if (t->kind != KL_TOKEN_IDENTIFIER) break;
+    if (kp_tok_is(t, "__attribute__")) {
+      kp_attribute(p, spec);
+    } else if (!storage_class(p, spec, allow_storage) && !qualifier(p, spec) &&
+               !special_type(p, &w) && !integer_word(p, &w)) {
+      if (w.named || w.n_char || w.n_short || w.n_int || w.n_long || w.n_unsigned || w.n_signed)
+        break;
+      if (!named_type(p, &w)) break;
+    }
+    w.any = true;
+  }
+  kl_type *type = combined_type(p, &w);
+  if (!type) {
+    if (w.any) {
+      kl_error(p->ctx, kp_here(p), "expected a type, found %s", kp_token_text(p, p->tok));
+    }
+    type = kp_int_type(p);
+  }
+  check_extension_types(p, type, w.type_at);
   spec->type = type;
 }
 
