@@ -359,6 +359,126 @@ static kl_node *condition_in_parens(parser *p, const char *what) {
   return c;
 }
 
+/* for-statement = "for" "(" (declaration | expression? ";") expression? ";"
+ *                 expression? ")" statement */
+static kl_node *for_statement(parser *p, kl_location at) {
+  kl_node *n;
+  n = kp_new_node(p, KL_STMT_FOR, at);
+  kp_push_scope(p);
+  kp_expect(p, "(", "after 'for'");
+  if (kp_accept(p, ";")) {
+    n->init = NULL;
+  } else if (kp_is_type_start(p, p->tok)) {
+    n->init = local_declaration(p);
+  } else {
+    kl_node *e = kp_new_node(p, KL_STMT_EXPRESSION, kp_here(p));
+    e->lhs = kp_expression(p);
+    n->init = e;
+    kp_expect(p, ";", "after the for initialisation");
+  }
+  if (!kp_is(p, ";")) {
+    n->condition = kp_decay(p, kp_expression(p));
+    kp_check_scalar_condition(p, n->condition, "the condition of 'for'");
+  }
+  kp_expect(p, ";", "after the for condition");
+  if (!kp_is(p, ")")) n->increment = kp_expression(p);
+  kp_expect(p, ")", "after the for clauses");
+  p->loop_depth++;
+  n->body = kp_statement(p);
+  p->loop_depth--;
+  kp_pop_scope(p);
+  return n;
+}
+
+/* switch-statement = "switch" "(" expression ")" statement */
+static kl_node *switch_statement(parser *p, kl_location at) {
+  kl_node *n;
+  n = kp_new_node(p, KL_STMT_SWITCH, at);
+  kp_expect(p, "(", "after 'switch'");
+  kl_node *c = kp_expression(p);
+  kp_expect(p, ")", "after the switch value");
+  if (!kp_is_integer_like(c->type) || c->type->kind == KL_TYPE_VECTOR) {
+    kl_error(p->ctx, c->location, "the switch value must be an integer, not '%s'",
+             kp_type_name(p, c->type));
+  } else {
+    c = kl_convert(p->ctx, c, kl_type_promote(p->ctx, c->type));
+  }
+  n->condition = c;
+  kl_node *saved = p->current_switch;
+  p->current_switch = n;
+  p->switch_depth++;
+  n->body = kp_statement(p);
+  p->switch_depth--;
+  p->current_switch = saved;
+  return n;
+}
+
+/* labeled-statement = ("case" constant-expression | "default") ":" statement */
+static kl_node *case_label(parser *p, kl_location at) {
+  kl_token *t = p->tok;
+  kl_node *n;
+  bool is_default = kp_tok_is(t, "default");
+  kp_advance(p);
+  n = kp_new_node(p, KL_STMT_CASE, at);
+  n->is_default = is_default;
+  kl_location value_at = at;
+  if (!is_default) {
+    value_at = kp_here(p);
+    kl_node *v = kp_conditional(p);
+    int64_t value = 0;
+    if (!kl_eval_int(p->ctx, v, &value))
+      kl_error(p->ctx, value_at, "case label is not an integer constant expression");
+    if (p->current_switch)
+      value = (int64_t)kp_wrap_to(p->current_switch->condition->type, (uint64_t)value);
+    n->case_value = value;
+  }
+  kp_expect(p, ":", is_default ? "after 'default'" : "after the case value");
+  if (!p->current_switch) {
+    kl_error(p->ctx, at, "'%s' outside of a switch", is_default ? "default" : "case");
+  } else {
+    kl_node *sw = p->current_switch;
+    kl_node **link = &sw->cases;
+    for (kl_node *c = sw->cases; c; c = c->next_case) {
+      if (c->is_default && is_default) kl_error(p->ctx, at, "more than one default in a switch");
+      if (!c->is_default && !is_default && c->case_value == n->case_value)
+        kl_error(p->ctx, value_at, "duplicate case value %lld", (long long)n->case_value);
+      link = &c->next_case;
+    }
+    *link = n;
+  }
+  if (kp_is(p, "}"))
+    n->body = kp_new_node(p, KL_STMT_EMPTY, kp_here(p));
+  else
+    n->body = kp_statement(p);
+  return n;
+}
+
+/* return-statement = "return" expression? ";" */
+static kl_node *return_statement(parser *p, kl_location at) {
+  kl_node *n;
+  n = kp_new_node(p, KL_STMT_RETURN, at);
+  kl_type *rt = p->function ? p->function->return_type : kp_int_type(p);
+  if (!kp_is(p, ";")) {
+    kl_node *e = kp_expression(p);
+    if (rt->kind == KL_TYPE_VOID) {
+      if (e->type->kind != KL_TYPE_VOID)
+        kl_error(p->ctx, at, "void function '%s' cannot return a value",
+                 p->function ? p->function->name : "");
+      n->lhs = e;
+    } else {
+      kl_node *c = kp_assign_convert(p, e, rt, e->location, "return");
+      n->lhs = c ? c : e;
+    }
+  } else if (rt->kind != KL_TYPE_VOID) {
+    kl_error(p->ctx, at, "non-void function '%s' must return a value of type '%s'",
+             p->function ? p->function->name : "", kp_type_name(p, rt));
+  }
+  kp_expect(p, ";", "after the return statement");
+  return n;
+}
+
+/* statement = compound | if | while | do | for | switch | labeled | break |
+ *             continue | return | declaration | expression? ";" */
 kl_node *kp_statement(parser *p) {
   kp_enter_depth(p);
   kl_location at = kp_here(p);
@@ -397,83 +517,12 @@ kl_node *kp_statement(parser *p) {
     kp_expect(p, ";", "after do-while");
   } else if (kp_tok_is(t, "for")) {
     kp_advance(p);
-    n = kp_new_node(p, KL_STMT_FOR, at);
-    kp_push_scope(p);
-    kp_expect(p, "(", "after 'for'");
-    if (kp_accept(p, ";")) {
-      n->init = NULL;
-    } else if (kp_is_type_start(p, p->tok)) {
-      n->init = local_declaration(p);
-    } else {
-      kl_node *e = kp_new_node(p, KL_STMT_EXPRESSION, kp_here(p));
-      e->lhs = kp_expression(p);
-      n->init = e;
-      kp_expect(p, ";", "after the for initialisation");
-    }
-    if (!kp_is(p, ";")) {
-      n->condition = kp_decay(p, kp_expression(p));
-      kp_check_scalar_condition(p, n->condition, "the condition of 'for'");
-    }
-    kp_expect(p, ";", "after the for condition");
-    if (!kp_is(p, ")")) n->increment = kp_expression(p);
-    kp_expect(p, ")", "after the for clauses");
-    p->loop_depth++;
-    n->body = kp_statement(p);
-    p->loop_depth--;
-    kp_pop_scope(p);
+    n = for_statement(p, at);
   } else if (kp_tok_is(t, "switch")) {
     kp_advance(p);
-    n = kp_new_node(p, KL_STMT_SWITCH, at);
-    kp_expect(p, "(", "after 'switch'");
-    kl_node *c = kp_expression(p);
-    kp_expect(p, ")", "after the switch value");
-    if (!kp_is_integer_like(c->type) || c->type->kind == KL_TYPE_VECTOR) {
-      kl_error(p->ctx, c->location, "the switch value must be an integer, not '%s'",
-               kp_type_name(p, c->type));
-    } else {
-      c = kl_convert(p->ctx, c, kl_type_promote(p->ctx, c->type));
-    }
-    n->condition = c;
-    kl_node *saved = p->current_switch;
-    p->current_switch = n;
-    p->switch_depth++;
-    n->body = kp_statement(p);
-    p->switch_depth--;
-    p->current_switch = saved;
+    n = switch_statement(p, at);
   } else if (kp_tok_is(t, "case") || kp_tok_is(t, "default")) {
-    bool is_default = kp_tok_is(t, "default");
-    kp_advance(p);
-    n = kp_new_node(p, KL_STMT_CASE, at);
-    n->is_default = is_default;
-    kl_location value_at = at;
-    if (!is_default) {
-      value_at = kp_here(p);
-      kl_node *v = kp_conditional(p);
-      int64_t value = 0;
-      if (!kl_eval_int(p->ctx, v, &value))
-        kl_error(p->ctx, value_at, "case label is not an integer constant expression");
-      if (p->current_switch)
-        value = (int64_t)kp_wrap_to(p->current_switch->condition->type, (uint64_t)value);
-      n->case_value = value;
-    }
-    kp_expect(p, ":", is_default ? "after 'default'" : "after the case value");
-    if (!p->current_switch) {
-      kl_error(p->ctx, at, "'%s' outside of a switch", is_default ? "default" : "case");
-    } else {
-      kl_node *sw = p->current_switch;
-      kl_node **link = &sw->cases;
-      for (kl_node *c = sw->cases; c; c = c->next_case) {
-        if (c->is_default && is_default) kl_error(p->ctx, at, "more than one default in a switch");
-        if (!c->is_default && !is_default && c->case_value == n->case_value)
-          kl_error(p->ctx, value_at, "duplicate case value %lld", (long long)n->case_value);
-        link = &c->next_case;
-      }
-      *link = n;
-    }
-    if (kp_is(p, "}"))
-      n->body = kp_new_node(p, KL_STMT_EMPTY, kp_here(p));
-    else
-      n->body = kp_statement(p);
+    n = case_label(p, at);
   } else if (kp_tok_is(t, "break")) {
     kp_advance(p);
     n = kp_new_node(p, KL_STMT_BREAK, at);
@@ -487,24 +536,7 @@ kl_node *kp_statement(parser *p) {
     kp_expect(p, ";", "after 'continue'");
   } else if (kp_tok_is(t, "return")) {
     kp_advance(p);
-    n = kp_new_node(p, KL_STMT_RETURN, at);
-    kl_type *rt = p->function ? p->function->return_type : kp_int_type(p);
-    if (!kp_is(p, ";")) {
-      kl_node *e = kp_expression(p);
-      if (rt->kind == KL_TYPE_VOID) {
-        if (e->type->kind != KL_TYPE_VOID)
-          kl_error(p->ctx, at, "void function '%s' cannot return a value",
-                   p->function ? p->function->name : "");
-        n->lhs = e;
-      } else {
-        kl_node *c = kp_assign_convert(p, e, rt, e->location, "return");
-        n->lhs = c ? c : e;
-      }
-    } else if (rt->kind != KL_TYPE_VOID) {
-      kl_error(p->ctx, at, "non-void function '%s' must return a value of type '%s'",
-               p->function ? p->function->name : "", kp_type_name(p, rt));
-    }
-    kp_expect(p, ";", "after the return statement");
+    n = return_statement(p, at);
   } else if (kp_tok_is(t, "goto")) {
     kl_error(p->ctx, at, "goto is not supported (structured control flow only)");
     kp_advance(p);
