@@ -688,7 +688,9 @@ static size_t kc_align_up(size_t value, size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
-static void kc_kernel(kc_emitter *e, const kl_function *fn) {
+/* The kernel's variables classified: pass 1 emits the body into a scratch
+ * buffer to see which variables are used where. false when out of memory. */
+static bool kc_kernel_analyze(kc_emitter *e, const kl_function *fn) {
   kc_reset_function(e, fn);
   e->in_kernel = true;
   e->uses_calls = kc_calls_anything(fn->body, 0);
@@ -700,14 +702,14 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
   int index = 0;
   for (kl_variable *param = fn->params; param; param = param->next, index++) {
     kc_var *info = kc_var_of(e, param);
-    if (!info) return;
+    if (!info) return false;
     info->param_index = index;
     info->decl_region = -2;
     info->cls = KC_VAR_PARAM;
   }
   for (kl_variable *var = fn->locals; var; var = var->next) {
     kc_var *info = kc_var_of(e, var);
-    if (!info) return;
+    if (!info) return false;
     info->cls = var->space == KL_SPACE_LOCAL ? KC_VAR_LOCAL_STATIC : KC_VAR_PLAIN;
   }
 
@@ -741,8 +743,12 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
     }
   }
 
+  return true;
+}
+
+/* kl_private_<name>: the scratch bytes per work-item the kernel needs. */
+static void kc_kernel_private_size(kc_emitter *e, const kl_function *fn) {
   kc_buf *o = e->out;
-  /* private bytes per work-item */
   kc_printf(o, "static size_t kl_private_%s(size_t items) {\n  size_t bytes = 0;\n", fn->name);
   if (e->barrier_mode && e->has_return) kc_puts(o, "  bytes += kl_align_(items);\n");
   for (kl_variable *var = fn->params; var; var = var->next)
@@ -752,25 +758,11 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
     if (kc_var_of(e, var)->cls == KC_VAR_ARRAY)
       kc_printf(o, "  bytes += kl_align_(sizeof(%s) * items);\n", kc_type(e, var->type));
   kc_puts(o, "  (void)items;\n  return bytes;\n}\n\n");
+}
 
-  kc_printf(o,
-            "static void kl_run_%s(const kl_c_launch *__L, size_t __first, size_t __count, "
-            "char *__scratch) {\n",
-            fn->name);
-  /* __els: the enqueued local size; a group's own size (__ls) is smaller
-   * in the last group of a dimension the local size does not divide */
-  kc_puts(o,
-          "  const size_t __els0 = __L->local_size[0], __els1 = __L->local_size[1], "
-          "__els2 = __L->local_size[2];\n"
-          "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
-          "__ng2 = __L->num_groups[2];\n"
-          "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
-          "__gs2 = __L->global_size[2];\n"
-          "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
-          "__go2 = __L->global_offset[2];\n"
-          "  const size_t __items = __els0 * __els1 * __els2;\n"
-          "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
-  /* parameters */
+/* The parameters, read from the launch's argument pointers. */
+static void kc_kernel_params(kc_emitter *e, const kl_function *fn) {
+  kc_buf *o = e->out;
   for (kl_variable *param = fn->params; param; param = param->next) {
     kc_var *info = kc_var_of(e, param);
     const char *name = kc_var_name(e, param);
@@ -791,7 +783,12 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
     }
     kc_printf(o, "  (void)%s;\n", target);
   }
-  /* static __local variables */
+}
+
+/* The static __local variables, laid out at the start of the group's
+ * scratch; returns their bytes. */
+static size_t kc_kernel_locals(kc_emitter *e, const kl_function *fn) {
+  kc_buf *o = e->out;
   size_t local_offset = 0;
   for (kl_variable *var = fn->locals; var; var = var->next) {
     if (var->space != KL_SPACE_LOCAL) continue;
@@ -809,7 +806,14 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
     }
     local_offset += (size_t)(var->type->size > 0 ? var->type->size : 1);
   }
-  /* per-work-item arrays */
+  return local_offset;
+}
+
+/* The per-work-item arrays of the variables that live across barriers,
+ * then the loop over the range's groups with each group's sizes and the
+ * copies of parameters made per work-item or per group. */
+static void kc_kernel_groups(kc_emitter *e, const kl_function *fn) {
+  kc_buf *o = e->out;
   kc_puts(o, "  char *__priv = __scratch + __L->private_offset; (void)__priv;\n");
   if (e->barrier_mode && e->has_return)
     kc_puts(o, "  unsigned char *__ret = (unsigned char *)__priv; __priv += kl_align_(__items);\n");
@@ -851,6 +855,34 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
     if (info->cls != KC_VAR_GROUP) continue;
     kc_printf(o, "    %s;\n", kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)));
   }
+}
+
+/* One kernel: its private size, kl_run_<name> over a range of whole
+ * work-groups, and its kl_c_kernel_<name> descriptor (emit_c_abi.h). */
+static void kc_kernel(kc_emitter *e, const kl_function *fn) {
+  if (!kc_kernel_analyze(e, fn)) return;
+  kc_kernel_private_size(e, fn);
+  kc_buf *o = e->out;
+  kc_printf(o,
+            "static void kl_run_%s(const kl_c_launch *__L, size_t __first, size_t __count, "
+            "char *__scratch) {\n",
+            fn->name);
+  /* __els: the enqueued local size; a group's own size (__ls) is smaller
+   * in the last group of a dimension the local size does not divide */
+  kc_puts(o,
+          "  const size_t __els0 = __L->local_size[0], __els1 = __L->local_size[1], "
+          "__els2 = __L->local_size[2];\n"
+          "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
+          "__ng2 = __L->num_groups[2];\n"
+          "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
+          "__gs2 = __L->global_size[2];\n"
+          "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
+          "__go2 = __L->global_offset[2];\n"
+          "  const size_t __items = __els0 * __els1 * __els2;\n"
+          "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
+  kc_kernel_params(e, fn);
+  size_t local_offset = kc_kernel_locals(e, fn);
+  kc_kernel_groups(e, fn);
   /* pass 2: the code */
   e->indent = 2;
   e->region_count = 0;
