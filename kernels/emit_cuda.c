@@ -487,6 +487,82 @@ static void cuda_convert_to(cuda_emitter *e, const kl_type *to, const kl_node *f
   klg_puts(o, "))");
 }
 
+/* A vector literal: a splat of one scalar, or the parts in order. */
+static void cuda_vector_literal(cuda_emitter *e, const kl_node *n) {
+  klg_buf *o = &e->out;
+  const kl_type *t = n->type;
+  const char *el = cuda_scalar(e, t->element, n->location);
+  if (n->arg_count == 1 && !klg_is_vector(n->args->type)) {
+    klg_printf(o, "_cl_splat<%s, %d>((%s)(", el, t->length, el);
+    cuda_expr(e, n->args);
+    klg_puts(o, "))");
+    return;
+  }
+  klg_printf(o, "_cl_make<%s, %d>(", el, t->length);
+  for (const kl_node *a = n->args; a; a = a->next) {
+    if (!klg_is_vector(a->type)) {
+      klg_printf(o, "(%s)(", el);
+      cuda_expr(e, a);
+      klg_puts(o, ")");
+    } else {
+      cuda_expr(e, a);
+    }
+    if (a->next) klg_puts(o, ", ");
+  }
+  klg_puts(o, ")");
+}
+
+/* Unary operators; increments and decrements on an lvalue. */
+static void cuda_unary(cuda_emitter *e, const kl_node *n) {
+  klg_buf *o = &e->out;
+  switch (n->op) {
+    case KL_OP_POST_INCREMENT:
+    case KL_OP_POST_DECREMENT:
+      klg_puts(o, "(");
+      cuda_lvalue(e, n->lhs);
+      klg_puts(o, n->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
+      return;
+    case KL_OP_PRE_INCREMENT:
+    case KL_OP_PRE_DECREMENT:
+      klg_puts(o, n->op == KL_OP_PRE_INCREMENT ? "(++" : "(--");
+      cuda_lvalue(e, n->lhs);
+      klg_puts(o, ")");
+      return;
+    default:
+      break;
+  }
+  klg_puts(o, n->op == KL_OP_NEGATE        ? "(-"
+              : n->op == KL_OP_PLUS        ? "(+"
+              : n->op == KL_OP_LOGICAL_NOT ? "(!"
+              : n->op == KL_OP_BIT_NOT     ? "(~"
+              : n->op == KL_OP_DEREFERENCE ? "(*"
+                                           : "(&");
+  cuda_expr(e, n->lhs);
+  klg_puts(o, ")");
+}
+
+/* Assignments; a shift's count masked to the promoted left operand's width
+ * as OpenCL does. */
+static void cuda_assign(cuda_emitter *e, const kl_node *n) {
+  klg_buf *o = &e->out;
+  klg_puts(o, "(");
+  cuda_lvalue(e, n->lhs);
+  if (n->op == KL_OP_NONE) {
+    klg_puts(o, " = ");
+    cuda_expr(e, n->rhs);
+  } else if ((n->op == KL_OP_SHL || n->op == KL_OP_SHR) && !klg_is_vector(n->lhs->type)) {
+    const kl_type *promoted = kl_type_scalar_of(n->lhs->type);
+    int bits = klg_bits(promoted) < 32 ? 32 : klg_bits(promoted);
+    klg_printf(o, " %s= ((", kl_operator_text(n->op));
+    cuda_expr(e, n->rhs);
+    klg_printf(o, ") & %d)", bits - 1);
+  } else {
+    klg_printf(o, " %s= ", kl_operator_text(n->op));
+    cuda_expr(e, n->rhs);
+  }
+  klg_puts(o, ")");
+}
+
 static void cuda_expr(cuda_emitter *e, const kl_node *n) {
   klg_buf *o = &e->out;
   if (!n || cuda_half_constant(e, n)) return;
@@ -500,54 +576,11 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
     case KL_EXPR_VARIABLE:
       klg_puts(o, cuda_name(e, n->variable->name));
       return;
-    case KL_EXPR_VECTOR_LITERAL: {
-      const kl_type *t = n->type;
-      const char *el = cuda_scalar(e, t->element, n->location);
-      if (n->arg_count == 1 && !klg_is_vector(n->args->type)) {
-        klg_printf(o, "_cl_splat<%s, %d>((%s)(", el, t->length, el);
-        cuda_expr(e, n->args);
-        klg_puts(o, "))");
-        return;
-      }
-      klg_printf(o, "_cl_make<%s, %d>(", el, t->length);
-      for (const kl_node *a = n->args; a; a = a->next) {
-        if (!klg_is_vector(a->type)) {
-          klg_printf(o, "(%s)(", el);
-          cuda_expr(e, a);
-          klg_puts(o, ")");
-        } else {
-          cuda_expr(e, a);
-        }
-        if (a->next) klg_puts(o, ", ");
-      }
-      klg_puts(o, ")");
+    case KL_EXPR_VECTOR_LITERAL:
+      cuda_vector_literal(e, n);
       return;
-    }
     case KL_EXPR_UNARY:
-      switch (n->op) {
-        case KL_OP_POST_INCREMENT:
-        case KL_OP_POST_DECREMENT:
-          klg_puts(o, "(");
-          cuda_lvalue(e, n->lhs);
-          klg_puts(o, n->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
-          return;
-        case KL_OP_PRE_INCREMENT:
-        case KL_OP_PRE_DECREMENT:
-          klg_puts(o, n->op == KL_OP_PRE_INCREMENT ? "(++" : "(--");
-          cuda_lvalue(e, n->lhs);
-          klg_puts(o, ")");
-          return;
-        default:
-          break;
-      }
-      klg_puts(o, n->op == KL_OP_NEGATE        ? "(-"
-                  : n->op == KL_OP_PLUS        ? "(+"
-                  : n->op == KL_OP_LOGICAL_NOT ? "(!"
-                  : n->op == KL_OP_BIT_NOT     ? "(~"
-                  : n->op == KL_OP_DEREFERENCE ? "(*"
-                                               : "(&");
-      cuda_expr(e, n->lhs);
-      klg_puts(o, ")");
+      cuda_unary(e, n);
       return;
     case KL_EXPR_BINARY:
       if ((n->op == KL_OP_SHL || n->op == KL_OP_SHR) && !klg_is_vector(n->type)) {
@@ -566,22 +599,7 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
       klg_puts(o, ")");
       return;
     case KL_EXPR_ASSIGN:
-      klg_puts(o, "(");
-      cuda_lvalue(e, n->lhs);
-      if (n->op == KL_OP_NONE) {
-        klg_puts(o, " = ");
-        cuda_expr(e, n->rhs);
-      } else if ((n->op == KL_OP_SHL || n->op == KL_OP_SHR) && !klg_is_vector(n->lhs->type)) {
-        const kl_type *promoted = kl_type_scalar_of(n->lhs->type);
-        int bits = klg_bits(promoted) < 32 ? 32 : klg_bits(promoted);
-        klg_printf(o, " %s= ((", kl_operator_text(n->op));
-        cuda_expr(e, n->rhs);
-        klg_printf(o, ") & %d)", bits - 1);
-      } else {
-        klg_printf(o, " %s= ", kl_operator_text(n->op));
-        cuda_expr(e, n->rhs);
-      }
-      klg_puts(o, ")");
+      cuda_assign(e, n);
       return;
     case KL_EXPR_CONDITIONAL:
       if (klg_is_vector(n->condition->type)) {
