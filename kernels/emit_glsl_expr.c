@@ -397,6 +397,191 @@ void glsl_expr(glsl_emitter *e, const kl_node *n) {
   glsl_expr_mode(e, n, ACCESS_READ);
 }
 
+/* Unary operators: increments and decrements as read-write lvalues, ! as
+ * OpenCL's int or mask, * and & through the pointer model. */
+static void glsl_unary(glsl_emitter *e, const kl_node *n, glsl_access mode) {
+  klg_buf *o = e->out;
+  switch (n->op) {
+    case KL_OP_POST_INCREMENT:
+    case KL_OP_POST_DECREMENT:
+      klg_puts(o, "(");
+      glsl_expr_mode(e, n->lhs, ACCESS_READ_WRITE);
+      klg_puts(o, n->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
+      return;
+    case KL_OP_PRE_INCREMENT:
+    case KL_OP_PRE_DECREMENT:
+      klg_puts(o, n->op == KL_OP_PRE_INCREMENT ? "(++" : "(--");
+      glsl_expr_mode(e, n->lhs, ACCESS_READ_WRITE);
+      klg_puts(o, ")");
+      return;
+    case KL_OP_LOGICAL_NOT:
+      if (klg_is_vector(n->lhs->type)) {
+        glsl_mask_from_bvec(e, n->type,
+                            kl_format(e->ctx, "equal(%s, %s)", glsl_text_of(e, n->lhs),
+                                      glsl_zero(e, n->lhs->type, n->location)));
+        return;
+      }
+      klg_printf(o, "%s(!%s)", glsl_type(e, n->type, n->location), glsl_cond_text(e, n->lhs));
+      return;
+    case KL_OP_DEREFERENCE:
+      glsl_element(e, n->lhs, NULL, mode, n->location);
+      return;
+    case KL_OP_ADDRESS_OF:
+      glsl_fail(e, n->location, "this use of a pointer");
+      return;
+    default:
+      klg_puts(o, n->op == KL_OP_NEGATE ? "(-" : n->op == KL_OP_PLUS ? "(+" : "(~");
+      glsl_expr(e, n->lhs);
+      klg_puts(o, ")");
+      return;
+  }
+}
+
+/* Binary operators: folded float constants, pointer differences and
+ * comparisons, comparisons and logic as OpenCL's int or mask, signed %,
+ * shifts with the count masked to the width. */
+static void glsl_binary(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_type *t = n->type;
+  float folded;
+  if (t->kind == KL_TYPE_FLOAT && float_constant(n, &folded)) {
+    glsl_float_value(e, folded, false);
+    return;
+  }
+  if (klg_is_pointer(n->lhs->type) && klg_is_pointer(n->rhs->type)) {
+    glsl_root *ra, *rb;
+    const char *a = glsl_pointer_text(e, n->lhs, &ra), *b = glsl_pointer_text(e, n->rhs, &rb);
+    if (ra && rb && ra != rb) glsl_fail(e, n->location, "pointers into different arrays");
+    if (n->op == KL_OP_SUB) /* uint offsets: the difference as a signed 32-bit value first */
+      klg_printf(o, "%s(int(%s - %s))", glsl_type(e, t, n->location), a, b);
+    else
+      klg_printf(o, "int(%s %s %s)", a, kl_operator_text(n->op), b);
+    return;
+  }
+  if (glsl_is_comparison(n->op) || n->op == KL_OP_LOGICAL_AND || n->op == KL_OP_LOGICAL_OR) {
+    if (klg_is_vector(n->lhs->type)) {
+      const char *a = glsl_text_of(e, n->lhs), *b = glsl_text_of(e, n->rhs);
+      if (glsl_is_comparison(n->op)) {
+        glsl_mask_from_bvec(e, t,
+                            kl_format(e->ctx, "%s(%s, %s)", glsl_vector_compare(n->op), a, b));
+      } else {
+        const char *z = glsl_zero(e, n->lhs->type, n->location);
+        const char *mt = glsl_type(e, t, n->location);
+        klg_printf(o, "(-%s(%s(%s(notEqual(%s, %s)) %s %s(notEqual(%s, %s)))))", mt,
+                   kl_format(e->ctx, "bvec%d", t->length), kl_format(e->ctx, "uvec%d", t->length),
+                   a, z, n->op == KL_OP_LOGICAL_AND ? "&" : "|",
+                   kl_format(e->ctx, "uvec%d", t->length), b, z);
+      }
+      return;
+    }
+    klg_printf(o, "%s(%s)", glsl_type(e, t, n->location), glsl_cond_text(e, n));
+    return;
+  }
+  if (n->op == KL_OP_MOD && glsl_is_signed_int(t)) {
+    const kl_type *s = kl_type_scalar_of(t);
+    glsl_helper(e, "_cl_srem", t, s, s, 2, NULL,
+                "$T _cl_srem($T a, $T b) { return $T(a - b * (a / b)); }", NULL);
+    klg_puts(o, "_cl_srem(");
+    glsl_expr(e, n->lhs);
+    klg_puts(o, ", ");
+    glsl_expr_as(e, n->rhs, t);
+    klg_puts(o, ")");
+    return;
+  }
+  if (n->op == KL_OP_SHL || n->op == KL_OP_SHR) {
+    const kl_type *rs = kl_type_scalar_of(n->rhs->type);
+    klg_puts(o, "(");
+    glsl_expr(e, n->lhs);
+    klg_printf(o, " %s (", kl_operator_text(n->op));
+    glsl_expr(e, n->rhs);
+    klg_puts(o, " & ");
+    glsl_int_literal(e, rs, (uint64_t)(glsl_bits(kl_type_scalar_of(t)) - 1));
+    klg_puts(o, "))");
+    return;
+  }
+  klg_puts(o, "(");
+  glsl_expr(e, n->lhs);
+  klg_printf(o, " %s ", kl_operator_text(n->op));
+  glsl_expr(e, n->rhs);
+  klg_puts(o, ")");
+}
+
+/* Casts and conversions: literals converted here, bool from a condition,
+ * a work-item id's low 32 bits, else the GLSL constructor. */
+static void glsl_cast(glsl_emitter *e, const kl_node *n, glsl_access mode) {
+  klg_buf *o = e->out;
+  const kl_type *to = n->type, *from = n->lhs->type;
+  if (kl_type_equal(to, from) || to->kind == KL_TYPE_STRUCT) {
+    glsl_expr_mode(e, n->lhs, mode);
+    return;
+  }
+  if (to->kind == KL_TYPE_VOID) {
+    glsl_expr(e, n->lhs);
+    return;
+  }
+  const kl_node *inner = n->lhs;
+  if (inner->kind == KL_EXPR_INT_LITERAL && kl_type_is_scalar(to) && to->kind != KL_TYPE_BOOL) {
+    uint64_t v = inner->int_value;
+    if (kl_type_is_floating(to)) {
+      double d = kl_type_is_signed(inner->type) ? (double)(int64_t)v : (double)v;
+      glsl_float_value(e, to->kind == KL_TYPE_FLOAT ? (double)(float)d : d,
+                       to->kind == KL_TYPE_DOUBLE);
+      return;
+    }
+    if (to->kind == KL_TYPE_INT || to->kind == KL_TYPE_UINT || to->kind == KL_TYPE_SIZE_T ||
+        to->kind == KL_TYPE_PTRDIFF_T || to->kind == KL_TYPE_LONG || to->kind == KL_TYPE_ULONG) {
+      glsl_int_literal(e, to, v);
+      return;
+    }
+  }
+  if (to->kind == KL_TYPE_BOOL && !klg_is_vector(from)) {
+    klg_puts(o, glsl_cond_text(e, n->lhs));
+    return;
+  }
+  if (inner->kind == KL_EXPR_BUILTIN && inner->builtin &&
+      inner->builtin->category == KL_BUILTIN_WORK_ITEM && kl_type_is_integer(to) &&
+      kl_type_is_scalar(to) && to->size <= 4) {
+    /* (uint)get_global_id(0): the low 32 bits, computed in 32 bits */
+    klg_printf(o, "%s(", glsl_type(e, to, n->location));
+    glsl_work_item(e, inner, false);
+    klg_puts(o, ")");
+    return;
+  }
+  klg_printf(o, "%s(", glsl_type(e, to, n->location));
+  if (!klg_is_vector(from) && (from->kind == KL_TYPE_BOOL || glsl_is_comparison(inner->op)) &&
+      inner->kind == KL_EXPR_BINARY && klg_is_vector(to)) {
+    glsl_expr(e, inner);
+  } else {
+    glsl_expr(e, inner);
+  }
+  klg_puts(o, ")");
+}
+
+/* a[i]: through a pointer, or into an array or vector with an int index. */
+static void glsl_index(glsl_emitter *e, const kl_node *n, glsl_access mode) {
+  klg_buf *o = e->out;
+  const kl_node *base = n->lhs;
+  while ((base->kind == KL_EXPR_CONVERT || base->kind == KL_EXPR_CAST) &&
+         base->lhs->type->kind == KL_TYPE_ARRAY)
+    base = base->lhs;
+  if (klg_is_pointer(base->type)) {
+    glsl_element(e, base, n->rhs, mode, n->location);
+    return;
+  }
+  klg_puts(o, "(");
+  glsl_expr_mode(e, base, mode);
+  klg_puts(o, ")[");
+  const kl_type *it = kl_type_scalar_of(n->rhs->type);
+  if (it->kind == KL_TYPE_INT || it->kind == KL_TYPE_UINT) { /* a 64-bit index: int() */
+    glsl_expr(e, n->rhs);
+  } else {
+    klg_puts(o, "int(");
+    glsl_low32(e, n->rhs);
+    klg_puts(o, ")");
+  }
+  klg_puts(o, "]");
+}
+
 void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
   klg_buf *o = e->out;
   if (!n) return;
@@ -428,106 +613,11 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
       klg_puts(o, ")");
       return;
     case KL_EXPR_UNARY:
-      switch (n->op) {
-        case KL_OP_POST_INCREMENT:
-        case KL_OP_POST_DECREMENT:
-          klg_puts(o, "(");
-          glsl_expr_mode(e, n->lhs, ACCESS_READ_WRITE);
-          klg_puts(o, n->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
-          return;
-        case KL_OP_PRE_INCREMENT:
-        case KL_OP_PRE_DECREMENT:
-          klg_puts(o, n->op == KL_OP_PRE_INCREMENT ? "(++" : "(--");
-          glsl_expr_mode(e, n->lhs, ACCESS_READ_WRITE);
-          klg_puts(o, ")");
-          return;
-        case KL_OP_LOGICAL_NOT:
-          if (klg_is_vector(n->lhs->type)) {
-            glsl_mask_from_bvec(e, n->type,
-                                kl_format(e->ctx, "equal(%s, %s)", glsl_text_of(e, n->lhs),
-                                          glsl_zero(e, n->lhs->type, n->location)));
-            return;
-          }
-          klg_printf(o, "%s(!%s)", glsl_type(e, n->type, n->location), glsl_cond_text(e, n->lhs));
-          return;
-        case KL_OP_DEREFERENCE:
-          glsl_element(e, n->lhs, NULL, mode, n->location);
-          return;
-        case KL_OP_ADDRESS_OF:
-          glsl_fail(e, n->location, "this use of a pointer");
-          return;
-        default:
-          klg_puts(o, n->op == KL_OP_NEGATE ? "(-" : n->op == KL_OP_PLUS ? "(+" : "(~");
-          glsl_expr(e, n->lhs);
-          klg_puts(o, ")");
-          return;
-      }
-    case KL_EXPR_BINARY: {
-      const kl_type *t = n->type;
-      float folded;
-      if (t->kind == KL_TYPE_FLOAT && float_constant(n, &folded)) {
-        glsl_float_value(e, folded, false);
-        return;
-      }
-      if (klg_is_pointer(n->lhs->type) && klg_is_pointer(n->rhs->type)) {
-        glsl_root *ra, *rb;
-        const char *a = glsl_pointer_text(e, n->lhs, &ra), *b = glsl_pointer_text(e, n->rhs, &rb);
-        if (ra && rb && ra != rb) glsl_fail(e, n->location, "pointers into different arrays");
-        if (n->op == KL_OP_SUB) /* uint offsets: the difference as a signed 32-bit value first */
-          klg_printf(o, "%s(int(%s - %s))", glsl_type(e, t, n->location), a, b);
-        else
-          klg_printf(o, "int(%s %s %s)", a, kl_operator_text(n->op), b);
-        return;
-      }
-      if (glsl_is_comparison(n->op) || n->op == KL_OP_LOGICAL_AND || n->op == KL_OP_LOGICAL_OR) {
-        if (klg_is_vector(n->lhs->type)) {
-          const char *a = glsl_text_of(e, n->lhs), *b = glsl_text_of(e, n->rhs);
-          if (glsl_is_comparison(n->op)) {
-            glsl_mask_from_bvec(e, t,
-                                kl_format(e->ctx, "%s(%s, %s)", glsl_vector_compare(n->op), a, b));
-          } else {
-            const char *z = glsl_zero(e, n->lhs->type, n->location);
-            const char *mt = glsl_type(e, t, n->location);
-            klg_printf(o, "(-%s(%s(%s(notEqual(%s, %s)) %s %s(notEqual(%s, %s)))))", mt,
-                       kl_format(e->ctx, "bvec%d", t->length),
-                       kl_format(e->ctx, "uvec%d", t->length), a, z,
-                       n->op == KL_OP_LOGICAL_AND ? "&" : "|",
-                       kl_format(e->ctx, "uvec%d", t->length), b, z);
-          }
-          return;
-        }
-        klg_printf(o, "%s(%s)", glsl_type(e, t, n->location), glsl_cond_text(e, n));
-        return;
-      }
-      if (n->op == KL_OP_MOD && glsl_is_signed_int(t)) {
-        const kl_type *s = kl_type_scalar_of(t);
-        glsl_helper(e, "_cl_srem", t, s, s, 2, NULL,
-                    "$T _cl_srem($T a, $T b) { return $T(a - b * (a / b)); }", NULL);
-        klg_puts(o, "_cl_srem(");
-        glsl_expr(e, n->lhs);
-        klg_puts(o, ", ");
-        glsl_expr_as(e, n->rhs, t);
-        klg_puts(o, ")");
-        return;
-      }
-      if (n->op == KL_OP_SHL || n->op == KL_OP_SHR) {
-        const kl_type *rs = kl_type_scalar_of(n->rhs->type);
-        klg_puts(o, "(");
-        glsl_expr(e, n->lhs);
-        klg_printf(o, " %s (", kl_operator_text(n->op));
-        glsl_expr(e, n->rhs);
-        klg_puts(o, " & ");
-        glsl_int_literal(e, rs, (uint64_t)(glsl_bits(kl_type_scalar_of(t)) - 1));
-        klg_puts(o, "))");
-        return;
-      }
-      klg_puts(o, "(");
-      glsl_expr(e, n->lhs);
-      klg_printf(o, " %s ", kl_operator_text(n->op));
-      glsl_expr(e, n->rhs);
-      klg_puts(o, ")");
+      glsl_unary(e, n, mode);
       return;
-    }
+    case KL_EXPR_BINARY:
+      glsl_binary(e, n);
+      return;
     case KL_EXPR_ASSIGN:
       glsl_assign(e, n);
       return;
@@ -558,78 +648,12 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
       glsl_builtin(e, n);
       return;
     case KL_EXPR_CAST:
-    case KL_EXPR_CONVERT: {
-      const kl_type *to = n->type, *from = n->lhs->type;
-      if (kl_type_equal(to, from) || to->kind == KL_TYPE_STRUCT) {
-        glsl_expr_mode(e, n->lhs, mode);
-        return;
-      }
-      if (to->kind == KL_TYPE_VOID) {
-        glsl_expr(e, n->lhs);
-        return;
-      }
-      const kl_node *inner = n->lhs;
-      if (inner->kind == KL_EXPR_INT_LITERAL && kl_type_is_scalar(to) && to->kind != KL_TYPE_BOOL) {
-        uint64_t v = inner->int_value;
-        if (kl_type_is_floating(to)) {
-          double d = kl_type_is_signed(inner->type) ? (double)(int64_t)v : (double)v;
-          glsl_float_value(e, to->kind == KL_TYPE_FLOAT ? (double)(float)d : d,
-                           to->kind == KL_TYPE_DOUBLE);
-          return;
-        }
-        if (to->kind == KL_TYPE_INT || to->kind == KL_TYPE_UINT || to->kind == KL_TYPE_SIZE_T ||
-            to->kind == KL_TYPE_PTRDIFF_T || to->kind == KL_TYPE_LONG ||
-            to->kind == KL_TYPE_ULONG) {
-          glsl_int_literal(e, to, v);
-          return;
-        }
-      }
-      if (to->kind == KL_TYPE_BOOL && !klg_is_vector(from)) {
-        klg_puts(o, glsl_cond_text(e, n->lhs));
-        return;
-      }
-      if (inner->kind == KL_EXPR_BUILTIN && inner->builtin &&
-          inner->builtin->category == KL_BUILTIN_WORK_ITEM && kl_type_is_integer(to) &&
-          kl_type_is_scalar(to) && to->size <= 4) {
-        /* (uint)get_global_id(0): the low 32 bits, computed in 32 bits */
-        klg_printf(o, "%s(", glsl_type(e, to, n->location));
-        glsl_work_item(e, inner, false);
-        klg_puts(o, ")");
-        return;
-      }
-      klg_printf(o, "%s(", glsl_type(e, to, n->location));
-      if (!klg_is_vector(from) && (from->kind == KL_TYPE_BOOL || glsl_is_comparison(inner->op)) &&
-          inner->kind == KL_EXPR_BINARY && klg_is_vector(to)) {
-        glsl_expr(e, inner);
-      } else {
-        glsl_expr(e, inner);
-      }
-      klg_puts(o, ")");
+    case KL_EXPR_CONVERT:
+      glsl_cast(e, n, mode);
       return;
-    }
-    case KL_EXPR_INDEX: {
-      const kl_node *base = n->lhs;
-      while ((base->kind == KL_EXPR_CONVERT || base->kind == KL_EXPR_CAST) &&
-             base->lhs->type->kind == KL_TYPE_ARRAY)
-        base = base->lhs;
-      if (klg_is_pointer(base->type)) {
-        glsl_element(e, base, n->rhs, mode, n->location);
-        return;
-      }
-      klg_puts(o, "(");
-      glsl_expr_mode(e, base, mode);
-      klg_puts(o, ")[");
-      const kl_type *it = kl_type_scalar_of(n->rhs->type);
-      if (it->kind == KL_TYPE_INT || it->kind == KL_TYPE_UINT) { /* a 64-bit index: int() */
-        glsl_expr(e, n->rhs);
-      } else {
-        klg_puts(o, "int(");
-        glsl_low32(e, n->rhs);
-        klg_puts(o, ")");
-      }
-      klg_puts(o, "]");
+    case KL_EXPR_INDEX:
+      glsl_index(e, n, mode);
       return;
-    }
     case KL_EXPR_MEMBER:
       if (n->is_arrow) {
         glsl_element(e, n->lhs, NULL, mode, n->location);
