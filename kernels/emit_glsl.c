@@ -182,6 +182,103 @@ void glsl_block(glsl_emitter *e, const kl_node *n, int depth) {
   klg_puts(e->out, "}\n");
 }
 
+/* for: a loop whose initialisation GLSL cannot hold (several statements,
+ * a __local declaration) gets it in a block around the loop. */
+static void glsl_for(glsl_emitter *e, const kl_node *n, int depth) {
+  klg_buf *o = e->out;
+  bool simple =
+      !n->init ||
+      (!n->init->next &&
+       (n->init->kind == KL_STMT_EXPRESSION || n->init->kind == KL_STMT_EMPTY ||
+        (n->init->kind == KL_STMT_DECLARATION && n->init->variable->space != KL_SPACE_LOCAL)));
+  int d = depth;
+  if (!simple) {
+    klg_indent(o, depth);
+    klg_puts(o, "{\n");
+    for (const kl_node *s = n->init; s; s = s->next) glsl_stmt(e, s, depth + 1);
+    d = depth + 1;
+  }
+  klg_indent(o, d);
+  klg_puts(o, "for (");
+  if (simple && n->init && n->init->kind == KL_STMT_DECLARATION)
+    glsl_declaration(e, n->init->variable, true);
+  else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION)
+    glsl_expr(e, n->init->lhs);
+  klg_puts(o, "; ");
+  if (n->condition) klg_puts(o, glsl_cond_text(e, n->condition));
+  klg_puts(o, "; ");
+  if (n->increment) glsl_expr(e, n->increment);
+  klg_puts(o, ")\n");
+  glsl_block(e, n->body, d);
+  if (!simple) {
+    klg_indent(o, depth);
+    klg_puts(o, "}\n");
+  }
+}
+
+/* switch (value): GLSL switches on 32 bits: a 64-bit value (size_t, long)
+ * outside the 32-bit range becomes a sentinel that no case label has, so
+ * that it takes the default; a label outside the range is refused (false). */
+static bool glsl_switch_value(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_type *ct = n->condition->type;
+  bool is_unsigned = !kl_type_is_signed(ct);
+  if (ct->size == 8) {
+    uint32_t sentinel = is_unsigned ? UINT32_MAX : (uint32_t)INT32_MIN;
+    for (bool clash = true; clash;) {
+      clash = false;
+      for (const kl_node *c = n->cases; c; c = c->next_case) {
+        if (c->is_default) continue;
+        int64_t v = c->case_value;
+        if (is_unsigned ? (uint64_t)v > UINT32_MAX : v < INT32_MIN || v > INT32_MAX) {
+          glsl_fail(e, c->location, "case labels past 32 bits in a switch on 64-bit values");
+          return false;
+        }
+        if ((uint32_t)v == sentinel) clash = true;
+      }
+      if (clash) sentinel += is_unsigned ? (uint32_t)-1 : 1u;
+    }
+    const char *helper = is_unsigned ? "_cl_switch_u64" : "_cl_switch_i64";
+    if (glsl_need(e, helper))
+      klg_puts(&e->helpers, is_unsigned ? "uint _cl_switch_u64(uint64_t v, uint s) { return v <= "
+                                          "0xfffffffful ? uint(v) : s; }\n"
+                                        : "int _cl_switch_i64(int64_t v, int s) { return v >= "
+                                          "-2147483648l && v <= 2147483647l ? int(v) : s; }\n");
+    klg_printf(o, "switch (%s(", helper);
+    glsl_expr(e, n->condition);
+    if (is_unsigned)
+      klg_printf(o, ", %uu))\n", sentinel);
+    else if ((int32_t)sentinel == INT32_MIN)
+      klg_puts(o, ", (-2147483647 - 1)))\n");
+    else
+      klg_printf(o, ", (%d)))\n", (int32_t)sentinel);
+  } else {
+    klg_printf(o, "switch (%s(", is_unsigned ? "uint" : "int");
+    glsl_expr(e, n->condition);
+    klg_puts(o, "))\n");
+  }
+  return true;
+}
+
+/* switch: the value in 32 bits, the body, and a break at its end. */
+static void glsl_switch(glsl_emitter *e, const kl_node *n, int depth) {
+  klg_buf *o = e->out;
+  klg_indent(o, depth);
+  if (!glsl_switch_value(e, n)) return;
+  klg_indent(o, depth);
+  klg_puts(o, "{\n");
+  const kl_node *body = n->body;
+  if (body && body->kind == KL_STMT_COMPOUND) {
+    for (const kl_node *s = body->body; s; s = s->next) glsl_stmt(e, s, depth + 1);
+  } else if (body) {
+    glsl_stmt(e, body, depth + 1);
+  }
+  klg_indent(o, depth + 1);
+  klg_puts(o, "break;\n");
+  klg_indent(o, depth);
+  klg_puts(o, "}\n");
+}
+
 void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth) {
   klg_buf *o = e->out;
   switch (n->kind) {
@@ -222,37 +319,9 @@ void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth) {
         glsl_block(e, n->otherwise, depth);
       }
       return;
-    case KL_STMT_FOR: {
-      bool simple =
-          !n->init ||
-          (!n->init->next &&
-           (n->init->kind == KL_STMT_EXPRESSION || n->init->kind == KL_STMT_EMPTY ||
-            (n->init->kind == KL_STMT_DECLARATION && n->init->variable->space != KL_SPACE_LOCAL)));
-      int d = depth;
-      if (!simple) {
-        klg_indent(o, depth);
-        klg_puts(o, "{\n");
-        for (const kl_node *s = n->init; s; s = s->next) glsl_stmt(e, s, depth + 1);
-        d = depth + 1;
-      }
-      klg_indent(o, d);
-      klg_puts(o, "for (");
-      if (simple && n->init && n->init->kind == KL_STMT_DECLARATION)
-        glsl_declaration(e, n->init->variable, true);
-      else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION)
-        glsl_expr(e, n->init->lhs);
-      klg_puts(o, "; ");
-      if (n->condition) klg_puts(o, glsl_cond_text(e, n->condition));
-      klg_puts(o, "; ");
-      if (n->increment) glsl_expr(e, n->increment);
-      klg_puts(o, ")\n");
-      glsl_block(e, n->body, d);
-      if (!simple) {
-        klg_indent(o, depth);
-        klg_puts(o, "}\n");
-      }
+    case KL_STMT_FOR:
+      glsl_for(e, n, depth);
       return;
-    }
     case KL_STMT_WHILE:
       klg_indent(o, depth);
       klg_printf(o, "while (%s)\n", glsl_cond_text(e, n->condition));
@@ -265,62 +334,9 @@ void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth) {
       klg_indent(o, depth);
       klg_printf(o, "while (%s);\n", glsl_cond_text(e, n->condition));
       return;
-    case KL_STMT_SWITCH: {
-      const kl_type *ct = n->condition->type;
-      klg_indent(o, depth);
-      bool is_unsigned = !kl_type_is_signed(ct);
-      if (ct->size == 8) {
-        /* GLSL switches on 32 bits: a 64-bit value (size_t, long) outside
-         * the 32-bit range becomes a sentinel that no case label has, so
-         * that it takes the default; a label outside the range is refused */
-        uint32_t sentinel = is_unsigned ? UINT32_MAX : (uint32_t)INT32_MIN;
-        for (bool clash = true; clash;) {
-          clash = false;
-          for (const kl_node *c = n->cases; c; c = c->next_case) {
-            if (c->is_default) continue;
-            int64_t v = c->case_value;
-            if (is_unsigned ? (uint64_t)v > UINT32_MAX : v < INT32_MIN || v > INT32_MAX) {
-              glsl_fail(e, c->location, "case labels past 32 bits in a switch on 64-bit values");
-              return;
-            }
-            if ((uint32_t)v == sentinel) clash = true;
-          }
-          if (clash) sentinel += is_unsigned ? (uint32_t)-1 : 1u;
-        }
-        const char *helper = is_unsigned ? "_cl_switch_u64" : "_cl_switch_i64";
-        if (glsl_need(e, helper))
-          klg_puts(&e->helpers, is_unsigned
-                                    ? "uint _cl_switch_u64(uint64_t v, uint s) { return v <= "
-                                      "0xfffffffful ? uint(v) : s; }\n"
-                                    : "int _cl_switch_i64(int64_t v, int s) { return v >= "
-                                      "-2147483648l && v <= 2147483647l ? int(v) : s; }\n");
-        klg_printf(o, "switch (%s(", helper);
-        glsl_expr(e, n->condition);
-        if (is_unsigned)
-          klg_printf(o, ", %uu))\n", sentinel);
-        else if ((int32_t)sentinel == INT32_MIN)
-          klg_puts(o, ", (-2147483647 - 1)))\n");
-        else
-          klg_printf(o, ", (%d)))\n", (int32_t)sentinel);
-      } else {
-        klg_printf(o, "switch (%s(", is_unsigned ? "uint" : "int");
-        glsl_expr(e, n->condition);
-        klg_puts(o, "))\n");
-      }
-      klg_indent(o, depth);
-      klg_puts(o, "{\n");
-      const kl_node *body = n->body;
-      if (body && body->kind == KL_STMT_COMPOUND) {
-        for (const kl_node *s = body->body; s; s = s->next) glsl_stmt(e, s, depth + 1);
-      } else if (body) {
-        glsl_stmt(e, body, depth + 1);
-      }
-      klg_indent(o, depth + 1);
-      klg_puts(o, "break;\n");
-      klg_indent(o, depth);
-      klg_puts(o, "}\n");
+    case KL_STMT_SWITCH:
+      glsl_switch(e, n, depth);
       return;
-    }
     case KL_STMT_CASE: {
       klg_indent(o, depth > 0 ? depth - 1 : 0);
       if (n->is_default)
