@@ -443,6 +443,79 @@ bool glsl_float_only(glsl_emitter *e, const kl_node *n) {
 }
 
 /* Conversions: convert_T[_sat][_rXX]. */
+/* A conversion to float with rtz, rtp or rtn where it can be inexact: a
+ * helper that converts, then steps one ulp toward the mode's direction. */
+static void glsl_convert_rounded_float(glsl_emitter *e, const kl_node *n) {
+  const kl_node *x = n->args;
+  const kl_type *to = kl_type_scalar_of(n->type), *from = kl_type_scalar_of(x->type);
+  kl_rounding rm = n->builtin->rounding;
+  if (to->kind != KL_TYPE_FLOAT) {
+    glsl_fail(e, n->location, "conversions to double or half with a rounding mode other than rte");
+    return;
+  }
+  const char *fs = glsl_scalar(e, from, n->location);
+  const char *mode = rm == KL_ROUND_RTZ ? "rtz" : rm == KL_ROUND_RTP ? "rtp" : "rtn";
+  const char *name = kl_format(e->ctx, "_cl_cvtf_%s_%s", fs, mode);
+  const char *away, *toward;
+  if (from->kind == KL_TYPE_DOUBLE) {
+    away = "abs(double(f)) > abs(x)";
+    toward = "abs(double(f)) < abs(x)";
+  } else if (from->size == 8) {
+    away = "(abs(f) >= 18446744073709551616.0 || uint64_t(abs(f)) > m)";
+    toward = "(abs(f) < 18446744073709551616.0 && uint64_t(abs(f)) < m)";
+  } else {
+    away = "(abs(f) >= 4294967296.0 || uint(abs(f)) > m)";
+    toward = "(abs(f) < 4294967296.0 && uint(abs(f)) < m)";
+  }
+  const char *mag =
+      from->kind == KL_TYPE_DOUBLE ? ""
+      : from->size == 8
+          ? (kl_type_is_signed(from)
+                 ? "uint64_t m = x < $T(0) ? uint64_t(0) - uint64_t(x) : uint64_t(x); "
+                 : "uint64_t m = uint64_t(x); ")
+          : (kl_type_is_signed(from) ? "uint m = x < $T(0) ? 0u - uint(x) : uint(x); "
+                                     : "uint m = uint(x); ");
+  const char *fix_away = rm == KL_ROUND_RTZ ? "true" : rm == KL_ROUND_RTP ? "neg" : "!neg";
+  const char *fix_toward = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
+  const char *tmpl = kl_format(
+      e->ctx,
+      "float %s($T x) { precise float f = float(x); if (isinf(f) || isnan(f) || f == 0.0) "
+      "return f; %sbool neg = x < $T(0); "
+      "if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) - 1u); "
+      "else if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) + 1u); return f; }",
+      name, mag, fix_away, away, fix_toward, toward);
+  if (from->kind != KL_TYPE_DOUBLE && from->size == 4) {
+    /* From the bits, so that no compiler fold of uint(float(m)) to m
+     * can hide the rounding: the magnitude truncated to 24 significant
+     * bits converts exactly, then one ulp up where the mode rounds the
+     * magnitude up and bits were lost. */
+    const char *up = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
+    tmpl = kl_format(e->ctx,
+                     "float %s($T x) { %sbool neg = x < $T(0); int s = findMSB(m) - 23; "
+                     "if (s <= 0) return float(x); uint t = (m >> uint(s)) << uint(s); "
+                     "float f = float(t); if (t != m && %s) f = "
+                     "uintBitsToFloat(floatBitsToUint(f) + 1u); return neg ? -f : f; }",
+                     name, mag, up);
+  }
+  glsl_helper(e, name, x->type, from, to, 1, NULL, tmpl, NULL);
+  glsl_call(e, name, x);
+}
+
+/* A saturating helper of scalar `name` called on a vector: the overload that
+ * takes the source vector type, element by element. */
+static void glsl_vector_source_overload(glsl_emitter *e, const kl_node *n, const char *name,
+                                        const char *tt) {
+  if (!klg_is_vector(n->type)) return;
+  const kl_node *x = n->args;
+  const char *key = kl_format(e->ctx, "%s/vsrc%d", name, n->type->length);
+  if (glsl_need(e, key)) {
+    const char *st = glsl_type(e, x->type, n->location);
+    klg_printf(&e->helpers,
+               "%s %s(%s a) { %s r; for (int i = 0; i < %d; i++) r[i] = %s(a[i]); return r; }\n",
+               tt, name, st, tt, n->type->length, name);
+  }
+}
+
 void glsl_convert(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
   const kl_builtin *b = n->builtin;
@@ -454,57 +527,7 @@ void glsl_convert(glsl_emitter *e, const kl_node *n) {
     bool exact = (kl_type_is_floating(from) && from->size <= to->size) ||
                  (kl_type_is_integer(from) && from->size <= 2);
     if (rm != KL_ROUND_DEFAULT && rm != KL_ROUND_RTE && !exact) {
-      if (to->kind != KL_TYPE_FLOAT) {
-        glsl_fail(e, n->location,
-                  "conversions to double or half with a rounding mode other than rte");
-        return;
-      }
-      const char *fs = glsl_scalar(e, from, n->location);
-      const char *mode = rm == KL_ROUND_RTZ ? "rtz" : rm == KL_ROUND_RTP ? "rtp" : "rtn";
-      const char *name = kl_format(e->ctx, "_cl_cvtf_%s_%s", fs, mode);
-      const char *away, *toward;
-      if (from->kind == KL_TYPE_DOUBLE) {
-        away = "abs(double(f)) > abs(x)";
-        toward = "abs(double(f)) < abs(x)";
-      } else if (from->size == 8) {
-        away = "(abs(f) >= 18446744073709551616.0 || uint64_t(abs(f)) > m)";
-        toward = "(abs(f) < 18446744073709551616.0 && uint64_t(abs(f)) < m)";
-      } else {
-        away = "(abs(f) >= 4294967296.0 || uint(abs(f)) > m)";
-        toward = "(abs(f) < 4294967296.0 && uint(abs(f)) < m)";
-      }
-      const char *mag =
-          from->kind == KL_TYPE_DOUBLE ? ""
-          : from->size == 8
-              ? (kl_type_is_signed(from)
-                     ? "uint64_t m = x < $T(0) ? uint64_t(0) - uint64_t(x) : uint64_t(x); "
-                     : "uint64_t m = uint64_t(x); ")
-              : (kl_type_is_signed(from) ? "uint m = x < $T(0) ? 0u - uint(x) : uint(x); "
-                                         : "uint m = uint(x); ");
-      const char *fix_away = rm == KL_ROUND_RTZ ? "true" : rm == KL_ROUND_RTP ? "neg" : "!neg";
-      const char *fix_toward = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
-      const char *tmpl = kl_format(
-          e->ctx,
-          "float %s($T x) { precise float f = float(x); if (isinf(f) || isnan(f) || f == 0.0) "
-          "return f; %sbool neg = x < $T(0); "
-          "if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) - 1u); "
-          "else if (%s && %s) f = uintBitsToFloat(floatBitsToUint(f) + 1u); return f; }",
-          name, mag, fix_away, away, fix_toward, toward);
-      if (from->kind != KL_TYPE_DOUBLE && from->size == 4) {
-        /* From the bits, so that no compiler fold of uint(float(m)) to m
-         * can hide the rounding: the magnitude truncated to 24 significant
-         * bits converts exactly, then one ulp up where the mode rounds the
-         * magnitude up and bits were lost. */
-        const char *up = rm == KL_ROUND_RTZ ? "false" : rm == KL_ROUND_RTP ? "!neg" : "neg";
-        tmpl = kl_format(e->ctx,
-                         "float %s($T x) { %sbool neg = x < $T(0); int s = findMSB(m) - 23; "
-                         "if (s <= 0) return float(x); uint t = (m >> uint(s)) << uint(s); "
-                         "float f = float(t); if (t != m && %s) f = "
-                         "uintBitsToFloat(floatBitsToUint(f) + 1u); return neg ? -f : f; }",
-                         name, mag, up);
-      }
-      glsl_helper(e, name, x->type, from, to, 1, NULL, tmpl, NULL);
-      glsl_call(e, name, x);
+      glsl_convert_rounded_float(e, n);
       return;
     }
     klg_printf(o, "%s(", tt);
@@ -540,17 +563,7 @@ void glsl_convert(glsl_emitter *e, const kl_node *n) {
         "if (r >= %s($MAX)) return $MAX; return $T(r); }",
         name, fs, fs, round[0] ? round : "trunc", fs, fs);
     glsl_helper(e, name, n->type, to, to, 1, NULL, tmpl, NULL);
-    if (klg_is_vector(n->type)) {
-      /* the vector overload takes the source vector type */
-      const char *key = kl_format(e->ctx, "%s/vsrc%d", name, n->type->length);
-      if (glsl_need(e, key)) {
-        const char *st = glsl_type(e, x->type, n->location);
-        klg_printf(
-            &e->helpers,
-            "%s %s(%s a) { %s r; for (int i = 0; i < %d; i++) r[i] = %s(a[i]); return r; }\n", tt,
-            name, st, tt, n->type->length, name);
-      }
-    }
+    glsl_vector_source_overload(e, n, name, tt);
     klg_printf(o, "%s(", name);
     glsl_expr(e, x);
     klg_puts(o, ")");
@@ -583,15 +596,7 @@ void glsl_convert(glsl_emitter *e, const kl_node *n) {
   snprintf(filled, sizeof filled, body, fs);
   const char *tmpl = kl_format(e->ctx, "$T %s(%s x) { %s }", name, fs, filled);
   glsl_helper(e, name, n->type, to, to, 1, NULL, tmpl, NULL);
-  if (klg_is_vector(n->type)) {
-    const char *key = kl_format(e->ctx, "%s/vsrc%d", name, n->type->length);
-    if (glsl_need(e, key)) {
-      const char *st = glsl_type(e, x->type, n->location);
-      klg_printf(&e->helpers,
-                 "%s %s(%s a) { %s r; for (int i = 0; i < %d; i++) r[i] = %s(a[i]); return r; }\n",
-                 tt, name, st, tt, n->type->length, name);
-    }
-  }
+  glsl_vector_source_overload(e, n, name, tt);
   klg_printf(o, "%s(", name);
   glsl_expr(e, x);
   klg_puts(o, ")");
