@@ -72,6 +72,70 @@ const char *glsl_var_name(glsl_emitter *e, const kl_variable *v) {
 }
 
 /* Emits a pointer's offset (a uint expression); returns its root. */
+/* A pointer cast: an array's decay, or a cast between pointers to the same
+ * scalar type (one index unit); other element types are refused. */
+static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
+  const kl_type *from = n->lhs->type;
+  if (from->kind == KL_TYPE_ARRAY) {
+    if (n->lhs->kind == KL_EXPR_VARIABLE) return glsl_pointer(e, n->lhs);
+    glsl_fail(e, n->location, "pointers into this array");
+    return NULL;
+  }
+  if (!klg_is_pointer(from) || !kl_type_equal(from->element, n->type->element)) {
+    if (klg_is_pointer(from) && from->element->kind != KL_TYPE_STRUCT &&
+        n->type->element->kind != KL_TYPE_STRUCT && from->element->size == n->type->element->size &&
+        kl_type_scalar_of(from->element) == from->element &&
+        kl_type_scalar_of(n->type->element) == n->type->element &&
+        kl_type_is_integer(from->element) && kl_type_is_integer(n->type->element)) {
+      glsl_fail(e, n->location, "pointer casts between element types");
+      return NULL;
+    }
+    if (klg_is_pointer(from) &&
+        kl_type_equal(kl_type_scalar_of(from->element), kl_type_scalar_of(n->type->element)) &&
+        from->element->kind == n->type->element->kind)
+      return glsl_pointer(e, n->lhs);
+    glsl_fail(e, n->location, "pointer casts between element types");
+    return NULL;
+  }
+  return glsl_pointer(e, n->lhs);
+}
+
+/* &x: of an array or buffer element, of an array, or of a private or
+ * __local scalar or vector (a root of its own). */
+static glsl_root *glsl_address_of(glsl_emitter *e, const kl_node *n) {
+  klg_buf *o = e->out;
+  const kl_node *t = n->lhs;
+  if (t->kind == KL_EXPR_INDEX) {
+    const kl_node *base = t->lhs;
+    while (base->kind == KL_EXPR_CONVERT && base->lhs->type->kind == KL_TYPE_ARRAY)
+      base = base->lhs;
+    klg_puts(o, "(");
+    glsl_root *r = glsl_pointer(e, base);
+    klg_puts(o, " + uint(");
+    glsl_low32(e, t->rhs);
+    klg_puts(o, "))");
+    return r;
+  }
+  if (t->kind == KL_EXPR_UNARY && t->op == KL_OP_DEREFERENCE) return glsl_pointer(e, t->lhs);
+  if (t->kind == KL_EXPR_VARIABLE && t->variable->type->kind == KL_TYPE_ARRAY)
+    return glsl_pointer(e, t);
+  if (t->kind == KL_EXPR_VARIABLE && !t->variable->is_parameter &&
+      (kl_type_is_scalar(t->variable->type) || klg_is_vector(t->variable->type))) {
+    glsl_binding *b = glsl_lookup(e, t->variable);
+    if (b && !b->root) {
+      b->root = glsl_new_root(e, t->variable->space == KL_SPACE_LOCAL ? ROOT_SHARED : ROOT_PRIVATE,
+                              t->variable, b->name);
+      b->root->scalar = true;
+    }
+    if (b && b->root && b->root->scalar) {
+      klg_puts(o, "0u");
+      return b->root;
+    }
+  }
+  glsl_fail(e, n->location, "pointers to variables or members (only to array and buffer elements)");
+  return NULL;
+}
+
 glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
   switch (n->kind) {
@@ -94,32 +158,8 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
       return b->root;
     }
     case KL_EXPR_CONVERT:
-    case KL_EXPR_CAST: {
-      const kl_type *from = n->lhs->type;
-      if (from->kind == KL_TYPE_ARRAY) {
-        if (n->lhs->kind == KL_EXPR_VARIABLE) return glsl_pointer(e, n->lhs);
-        glsl_fail(e, n->location, "pointers into this array");
-        return NULL;
-      }
-      if (!klg_is_pointer(from) || !kl_type_equal(from->element, n->type->element)) {
-        if (klg_is_pointer(from) && from->element->kind != KL_TYPE_STRUCT &&
-            n->type->element->kind != KL_TYPE_STRUCT &&
-            from->element->size == n->type->element->size &&
-            kl_type_scalar_of(from->element) == from->element &&
-            kl_type_scalar_of(n->type->element) == n->type->element &&
-            kl_type_is_integer(from->element) && kl_type_is_integer(n->type->element)) {
-          glsl_fail(e, n->location, "pointer casts between element types");
-          return NULL;
-        }
-        if (klg_is_pointer(from) &&
-            kl_type_equal(kl_type_scalar_of(from->element), kl_type_scalar_of(n->type->element)) &&
-            from->element->kind == n->type->element->kind)
-          return glsl_pointer(e, n->lhs);
-        glsl_fail(e, n->location, "pointer casts between element types");
-        return NULL;
-      }
-      return glsl_pointer(e, n->lhs);
-    }
+    case KL_EXPR_CAST:
+      return glsl_pointer_cast(e, n);
     case KL_EXPR_BINARY:
       if (n->op == KL_OP_ADD || n->op == KL_OP_SUB) {
         const kl_node *p =
@@ -134,40 +174,7 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
       }
       break;
     case KL_EXPR_UNARY:
-      if (n->op == KL_OP_ADDRESS_OF) {
-        const kl_node *t = n->lhs;
-        if (t->kind == KL_EXPR_INDEX) {
-          const kl_node *base = t->lhs;
-          while (base->kind == KL_EXPR_CONVERT && base->lhs->type->kind == KL_TYPE_ARRAY)
-            base = base->lhs;
-          klg_puts(o, "(");
-          glsl_root *r = glsl_pointer(e, base);
-          klg_puts(o, " + uint(");
-          glsl_low32(e, t->rhs);
-          klg_puts(o, "))");
-          return r;
-        }
-        if (t->kind == KL_EXPR_UNARY && t->op == KL_OP_DEREFERENCE) return glsl_pointer(e, t->lhs);
-        if (t->kind == KL_EXPR_VARIABLE && t->variable->type->kind == KL_TYPE_ARRAY)
-          return glsl_pointer(e, t);
-        if (t->kind == KL_EXPR_VARIABLE && !t->variable->is_parameter &&
-            (kl_type_is_scalar(t->variable->type) || klg_is_vector(t->variable->type))) {
-          glsl_binding *b = glsl_lookup(e, t->variable);
-          if (b && !b->root) {
-            b->root =
-                glsl_new_root(e, t->variable->space == KL_SPACE_LOCAL ? ROOT_SHARED : ROOT_PRIVATE,
-                              t->variable, b->name);
-            b->root->scalar = true;
-          }
-          if (b && b->root && b->root->scalar) {
-            klg_puts(o, "0u");
-            return b->root;
-          }
-        }
-        glsl_fail(e, n->location,
-                  "pointers to variables or members (only to array and buffer elements)");
-        return NULL;
-      }
+      if (n->op == KL_OP_ADDRESS_OF) return glsl_address_of(e, n);
       if (n->op == KL_OP_POST_INCREMENT || n->op == KL_OP_POST_DECREMENT ||
           n->op == KL_OP_PRE_INCREMENT || n->op == KL_OP_PRE_DECREMENT) {
         if (n->lhs->kind != KL_EXPR_VARIABLE) break;
