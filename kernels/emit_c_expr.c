@@ -310,6 +310,133 @@ static void kc_variable(kc_emitter *e, const kl_node *node) {
   }
 }
 
+/* Unary operators; ! of a vector is OpenCL's mask. */
+static void kc_unary(kc_emitter *e, const kl_node *node) {
+  kc_buf *o = e->out;
+  switch (node->op) {
+    case KL_OP_NEGATE:
+      kc_puts(o, "(-");
+      break;
+    case KL_OP_PLUS:
+      kc_puts(o, "(+");
+      break;
+    case KL_OP_BIT_NOT:
+      kc_puts(o, "(~");
+      break;
+    case KL_OP_LOGICAL_NOT:
+      if (kc_is_vector(node->lhs->type)) {
+        kc_printf(o, "((%s)((", kc_type(e, node->type));
+        kc_expr(e, node->lhs);
+        kc_puts(o, ") == 0))");
+        return;
+      }
+      kc_puts(o, "(!");
+      break;
+    case KL_OP_DEREFERENCE:
+      kc_puts(o, "(*");
+      break;
+    case KL_OP_ADDRESS_OF: {
+      kl_variable *var = kc_root(node->lhs);
+      if (var && e->analyzing && !var->is_program_scope) {
+        kc_var *info = kc_var_of(e, var);
+        if (info) info->address_taken = true;
+      }
+      kc_puts(o, "(&");
+      break;
+    }
+    case KL_OP_PRE_INCREMENT:
+      kc_note_assign(e, node->lhs);
+      kc_puts(o, "(++");
+      break;
+    case KL_OP_PRE_DECREMENT:
+      kc_note_assign(e, node->lhs);
+      kc_puts(o, "(--");
+      break;
+    case KL_OP_POST_INCREMENT:
+    case KL_OP_POST_DECREMENT:
+      kc_note_assign(e, node->lhs);
+      kc_puts(o, "(");
+      kc_expr(e, node->lhs);
+      kc_puts(o, node->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
+      return;
+    default:
+      kc_puts(o, "(");
+      break;
+  }
+  if (node->lhs && node->lhs->kind == KL_EXPR_SWIZZLE && node->lhs->component_count > 1 &&
+      node->op >= KL_OP_PRE_INCREMENT && node->op <= KL_OP_POST_DECREMENT) {
+    kc_error(e, node->location,
+             "++/-- of a multi-component swizzle is not supported by the C target");
+    return;
+  }
+  kc_expr(e, node->lhs);
+  kc_puts(o, ")");
+}
+
+/* a ? b : c; with a vector condition, per component by its sign bit. */
+static void kc_conditional(kc_emitter *e, const kl_node *node) {
+  kc_buf *o = e->out;
+  if (kc_is_vector(node->condition->type)) {
+    /* per component, by the condition's most significant bit */
+    int t = e->temp_counter++;
+    const char *type = kc_type(e, node->type);
+    kc_printf(o, "({ %s __c%d = ", kc_type(e, node->condition->type), t);
+    kc_expr(e, node->condition);
+    kc_printf(o, "; %s __a%d = ", type, t);
+    kc_expr(e, node->then);
+    kc_printf(o, "; %s __b%d = ", type, t);
+    kc_expr(e, node->otherwise);
+    kc_printf(o,
+              "; %s __r%d; for (int __i = 0; __i < %d; __i++) __r%d[__i] = __c%d[__i] < 0 ? "
+              "__a%d[__i] : __b%d[__i]; __r%d; })",
+              type, t, node->type->length, t, t, t, t, t);
+    return;
+  }
+  kc_puts(o, "(");
+  kc_expr(e, node->condition);
+  kc_puts(o, " ? ");
+  kc_expr(e, node->then);
+  kc_puts(o, " : ");
+  kc_expr(e, node->otherwise);
+  kc_puts(o, ")");
+}
+
+/* A call of a helper function: with the work-item's context first. */
+static void kc_call(kc_emitter *e, const kl_node *node) {
+  kc_buf *o = e->out;
+  const kl_function *callee = node->function;
+  if (!callee) {
+    kc_error(e, node->location, "call of an unknown function");
+    return;
+  }
+  if (callee->is_kernel) {
+    kc_error(e, node->location,
+             "calling kernel '%s' from another function is not supported by the C target",
+             callee->name);
+    return;
+  }
+  if (kc_barrier_helper(callee)) {
+    kc_error(e, node->location,
+             "'%s' contains a barrier: the C target inlines a call of it that is a statement "
+             "of its own, a declaration's initializer or an assignment's right-hand side, "
+             "not one inside another expression or statement",
+             callee->name);
+    return;
+  }
+  if (e->in_kernel && e->barrier_mode && e->region < 0) {
+    kc_error(e, node->location,
+             "a function call in work-group-level control flow is not supported by the C target");
+    return;
+  }
+  e->uses_calls = true;
+  kc_printf(o, "kl_f_%s(__wi", callee->name);
+  for (const kl_node *arg = node->args; arg; arg = arg->next) {
+    kc_puts(o, ", ");
+    kc_expr(e, arg);
+  }
+  kc_puts(o, ")");
+}
+
 void kc_expr(kc_emitter *e, const kl_node *node) {
   kc_buf *o = e->out;
   if (!node) {
@@ -328,64 +455,7 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
       kc_vector_literal(e, node);
       return;
     case KL_EXPR_UNARY:
-      switch (node->op) {
-        case KL_OP_NEGATE:
-          kc_puts(o, "(-");
-          break;
-        case KL_OP_PLUS:
-          kc_puts(o, "(+");
-          break;
-        case KL_OP_BIT_NOT:
-          kc_puts(o, "(~");
-          break;
-        case KL_OP_LOGICAL_NOT:
-          if (kc_is_vector(node->lhs->type)) {
-            kc_printf(o, "((%s)((", kc_type(e, node->type));
-            kc_expr(e, node->lhs);
-            kc_puts(o, ") == 0))");
-            return;
-          }
-          kc_puts(o, "(!");
-          break;
-        case KL_OP_DEREFERENCE:
-          kc_puts(o, "(*");
-          break;
-        case KL_OP_ADDRESS_OF: {
-          kl_variable *var = kc_root(node->lhs);
-          if (var && e->analyzing && !var->is_program_scope) {
-            kc_var *info = kc_var_of(e, var);
-            if (info) info->address_taken = true;
-          }
-          kc_puts(o, "(&");
-          break;
-        }
-        case KL_OP_PRE_INCREMENT:
-          kc_note_assign(e, node->lhs);
-          kc_puts(o, "(++");
-          break;
-        case KL_OP_PRE_DECREMENT:
-          kc_note_assign(e, node->lhs);
-          kc_puts(o, "(--");
-          break;
-        case KL_OP_POST_INCREMENT:
-        case KL_OP_POST_DECREMENT:
-          kc_note_assign(e, node->lhs);
-          kc_puts(o, "(");
-          kc_expr(e, node->lhs);
-          kc_puts(o, node->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
-          return;
-        default:
-          kc_puts(o, "(");
-          break;
-      }
-      if (node->lhs && node->lhs->kind == KL_EXPR_SWIZZLE && node->lhs->component_count > 1 &&
-          node->op >= KL_OP_PRE_INCREMENT && node->op <= KL_OP_POST_DECREMENT) {
-        kc_error(e, node->location,
-                 "++/-- of a multi-component swizzle is not supported by the C target");
-        return;
-      }
-      kc_expr(e, node->lhs);
-      kc_puts(o, ")");
+      kc_unary(e, node);
       return;
     case KL_EXPR_BINARY:
       kc_binary(e, node);
@@ -394,29 +464,7 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
       kc_assign(e, node);
       return;
     case KL_EXPR_CONDITIONAL:
-      if (kc_is_vector(node->condition->type)) {
-        /* per component, by the condition's most significant bit */
-        int t = e->temp_counter++;
-        const char *type = kc_type(e, node->type);
-        kc_printf(o, "({ %s __c%d = ", kc_type(e, node->condition->type), t);
-        kc_expr(e, node->condition);
-        kc_printf(o, "; %s __a%d = ", type, t);
-        kc_expr(e, node->then);
-        kc_printf(o, "; %s __b%d = ", type, t);
-        kc_expr(e, node->otherwise);
-        kc_printf(o,
-                  "; %s __r%d; for (int __i = 0; __i < %d; __i++) __r%d[__i] = __c%d[__i] < 0 ? "
-                  "__a%d[__i] : __b%d[__i]; __r%d; })",
-                  type, t, node->type->length, t, t, t, t, t);
-        return;
-      }
-      kc_puts(o, "(");
-      kc_expr(e, node->condition);
-      kc_puts(o, " ? ");
-      kc_expr(e, node->then);
-      kc_puts(o, " : ");
-      kc_expr(e, node->otherwise);
-      kc_puts(o, ")");
+      kc_conditional(e, node);
       return;
     case KL_EXPR_COMMA:
       kc_puts(o, "(");
@@ -425,41 +473,9 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
       kc_expr(e, node->rhs);
       kc_puts(o, ")");
       return;
-    case KL_EXPR_CALL: {
-      const kl_function *callee = node->function;
-      if (!callee) {
-        kc_error(e, node->location, "call of an unknown function");
-        return;
-      }
-      if (callee->is_kernel) {
-        kc_error(e, node->location,
-                 "calling kernel '%s' from another function is not supported by the C target",
-                 callee->name);
-        return;
-      }
-      if (kc_barrier_helper(callee)) {
-        kc_error(e, node->location,
-                 "'%s' contains a barrier: the C target inlines a call of it that is a statement "
-                 "of its own, a declaration's initializer or an assignment's right-hand side, "
-                 "not one inside another expression or statement",
-                 callee->name);
-        return;
-      }
-      if (e->in_kernel && e->barrier_mode && e->region < 0) {
-        kc_error(
-            e, node->location,
-            "a function call in work-group-level control flow is not supported by the C target");
-        return;
-      }
-      e->uses_calls = true;
-      kc_printf(o, "kl_f_%s(__wi", callee->name);
-      for (const kl_node *arg = node->args; arg; arg = arg->next) {
-        kc_puts(o, ", ");
-        kc_expr(e, arg);
-      }
-      kc_puts(o, ")");
+    case KL_EXPR_CALL:
+      kc_call(e, node);
       return;
-    }
     case KL_EXPR_BUILTIN:
       kc_builtin(e, node);
       return;
