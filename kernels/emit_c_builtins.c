@@ -9,15 +9,12 @@
 #include <string.h>
 
 #include "emit_c_internal.h"
-
 static bool kc_vec(const kl_type *type) {
   return type && type->kind == KL_TYPE_VECTOR;
 }
-
 static const kl_type *kc_elem(const kl_type *type) {
   return kc_vec(type) ? type->element : type;
 }
-
 static int kc_lanes(const kl_type *type) {
   return kc_vec(type) ? type->length : 1;
 }
@@ -35,7 +32,7 @@ static const char *kc_mangle(kc_emitter *e, const kl_type *type) {
   return name ? name : "x";
 }
 
-static const char *kc_unsigned_name(kl_type_kind kind) {
+const char *kc_unsigned_name(kl_type_kind kind) {
   switch (kind) {
     case KL_TYPE_CHAR:
     case KL_TYPE_UCHAR:
@@ -56,16 +53,16 @@ static const char *kc_unsigned_name(kl_type_kind kind) {
   }
 }
 
-static bool kc_signed_kind(kl_type_kind kind) {
+bool kc_signed_kind(kl_type_kind kind) {
   return kind == KL_TYPE_CHAR || kind == KL_TYPE_SHORT || kind == KL_TYPE_INT ||
          kind == KL_TYPE_LONG || kind == KL_TYPE_PTRDIFF_T;
 }
 
-static bool kc_float_kind(kl_type_kind kind) {
+bool kc_float_kind(kl_type_kind kind) {
   return kind == KL_TYPE_FLOAT || kind == KL_TYPE_DOUBLE || kind == KL_TYPE_HALF;
 }
 
-static const char *kc_min_of(kl_type_kind kind) {
+const char *kc_min_of(kl_type_kind kind) {
   switch (kind) {
     case KL_TYPE_CHAR:
       return "(-128)";
@@ -81,7 +78,7 @@ static const char *kc_min_of(kl_type_kind kind) {
   }
 }
 
-static const char *kc_max_of(kl_type_kind kind) {
+const char *kc_max_of(kl_type_kind kind) {
   switch (kind) {
     case KL_TYPE_CHAR:
       return "127";
@@ -100,239 +97,6 @@ static const char *kc_max_of(kl_type_kind kind) {
       return "9223372036854775807L";
     default:
       return "18446744073709551615ul";
-  }
-}
-
-/* The body of the scalar helper for `id` over element kind k with arguments
- * a, b, c (scalars). NULL when unsupported. */
-static const char *kc_formula(kc_emitter *e, const kl_node *call, kl_type_kind k,
-                              kl_type_kind result) {
-  kl_context *ctx = e->ctx;
-  const char *f = k == KL_TYPE_FLOAT ? "f" : "";
-  bool fl = kc_float_kind(k);
-  const char *T = kc_scalar_name(k);
-  int bits = 0;
-  switch (k) {
-    case KL_TYPE_CHAR:
-    case KL_TYPE_UCHAR:
-      bits = 8;
-      break;
-    case KL_TYPE_SHORT:
-    case KL_TYPE_USHORT:
-      bits = 16;
-      break;
-    case KL_TYPE_INT:
-    case KL_TYPE_UINT:
-    case KL_TYPE_FLOAT:
-      bits = 32;
-      break;
-    default:
-      bits = 64;
-      break;
-  }
-  const char *U = kc_unsigned_name(k);
-  const char *W = kc_signed_kind(k) ? "__int128" : "unsigned __int128";
-  switch (call->builtin->id) {
-#define M1(ID, fn)      \
-  case KL_BUILTIN_##ID: \
-    return kl_format(ctx, "return " fn "%s(a);", f);
-#define M2(ID, fn)      \
-  case KL_BUILTIN_##ID: \
-    return kl_format(ctx, "return " fn "%s(a, b);", f);
-    M1(ACOS, "acos")
-    M1(ACOSH, "acosh") M1(ASIN, "asin") M1(ASINH, "asinh") M1(ATAN, "atan") M2(ATAN2, "atan2")
-        M1(ATANH, "atanh") M1(CBRT, "cbrt") M1(CEIL, "ceil") M2(COPYSIGN, "copysign") M1(COS, "cos")
-            M1(COSH, "cosh") M1(ERFC, "erfc") M1(ERF, "erf") M1(EXP, "exp") M1(EXP2, "exp2")
-                M1(EXP10, "exp10") M1(EXPM1, "expm1") M1(FABS, "fabs") M2(FDIM, "fdim")
-                    M1(FLOOR, "floor") M2(FMOD, "fmod") M2(HYPOT, "hypot") M1(LGAMMA, "lgamma")
-                        M1(LOG, "log") M1(LOG2, "log2") M1(LOG10, "log10") M1(LOG1P, "log1p")
-                            M1(LOGB, "logb") M2(NEXTAFTER, "nextafter") M2(POW, "pow")
-                                M2(POWR, "pow") M2(REMAINDER, "remainder") M1(RINT, "rint")
-                                    M1(ROUND, "round") M1(SIN, "sin") M1(SINH, "sinh")
-                                        M1(SQRT, "sqrt") M1(TAN, "tan") M1(TANH, "tanh")
-                                            M1(TGAMMA, "tgamma") M1(TRUNC, "trunc")
-#undef M1
-#undef M2
-                                                case KL_BUILTIN_ACOSPI
-        : return kl_format(ctx, "return (%s)(acos((double)a) / M_PI);", T);
-    case KL_BUILTIN_ASINPI:
-      return kl_format(ctx, "return (%s)(asin((double)a) / M_PI);", T);
-    case KL_BUILTIN_ATANPI:
-      return kl_format(ctx, "return (%s)(atan((double)a) / M_PI);", T);
-    case KL_BUILTIN_ATAN2PI:
-      return kl_format(ctx, "return (%s)(atan2((double)a, (double)b) / M_PI);", T);
-    case KL_BUILTIN_SINPI:
-      return kl_format(ctx,
-                       "double r = fmod((double)a, 2.0); return (%s)(r == 0 ? copysign(0.0, "
-                       "(double)a) : sin(M_PI * r));",
-                       T);
-    case KL_BUILTIN_COSPI:
-      return kl_format(ctx,
-                       "double r = fabs(fmod((double)a, 2.0)); return (%s)(r == 0.5 || r == 1.5 ? "
-                       "0.0 : cos(M_PI * r));",
-                       T);
-    case KL_BUILTIN_TANPI:
-      return kl_format(ctx,
-                       "double r = fmod((double)a, 1.0); return (%s)(r == 0 ? copysign(0.0, "
-                       "(double)a) : tan(M_PI * r));",
-                       T);
-    case KL_BUILTIN_FMA:
-      return kl_format(ctx, "return fma%s(a, b, c);", f);
-    case KL_BUILTIN_MAD:
-      return "return a * b + c;";
-    case KL_BUILTIN_FMAX:
-      return kl_format(ctx, "return fmax%s(a, b);", f);
-    case KL_BUILTIN_FMIN:
-      return kl_format(ctx, "return fmin%s(a, b);", f);
-    case KL_BUILTIN_LDEXP:
-      return kl_format(ctx, "return ldexp%s(a, b);", f);
-    case KL_BUILTIN_ILOGB:
-      return kl_format(ctx, "return ilogb%s(a);", f);
-    case KL_BUILTIN_POWN:
-      return kl_format(ctx, "return pow%s(a, (%s)b);", f, T);
-    case KL_BUILTIN_ROOTN:
-      return kl_format(ctx,
-                       "if (b == 0) return NAN; if (a < 0 && (b & 1)) return -pow%s(-a, (%s)1 / "
-                       "(%s)b); return pow%s(a, (%s)1 / (%s)b);",
-                       f, T, T, f, T, T);
-    case KL_BUILTIN_RSQRT:
-      return kl_format(ctx, "return (%s)(1.0 / sqrt((double)a));", T);
-    case KL_BUILTIN_MAXMAG:
-      return kl_format(
-          ctx, "%s x = fabs%s(a), y = fabs%s(b); return x > y ? a : y > x ? b : fmax%s(a, b);", T,
-          f, f, f);
-    case KL_BUILTIN_MINMAG:
-      return kl_format(
-          ctx, "%s x = fabs%s(a), y = fabs%s(b); return x < y ? a : y < x ? b : fmin%s(a, b);", T,
-          f, f, f);
-    case KL_BUILTIN_DIVIDE:
-      return "return a / b;";
-    case KL_BUILTIN_FRACT:
-      return kl_format(
-          ctx,
-          "if (isnan(a)) { *b = a; return a; } if (isinf(a)) { *b = a; return copysign%s(0, a); } "
-          "%s fl = floor%s(a); *b = fl; return fmin%s(a - fl, %s);",
-          f, T, f, f, k == KL_TYPE_FLOAT ? "0x1.fffffep-1f" : "0x1.fffffffffffffp-1");
-    case KL_BUILTIN_MODF:
-      return kl_format(ctx, "return modf%s(a, b);", f);
-    case KL_BUILTIN_SINCOS:
-      return kl_format(ctx, "*b = cos%s(a); return sin%s(a);", f, f);
-    case KL_BUILTIN_FREXP:
-      return kl_format(ctx, "return frexp%s(a, b);", f);
-    case KL_BUILTIN_LGAMMA_R:
-      return kl_format(ctx, "return lgamma%s_r(a, b);", f);
-    case KL_BUILTIN_REMQUO:
-      return kl_format(ctx, "return remquo%s(a, b, c);", f);
-    case KL_BUILTIN_RECIP:
-      return kl_format(ctx, "return (%s)1 / a;", T);
-    /* integer */
-    case KL_BUILTIN_ABS:
-      if (fl) return kl_format(ctx, "return fabs%s(a);", f);
-      return kl_format(ctx, "return (%s)(a < 0 ? (%s)0 - (%s)a : (%s)a);", U, U, U, U);
-    case KL_BUILTIN_ABS_DIFF:
-      return kl_format(ctx, "return (%s)(a > b ? (%s)a - (%s)b : (%s)b - (%s)a);", U, U, U, U, U);
-    case KL_BUILTIN_ADD_SAT:
-      return kl_format(ctx, "%s r; if (__builtin_add_overflow(a, b, &r)) return %s; return r;", T,
-                       kc_signed_kind(k)
-                           ? kl_format(ctx, "a < 0 ? %s : %s", kc_min_of(k), kc_max_of(k))
-                           : kc_max_of(k));
-    case KL_BUILTIN_SUB_SAT:
-      return kl_format(
-          ctx, "%s r; if (__builtin_sub_overflow(a, b, &r)) return %s; return r;", T,
-          kc_signed_kind(k) ? kl_format(ctx, "a < 0 ? %s : %s", kc_min_of(k), kc_max_of(k)) : "0");
-    case KL_BUILTIN_HADD:
-      return kl_format(ctx, "return (%s)((a >> 1) + (b >> 1) + (a & b & 1));", T);
-    case KL_BUILTIN_RHADD:
-      return kl_format(ctx, "return (%s)((a >> 1) + (b >> 1) + ((a | b) & 1));", T);
-    case KL_BUILTIN_CLZ:
-      if (bits == 64)
-        return kl_format(ctx, "return (%s)(a == 0 ? 64 : __builtin_clzll((unsigned long long)a));",
-                         T);
-      return kl_format(ctx, "return (%s)(a == 0 ? %d : __builtin_clz((uint)(%s)a) - %d);", T, bits,
-                       U, 32 - bits);
-    case KL_BUILTIN_POPCOUNT:
-      if (bits == 64)
-        return kl_format(ctx, "return (%s)__builtin_popcountll((unsigned long long)a);", T);
-      return kl_format(ctx, "return (%s)__builtin_popcount((uint)(%s)a);", T, U);
-    case KL_BUILTIN_MUL_HI:
-      return kl_format(ctx, "return (%s)(((%s)a * (%s)b) >> %d);", T, W, W, bits);
-    case KL_BUILTIN_MAD_HI:
-      return kl_format(ctx, "return (%s)((%s)(((%s)a * (%s)b) >> %d) + c);", T, T, W, W, bits);
-    case KL_BUILTIN_MAD_SAT:
-      return kl_format(
-          ctx, "%s r = (%s)a * (%s)b + (%s)c; return r < (%s)%s ? %s : r > (%s)%s ? %s : (%s)r;", W,
-          W, W, W, W, kc_min_of(k), kc_min_of(k), W, kc_max_of(k), kc_max_of(k), T);
-    case KL_BUILTIN_ROTATE:
-      return kl_format(ctx,
-                       "unsigned n = (unsigned)((%s)b & %d); return (%s)(%s)(((%s)a << n) | ((%s)a "
-                       ">> ((%d - n) & %d)));",
-                       U, bits - 1, T, U, U, U, bits, bits - 1);
-    case KL_BUILTIN_UPSAMPLE: {
-      const char *R = kc_scalar_name(result);
-      const char *UR = kc_unsigned_name(result);
-      return kl_format(ctx, "return (%s)(((%s)(%s)a << %d) | (%s)b);", R, UR, U, bits, UR);
-    }
-    case KL_BUILTIN_MAD24:
-      return kl_format(ctx, "return (%s)(a * b + c);", T);
-    case KL_BUILTIN_MUL24:
-      return kl_format(ctx, "return (%s)(a * b);", T);
-    /* common */
-    case KL_BUILTIN_CLAMP:
-      if (fl) return kl_format(ctx, "return fmin%s(fmax%s(a, b), c);", f, f);
-      return "return a < b ? b : (a > c ? c : a);";
-    case KL_BUILTIN_MAX:
-      if (fl) return kl_format(ctx, "return fmax%s(a, b);", f);
-      return "return a > b ? a : b;";
-    case KL_BUILTIN_MIN:
-      if (fl) return kl_format(ctx, "return fmin%s(a, b);", f);
-      return "return a < b ? a : b;";
-    case KL_BUILTIN_MIX:
-      return "return a + (b - a) * c;";
-    case KL_BUILTIN_DEGREES:
-      return kl_format(ctx, "return (%s)(a * (%s)57.295779513082320876798);", T, T);
-    case KL_BUILTIN_RADIANS:
-      return kl_format(ctx, "return (%s)(a * (%s)0.017453292519943295769237);", T, T);
-    case KL_BUILTIN_STEP:
-      return kl_format(ctx, "return b < a ? (%s)0 : (%s)1;", T, T);
-    case KL_BUILTIN_SMOOTHSTEP:
-      return kl_format(ctx,
-                       "%s t = fmin%s(fmax%s((c - a) / (b - a), (%s)0), (%s)1); return t * t * "
-                       "((%s)3 - (%s)2 * t);",
-                       T, f, f, T, T, T, T);
-    case KL_BUILTIN_SIGN:
-      return kl_format(ctx, "return isnan(a) ? (%s)0 : a > 0 ? (%s)1 : a < 0 ? (%s)-1 : a;", T, T,
-                       T);
-    /* relational: 1 or 0 */
-    case KL_BUILTIN_ISEQUAL:
-      return "return a == b;";
-    case KL_BUILTIN_ISNOTEQUAL:
-      return "return a != b;";
-    case KL_BUILTIN_ISGREATER:
-      return "return isgreater(a, b);";
-    case KL_BUILTIN_ISGREATEREQUAL:
-      return "return isgreaterequal(a, b);";
-    case KL_BUILTIN_ISLESS:
-      return "return isless(a, b);";
-    case KL_BUILTIN_ISLESSEQUAL:
-      return "return islessequal(a, b);";
-    case KL_BUILTIN_ISLESSGREATER:
-      return "return islessgreater(a, b);";
-    case KL_BUILTIN_ISFINITE:
-      return "return isfinite(a) != 0;";
-    case KL_BUILTIN_ISINF:
-      return "return isinf(a) != 0;";
-    case KL_BUILTIN_ISNAN:
-      return "return isnan(a) != 0;";
-    case KL_BUILTIN_ISNORMAL:
-      return "return isnormal(a) != 0;";
-    case KL_BUILTIN_ISORDERED:
-      return "return !isunordered(a, b);";
-    case KL_BUILTIN_ISUNORDERED:
-      return "return isunordered(a, b) != 0;";
-    case KL_BUILTIN_SIGNBIT:
-      return "return signbit(a) != 0;";
-    default:
-      return NULL;
   }
 }
 

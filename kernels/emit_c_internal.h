@@ -135,4 +135,13 @@ void kc_initializer(kc_emitter *e, const kl_node *init);
 void kc_stmt(kc_emitter *e, const kl_node *node);
 void kc_group_list(kc_emitter *e, const kl_node *first, bool single);
 
+/* emit_c_builtins.c and emit_c_formulas.c: element kinds and the scalar
+ * formula of a builtin. */
+const char *kc_unsigned_name(kl_type_kind kind);
+bool kc_signed_kind(kl_type_kind kind);
+bool kc_float_kind(kl_type_kind kind);
+const char *kc_min_of(kl_type_kind kind);
+const char *kc_max_of(kl_type_kind kind);
+const char *kc_formula(kc_emitter *e, const kl_node *call, kl_type_kind k, kl_type_kind result);
+
 #endif
