@@ -180,6 +180,53 @@ struct agpu_backend_ops {
   char *(*program_kernel_names)(const agpu_program *program);
 };
 
+/* The ops every backend fills, named <prefix>_<op>, written once here:
+ * AGPU_DECLARE_MEMORY_OPS and AGPU_DECLARE_KERNEL_OPS declare them in a
+ * backend's internal header, AGPU_MEMORY_OPS and AGPU_KERNEL_OPS put them
+ * in its agpu_backend_ops table (designated initializers, beside the
+ * backend's own init, caps and build ops). */
+#define AGPU_DECLARE_MEMORY_OPS(prefix)                                                    \
+  agpu_status prefix##_queue_create(agpu_queue *queue);                                    \
+  void prefix##_queue_release(agpu_queue *queue);                                          \
+  agpu_status prefix##_queue_finish(agpu_queue *queue);                                    \
+  agpu_status prefix##_event_record(agpu_event *event);                                    \
+  agpu_status prefix##_event_wait(agpu_event *event);                                      \
+  agpu_status prefix##_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns); \
+  void prefix##_event_release(agpu_event *event);                                          \
+  agpu_status prefix##_buffer_create(agpu_buffer *buffer);                                 \
+  void prefix##_buffer_release(agpu_buffer *buffer);                                       \
+  agpu_status prefix##_buffer_write(agpu_queue *queue, agpu_buffer *buffer, size_t offset, \
+                                    size_t size, const void *src);                         \
+  agpu_status prefix##_buffer_read(agpu_queue *queue, agpu_buffer *buffer, size_t offset,  \
+                                   size_t size, void *dst);                                \
+  agpu_status prefix##_buffer_copy(agpu_queue *queue, agpu_buffer *src, size_t src_offset, \
+                                   agpu_buffer *dst, size_t dst_offset, size_t size);      \
+  agpu_status prefix##_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t offset,  \
+                                   size_t size, const void *pattern, size_t pattern_size)
+
+#define AGPU_DECLARE_KERNEL_OPS(prefix)                                                      \
+  void prefix##_program_release(agpu_program *program);                                      \
+  agpu_status prefix##_kernel_create(agpu_kernel *kernel, const char *name);                 \
+  void prefix##_kernel_release(agpu_kernel *kernel);                                         \
+  char *prefix##_program_kernel_names(const agpu_program *program);                          \
+  agpu_status prefix##_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,         \
+                              const size_t global[3], const size_t local[3], uint32_t nargs, \
+                              const agpu_arg args[])
+
+#define AGPU_MEMORY_OPS(prefix)                                                     \
+  .queue_create = prefix##_queue_create, .queue_release = prefix##_queue_release,   \
+  .queue_finish = prefix##_queue_finish, .event_record = prefix##_event_record,     \
+  .event_wait = prefix##_event_wait, .event_elapsed_ns = prefix##_event_elapsed_ns, \
+  .event_release = prefix##_event_release, .buffer_create = prefix##_buffer_create, \
+  .buffer_release = prefix##_buffer_release, .buffer_write = prefix##_buffer_write, \
+  .buffer_read = prefix##_buffer_read, .buffer_copy = prefix##_buffer_copy,         \
+  .buffer_fill = prefix##_buffer_fill
+
+#define AGPU_KERNEL_OPS(prefix)                                                         \
+  .program_release = prefix##_program_release, .kernel_create = prefix##_kernel_create, \
+  .kernel_release = prefix##_kernel_release,                                            \
+  .program_kernel_names = prefix##_program_kernel_names, .launch = prefix##_launch
+
 #define AGPU_MAX_LOAD_ATTEMPTS 16
 
 typedef struct agpu_load_attempt {

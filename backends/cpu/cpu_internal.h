@@ -69,13 +69,7 @@ typedef struct agpu_cpu_program {
  * ABI version and parameter count. */
 agpu_status agpu_cpu_program_bind(agpu_cpu_program *program);
 void agpu_cpu_program_unref(agpu_cpu_program *program);
-agpu_status agpu_cpu_kernel_create(agpu_kernel *kernel, const char *name);
-void agpu_cpu_kernel_release(agpu_kernel *kernel);
-char *agpu_cpu_program_kernel_names(const agpu_program *program);
-void agpu_cpu_program_release(agpu_program *program);
-agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                            const size_t global[3], const size_t local[3], uint32_t nargs,
-                            const agpu_arg args[]);
+AGPU_DECLARE_KERNEL_OPS(agpu_cpu);
 /* cpu_program.c: agpu_program_build for portable kernel source. */
 agpu_status agpu_cpu_program_build(agpu_program *program, const agpu_program_desc *desc);
 void agpu_cpu_translate_traits(agpu_device *device, agpu_translate_traits *traits);

@@ -86,23 +86,7 @@ agpu_status agpu_cuda_enter(const agpu_device *device);
 void agpu_cuda_leave(const agpu_device *device);
 
 /* cuda_memory.c */
-agpu_status agpu_cuda_queue_create(agpu_queue *queue);
-void agpu_cuda_queue_release(agpu_queue *queue);
-agpu_status agpu_cuda_queue_finish(agpu_queue *queue);
-agpu_status agpu_cuda_event_record(agpu_event *event);
-agpu_status agpu_cuda_event_wait(agpu_event *event);
-agpu_status agpu_cuda_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns);
-void agpu_cuda_event_release(agpu_event *event);
-agpu_status agpu_cuda_buffer_create(agpu_buffer *buffer);
-void agpu_cuda_buffer_release(agpu_buffer *buffer);
-agpu_status agpu_cuda_buffer_write(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
-                                   size_t size, const void *src);
-agpu_status agpu_cuda_buffer_read(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
-                                  size_t size, void *dst);
-agpu_status agpu_cuda_buffer_copy(agpu_queue *queue, agpu_buffer *src, size_t src_offset,
-                                  agpu_buffer *dst, size_t dst_offset, size_t size);
-agpu_status agpu_cuda_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
-                                  size_t size, const void *pattern, size_t pattern_size);
+AGPU_DECLARE_MEMORY_OPS(agpu_cuda);
 
 /* cuda_nvrtc.c: NVRTC, found with dlopen once per process. */
 #define AGPU_NVRTC_MAX_ARCHES 64
@@ -152,10 +136,7 @@ extern const char agpu_cuda_nvrtc_options_text[];
 agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_desc *desc);
 agpu_status agpu_cuda_program_create_native(agpu_program *program, agpu_native_format format,
                                             const void *data, size_t size, const char *options);
-void agpu_cuda_program_release(agpu_program *program);
-agpu_status agpu_cuda_kernel_create(agpu_kernel *kernel, const char *name);
-void agpu_cuda_kernel_release(agpu_kernel *kernel);
-char *agpu_cuda_program_kernel_names(const agpu_program *program);
+AGPU_DECLARE_KERNEL_OPS(agpu_cuda);
 
 /* cuda_module.c: loads a cubin or PTX into the device's context; on
  * failure the message has the driver's JIT log. */
@@ -163,8 +144,5 @@ agpu_status agpu_cuda_module_load(const agpu_device *device, const void *image, 
                                   agpu_cu_module *module, agpu_cu_result *result);
 
 /* cuda_launch.c */
-agpu_status agpu_cuda_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                             const size_t global[3], const size_t local[3], uint32_t nargs,
-                             const agpu_arg args[]);
 
 #endif /* AGPU_CUDA_INTERNAL_H */

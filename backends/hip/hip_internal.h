@@ -132,23 +132,7 @@ agpu_status agpu_hip_read_metadata(const void *data, size_t size, const char *ar
                                    agpu_hip_program *hp);
 
 /* hip_memory.c */
-agpu_status agpu_hip_queue_create(agpu_queue *queue);
-void agpu_hip_queue_release(agpu_queue *queue);
-agpu_status agpu_hip_queue_finish(agpu_queue *queue);
-agpu_status agpu_hip_event_record(agpu_event *event);
-agpu_status agpu_hip_event_wait(agpu_event *event);
-agpu_status agpu_hip_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns);
-void agpu_hip_event_release(agpu_event *event);
-agpu_status agpu_hip_buffer_create(agpu_buffer *buffer);
-void agpu_hip_buffer_release(agpu_buffer *buffer);
-agpu_status agpu_hip_buffer_write(agpu_queue *queue, agpu_buffer *buffer, size_t offset,
-                                  size_t size, const void *src);
-agpu_status agpu_hip_buffer_read(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                 void *dst);
-agpu_status agpu_hip_buffer_copy(agpu_queue *queue, agpu_buffer *src, size_t src_offset,
-                                 agpu_buffer *dst, size_t dst_offset, size_t size);
-agpu_status agpu_hip_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                 const void *pattern, size_t pattern_size);
+AGPU_DECLARE_MEMORY_OPS(agpu_hip);
 
 /* hip_program.c */
 /* What a build depends on besides the source (the cache key, the checks). */
@@ -178,14 +162,8 @@ void agpu_hip_built_free(agpu_hip_built *built);
 agpu_status agpu_hip_program_build(agpu_program *program, const agpu_program_desc *desc);
 agpu_status agpu_hip_program_create_native(agpu_program *program, agpu_native_format format,
                                            const void *data, size_t size, const char *options);
-void agpu_hip_program_release(agpu_program *program);
-agpu_status agpu_hip_kernel_create(agpu_kernel *kernel, const char *name);
-void agpu_hip_kernel_release(agpu_kernel *kernel);
-char *agpu_hip_program_kernel_names(const agpu_program *program);
+AGPU_DECLARE_KERNEL_OPS(agpu_hip);
 
 /* hip_launch.c */
-agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                            const size_t global[3], const size_t local[3], uint32_t nargs,
-                            const agpu_arg args[]);
 
 #endif /* AGPU_HIP_INTERNAL_H */

@@ -25,12 +25,6 @@ agpu_status agpu_null_enumerate(agpu_backend *backend);
 
 /* null_program.c */
 agpu_status agpu_null_program_build(agpu_program *program, const agpu_program_desc *desc);
-void agpu_null_program_release(agpu_program *program);
-char *agpu_null_program_kernel_names(const agpu_program *program);
-agpu_status agpu_null_kernel_create(agpu_kernel *kernel, const char *name);
-void agpu_null_kernel_release(agpu_kernel *kernel);
-agpu_status agpu_null_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                             const size_t global[3], const size_t local[3], uint32_t nargs,
-                             const agpu_arg args[]);
+AGPU_DECLARE_KERNEL_OPS(agpu_null);
 
 #endif /* AGPU_NULL_INTERNAL_H */

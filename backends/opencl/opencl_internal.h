@@ -137,25 +137,9 @@ agpu_status agpu_cl_device_memory(agpu_device *device, agpu_memory_info *info);
  * point used, for messages. */
 cl_command_queue agpu_cl_new_command_queue(const agpu_cl_device *device, bool profiling,
                                            const char **call, cl_int *error);
-agpu_status agpu_cl_queue_create(agpu_queue *queue);
-void agpu_cl_queue_release(agpu_queue *queue);
-agpu_status agpu_cl_queue_finish(agpu_queue *queue);
+AGPU_DECLARE_MEMORY_OPS(agpu_cl);
 /* Makes `event` (a completed enqueue's) the queue's last command; takes it over. */
 void agpu_cl_queue_track(agpu_queue *queue, cl_event event);
-agpu_status agpu_cl_event_record(agpu_event *event);
-agpu_status agpu_cl_event_wait(agpu_event *event);
-agpu_status agpu_cl_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns);
-void agpu_cl_event_release(agpu_event *event);
-agpu_status agpu_cl_buffer_create(agpu_buffer *buffer);
-void agpu_cl_buffer_release(agpu_buffer *buffer);
-agpu_status agpu_cl_buffer_write(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                 const void *src);
-agpu_status agpu_cl_buffer_read(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                void *dst);
-agpu_status agpu_cl_buffer_copy(agpu_queue *queue, agpu_buffer *src, size_t src_offset,
-                                agpu_buffer *dst, size_t dst_offset, size_t size);
-agpu_status agpu_cl_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                const void *pattern, size_t pattern_size);
 agpu_status agpu_cl_buffer_map(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
                                void **ptr);
 agpu_status agpu_cl_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
@@ -179,12 +163,6 @@ agpu_status agpu_cl_build_from_binary(agpu_program *program, const char *key_hex
 void agpu_cl_store_binary(const agpu_program *program, const char *key_hex);
 agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_format format,
                                           const void *data, size_t size, const char *options);
-void agpu_cl_program_release(agpu_program *program);
-agpu_status agpu_cl_kernel_create(agpu_kernel *kernel, const char *name);
-void agpu_cl_kernel_release(agpu_kernel *kernel);
-char *agpu_cl_program_kernel_names(const agpu_program *program);
-agpu_status agpu_cl_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                           const size_t global[3], const size_t local[3], uint32_t nargs,
-                           const agpu_arg args[]);
+AGPU_DECLARE_KERNEL_OPS(agpu_cl);
 
 #endif /* AGPU_OPENCL_INTERNAL_H */

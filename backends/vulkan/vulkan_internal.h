@@ -308,24 +308,12 @@ agpu_status agpu_vk_buffer_make(agpu_vk_device *device, VkDeviceSize size, int32
 void agpu_vk_buffer_destroy(agpu_vk_device *device, agpu_vk_buffer *buffer);
 
 /* vulkan_memory.c */
-agpu_status agpu_vk_buffer_create(agpu_buffer *buffer);
-void agpu_vk_buffer_release(agpu_buffer *buffer);
-agpu_status agpu_vk_buffer_write(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                 const void *src);
-agpu_status agpu_vk_buffer_read(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                void *dst);
-agpu_status agpu_vk_buffer_copy(agpu_queue *queue, agpu_buffer *src, size_t src_offset,
-                                agpu_buffer *dst, size_t dst_offset, size_t size);
-agpu_status agpu_vk_buffer_fill(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
-                                const void *pattern, size_t pattern_size);
+AGPU_DECLARE_MEMORY_OPS(agpu_vk);
 agpu_status agpu_vk_buffer_map(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
                                void **ptr);
 agpu_status agpu_vk_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
 
 /* vulkan_queue.c: the queue's lock is held around every recording call. */
-agpu_status agpu_vk_queue_create(agpu_queue *queue);
-void agpu_vk_queue_release(agpu_queue *queue);
-agpu_status agpu_vk_queue_finish(agpu_queue *queue);
 /* The batch being recorded, with a barrier after earlier work (none before
  * a batch's first command when nothing else on the device is in use). */
 agpu_status agpu_vk_queue_recording(agpu_queue *queue, agpu_vk_batch **batch);
@@ -340,10 +328,6 @@ void agpu_vk_barrier(agpu_vk_device *device, VkCommandBuffer commands);
 /* A host-visible buffer that lives until the batch completes. */
 agpu_status agpu_vk_batch_transient(agpu_vk_device *device, agpu_vk_batch *batch, VkDeviceSize size,
                                     const char *selector, agpu_vk_buffer **out);
-agpu_status agpu_vk_event_record(agpu_event *event);
-agpu_status agpu_vk_event_wait(agpu_event *event);
-agpu_status agpu_vk_event_elapsed_ns(agpu_event *start, agpu_event *end, uint64_t *ns);
-void agpu_vk_event_release(agpu_event *event);
 
 /* vulkan_program.c */
 agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc *desc);
@@ -352,10 +336,7 @@ void agpu_vk_translate_traits(agpu_device *device, agpu_translate_traits *traits
  * once per process on first call ($ANYGPU_VULKAN_F64_ROUNDING=soft or
  * native overrides it). False without fp64. */
 bool agpu_vk_f64_rounding_exact(agpu_device *device);
-void agpu_vk_program_release(agpu_program *program);
-agpu_status agpu_vk_kernel_create(agpu_kernel *kernel, const char *name);
-void agpu_vk_kernel_release(agpu_kernel *kernel);
-char *agpu_vk_program_kernel_names(const agpu_program *program);
+AGPU_DECLARE_KERNEL_OPS(agpu_vk);
 
 /* vulkan_deferred.c: a batch is "in use" from its first command until it
  * retires (or fails to submit). */
@@ -388,8 +369,5 @@ agpu_status agpu_vk_launch_entry(agpu_kernel *kernel, uint32_t nargs, const agpu
 void agpu_vk_variants_destroy(agpu_vk_device *device, agpu_vk_kernel_entry *entry);
 
 /* vulkan_launch.c */
-agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
-                           const size_t global[3], const size_t local[3], uint32_t nargs,
-                           const agpu_arg args[]);
 
 #endif /* AGPU_VULKAN_INTERNAL_H */
