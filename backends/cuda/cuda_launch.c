@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agpu_cuda_args.h"
 #include "cuda_abi.h"
 #include "cuda_internal.h"
 
@@ -35,35 +36,14 @@ agpu_status agpu_cuda_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t di
   const agpu_cuda_api *api = cuda->api;
   agpu_cuda_kernel *native = kernel->native;
 
-  /* One slot per argument, plus the launch info; each parameter points at
-   * its value. */
-  void **params = calloc((size_t)nargs + 1, sizeof *params);
-  agpu_cu_deviceptr *pointers = calloc(nargs ? nargs : 1, sizeof *pointers);
-  uint32_t *offsets = calloc(nargs ? nargs : 1, sizeof *offsets);
-  if (!params || !pointers || !offsets) {
-    free(params);
-    free(pointers);
-    free(offsets);
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
+  agpu_cuda_args packed;
+  agpu_status status = agpu_cuda_args_pack(nargs, args, "cuda", &packed);
+  if (status != AGPU_SUCCESS) {
+    agpu_cuda_args_free(&packed);
+    return status;
   }
-  uint64_t dynamic = 0;
-  for (uint32_t i = 0; i < nargs; i++) {
-    switch (args[i].kind) {
-      case AGPU_ARG_BUFFER:
-        pointers[i] = agpu_cuda_pointer(args[i].buffer);
-        params[i] = &pointers[i];
-        break;
-      case AGPU_ARG_VALUE:
-        params[i] = (void *)args[i].value.bytes;
-        break;
-      case AGPU_ARG_LOCAL:
-        dynamic = (dynamic + KL_CUDA_LOCAL_ALIGN - 1) / KL_CUDA_LOCAL_ALIGN * KL_CUDA_LOCAL_ALIGN;
-        offsets[i] = (uint32_t)dynamic;
-        params[i] = &offsets[i];
-        dynamic += args[i].size;
-        break;
-    }
-  }
+  void **params = packed.params;
+  uint64_t dynamic = packed.shared_bytes;
   kl_cuda_launch_info launch_info;
   memset(&launch_info, 0, sizeof launch_info);
   launch_info.work_dim = dims;
@@ -74,7 +54,6 @@ agpu_status agpu_cuda_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t di
   }
   if (native->launch_info) params[nargs] = &launch_info;
 
-  agpu_status status = AGPU_SUCCESS;
   uint64_t total_shared = dynamic + (uint64_t)native->static_shared_bytes;
   if (total_shared > (uint64_t)cuda->shared_per_block_optin)
     status = agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
@@ -102,8 +81,6 @@ agpu_status agpu_cuda_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t di
     }
     agpu_cuda_leave(device);
   }
-  free(params);
-  free(pointers);
-  free(offsets);
+  agpu_cuda_args_free(&packed);
   return status;
 }

@@ -8,6 +8,7 @@
  * arguments exactly as given (hip_metadata.c). */
 #include <stdlib.h>
 
+#include "agpu_cuda_args.h"
 #include "cuda_abi.h"
 #include "hip_internal.h"
 
@@ -30,34 +31,14 @@ agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
   agpu_status status = agpu_hip_use(device);
   if (status != AGPU_SUCCESS) return status;
 
-  void **params = calloc((size_t)nargs + 1, sizeof *params);
-  void **pointers = calloc(nargs ? nargs : 1, sizeof *pointers);
-  uint32_t *local_offsets = calloc(nargs ? nargs : 1, sizeof *local_offsets);
-  if (!params || !pointers || !local_offsets) {
-    free(params);
-    free(pointers);
-    free(local_offsets);
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
+  agpu_cuda_args packed;
+  status = agpu_cuda_args_pack(nargs, args, "hip", &packed);
+  if (status != AGPU_SUCCESS) {
+    agpu_cuda_args_free(&packed);
+    return status;
   }
-  uint64_t shared_bytes = 0;
-  for (uint32_t i = 0; i < nargs; i++) {
-    switch (args[i].kind) {
-      case AGPU_ARG_BUFFER:
-        pointers[i] = args[i].buffer->native;
-        params[i] = &pointers[i];
-        break;
-      case AGPU_ARG_VALUE:
-        params[i] = (void *)args[i].value.bytes;
-        break;
-      case AGPU_ARG_LOCAL:
-        shared_bytes =
-            (shared_bytes + KL_CUDA_LOCAL_ALIGN - 1) / KL_CUDA_LOCAL_ALIGN * KL_CUDA_LOCAL_ALIGN;
-        local_offsets[i] = (uint32_t)shared_bytes;
-        shared_bytes += args[i].size;
-        params[i] = &local_offsets[i];
-        break;
-    }
-  }
+  void **params = packed.params;
+  uint64_t shared_bytes = packed.shared_bytes;
   /* A native code object's kernel gets its arguments as given: no launch
    * info, so no split grid either. */
   bool native_abi = native->entry->native_abi;
@@ -111,8 +92,6 @@ agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
       }
     }
   }
-  free(params);
-  free(pointers);
-  free(local_offsets);
+  agpu_cuda_args_free(&packed);
   return status;
 }
