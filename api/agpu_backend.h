@@ -227,6 +227,12 @@ struct agpu_backend_ops {
   .kernel_release = prefix##_kernel_release,                                            \
   .program_kernel_names = prefix##_program_kernel_names, .launch = prefix##_launch
 
+/* Every op a backend with devices and portable builds fills. */
+#define AGPU_CORE_OPS(prefix)                                                       \
+  .init = prefix##_init, .device_caps = prefix##_device_caps,                       \
+  .device_memory = prefix##_device_memory, .program_build = prefix##_program_build, \
+  AGPU_MEMORY_OPS(prefix), AGPU_KERNEL_OPS(prefix)
+
 #define AGPU_MAX_LOAD_ATTEMPTS 16
 
 typedef struct agpu_load_attempt {

@@ -214,13 +214,8 @@ static agpu_status agpu_cpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer,
 }
 
 const agpu_backend_ops agpu_cpu_backend_ops = {
-    .init = agpu_cpu_init,
-    .device_caps = agpu_cpu_device_caps,
-    .device_memory = agpu_cpu_device_memory,
+    AGPU_CORE_OPS(agpu_cpu),
     .translate_traits = agpu_cpu_translate_traits,
-    AGPU_MEMORY_OPS(agpu_cpu),
     .buffer_map = agpu_cpu_buffer_map,
     .buffer_unmap = agpu_cpu_buffer_unmap,
-    .program_build = agpu_cpu_program_build,
-    AGPU_KERNEL_OPS(agpu_cpu),
 };

@@ -15,11 +15,6 @@ static agpu_status agpu_cuda_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_cuda_backend_ops = {
-    .init = agpu_cuda_init,
-    .device_caps = agpu_cuda_device_caps,
-    .device_memory = agpu_cuda_device_memory,
-    AGPU_MEMORY_OPS(agpu_cuda),
-    .program_build = agpu_cuda_program_build,
+    AGPU_CORE_OPS(agpu_cuda),
     .program_create_native = agpu_cuda_program_create_native,
-    AGPU_KERNEL_OPS(agpu_cuda),
 };

@@ -15,11 +15,6 @@ static agpu_status agpu_hip_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_hip_backend_ops = {
-    .init = agpu_hip_init,
-    .device_caps = agpu_hip_device_caps,
-    .device_memory = agpu_hip_device_memory,
-    AGPU_MEMORY_OPS(agpu_hip),
-    .program_build = agpu_hip_program_build,
+    AGPU_CORE_OPS(agpu_hip),
     .program_create_native = agpu_hip_program_create_native,
-    AGPU_KERNEL_OPS(agpu_hip),
 };

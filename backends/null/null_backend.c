@@ -137,14 +137,9 @@ static agpu_status agpu_null_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer
 }
 
 const agpu_backend_ops agpu_null_backend_ops = {
-    .init = agpu_null_init,
-    .device_caps = agpu_null_device_caps,
-    .device_memory = agpu_null_device_memory,
-    AGPU_MEMORY_OPS(agpu_null),
+    AGPU_CORE_OPS(agpu_null),
     .buffer_map = agpu_null_buffer_map,
     .buffer_unmap = agpu_null_buffer_unmap,
-    .program_build = agpu_null_program_build,
-    AGPU_KERNEL_OPS(agpu_null),
 };
 
 #endif /* AGPU_WITH_NULL_BACKEND */

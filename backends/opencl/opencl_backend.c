@@ -35,15 +35,10 @@ static agpu_status agpu_cl_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_opencl_backend_ops = {
-    .init = agpu_cl_init,
-    .device_caps = agpu_cl_device_caps,
-    .device_memory = agpu_cl_device_memory,
-    AGPU_MEMORY_OPS(agpu_cl),
+    AGPU_CORE_OPS(agpu_cl),
     .buffer_map = agpu_cl_buffer_map,
     .buffer_unmap = agpu_cl_buffer_unmap,
-    .program_build = agpu_cl_program_build,
     .program_create_native = agpu_cl_program_create_native,
-    AGPU_KERNEL_OPS(agpu_cl),
 };
 
 #endif /* AGPU_HAVE_OPENCL_HEADERS */

@@ -34,16 +34,11 @@ static agpu_status agpu_vk_init(agpu_backend *backend) {
 }
 
 const agpu_backend_ops agpu_vulkan_backend_ops = {
-    .init = agpu_vk_init,
-    .device_caps = agpu_vk_device_caps,
-    .device_memory = agpu_vk_device_memory,
+    AGPU_CORE_OPS(agpu_vk),
     .translate_traits = agpu_vk_translate_traits,
-    AGPU_MEMORY_OPS(agpu_vk),
     .buffer_map = agpu_vk_buffer_map,
     .buffer_unmap = agpu_vk_buffer_unmap,
-    .program_build = agpu_vk_program_build,
     .program_create_native = agpu_vk_program_create_native,
-    AGPU_KERNEL_OPS(agpu_vk),
 };
 
 #endif /* AGPU_HAVE_VULKAN_HEADERS */
