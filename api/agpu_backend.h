@@ -279,6 +279,14 @@ struct agpu_backend {
 agpu_device *agpu_backend_add_device(agpu_backend *backend, const agpu_device_info *info,
                                      void *native);
 
+/* For init. A backend this build left out: says why (backend->reason) and
+ * has no devices; returns AGPU_SUCCESS. */
+agpu_status agpu_backend_not_built(agpu_backend *backend, const char *why);
+/* A backend whose native API `api` was loaded (NULL: it was not, and the
+ * loader set the reason): marks it available and keeps `api` in
+ * backend->native; true when it can enumerate devices. */
+bool agpu_backend_loaded(agpu_backend *backend, void *api);
+
 /* For program_kernel_names: the `count` names of an array of entries
  * `stride` bytes apart, the first name at `first_name` (NULL when count is
  * 0), joined by spaces; malloc'd, NULL when out of memory. */

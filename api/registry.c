@@ -229,3 +229,15 @@ AGPU_API agpu_status agpu_backend_get_load_attempt(uint32_t backend, uint32_t at
   *error = entry->attempts[attempt].error;
   return AGPU_SUCCESS;
 }
+
+agpu_status agpu_backend_not_built(agpu_backend *backend, const char *why) {
+  snprintf(backend->reason, sizeof backend->reason, "%s", why);
+  backend->available = false;
+  return AGPU_SUCCESS;
+}
+
+bool agpu_backend_loaded(agpu_backend *backend, void *api) {
+  backend->available = api != NULL;
+  if (api) backend->native = api;
+  return api != NULL;
+}

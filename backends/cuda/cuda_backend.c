@@ -5,13 +5,7 @@
 
 static agpu_status agpu_cuda_init(agpu_backend *backend) {
   agpu_cuda_api *api = agpu_cuda_load(backend);
-  if (!api) {
-    backend->available = false;
-    return AGPU_SUCCESS;
-  }
-  backend->native = api;
-  backend->available = true;
-  return agpu_cuda_enumerate(backend, api);
+  return agpu_backend_loaded(backend, api) ? agpu_cuda_enumerate(backend, api) : AGPU_SUCCESS;
 }
 
 const agpu_backend_ops agpu_cuda_backend_ops = {

@@ -3,7 +3,6 @@
  * buffers. Queues run nothing, so they are always finished; events carry
  * the host's monotonic time at their record. Built without
  * AGPU_WITH_NULL_BACKEND it only says so. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,10 +12,8 @@
 #ifndef AGPU_WITH_NULL_BACKEND
 
 static agpu_status agpu_null_init_not_built(agpu_backend *backend) {
-  snprintf(backend->reason, sizeof backend->reason,
-           "built without the null backend (-DAGPU_WITH_NULL_BACKEND=OFF)");
-  backend->available = false;
-  return AGPU_SUCCESS;
+  return agpu_backend_not_built(backend,
+                                "built without the null backend (-DAGPU_WITH_NULL_BACKEND=OFF)");
 }
 
 const agpu_backend_ops agpu_null_backend_ops = {.init = agpu_null_init_not_built};

@@ -4,13 +4,9 @@
 
 #ifndef AGPU_HAVE_OPENCL_HEADERS
 
-#include <stdio.h>
-
 static agpu_status agpu_cl_init_without_headers(agpu_backend *backend) {
-  snprintf(backend->reason, sizeof backend->reason,
-           "built without the OpenCL headers (install opencl-c-headers and reconfigure)");
-  backend->available = false;
-  return AGPU_SUCCESS;
+  return agpu_backend_not_built(
+      backend, "built without the OpenCL headers (install opencl-c-headers and reconfigure)");
 }
 
 const agpu_backend_ops agpu_opencl_backend_ops = {
@@ -25,13 +21,7 @@ const agpu_backend_ops agpu_opencl_backend_ops = {
 
 static agpu_status agpu_cl_init(agpu_backend *backend) {
   agpu_cl_api *api = agpu_cl_load(backend);
-  if (!api) {
-    backend->available = false;
-    return AGPU_SUCCESS;
-  }
-  backend->native = api;
-  backend->available = true;
-  return agpu_cl_enumerate(backend, api);
+  return agpu_backend_loaded(backend, api) ? agpu_cl_enumerate(backend, api) : AGPU_SUCCESS;
 }
 
 const agpu_backend_ops agpu_opencl_backend_ops = {

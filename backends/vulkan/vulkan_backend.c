@@ -5,13 +5,9 @@
 
 #ifndef AGPU_HAVE_VULKAN_HEADERS
 
-#include <stdio.h>
-
 static agpu_status agpu_vk_init_without_headers(agpu_backend *backend) {
-  snprintf(backend->reason, sizeof backend->reason,
-           "built without the Vulkan headers (install libvulkan-dev and reconfigure)");
-  backend->available = false;
-  return AGPU_SUCCESS;
+  return agpu_backend_not_built(
+      backend, "built without the Vulkan headers (install libvulkan-dev and reconfigure)");
 }
 
 const agpu_backend_ops agpu_vulkan_backend_ops = {
@@ -24,13 +20,7 @@ const agpu_backend_ops agpu_vulkan_backend_ops = {
 
 static agpu_status agpu_vk_init(agpu_backend *backend) {
   agpu_vk_api *api = agpu_vk_load(backend);
-  if (!api) {
-    backend->available = false;
-    return AGPU_SUCCESS;
-  }
-  backend->native = api;
-  backend->available = true;
-  return agpu_vk_enumerate(backend, api);
+  return agpu_backend_loaded(backend, api) ? agpu_vk_enumerate(backend, api) : AGPU_SUCCESS;
 }
 
 const agpu_backend_ops agpu_vulkan_backend_ops = {
