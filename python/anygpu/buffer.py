@@ -26,7 +26,7 @@ class _HostCache:
         self.max_bytes = int(os.environ.get("ANYGPU_HOST_CACHE_BYTES", 1 << 30))
         self.blocks = []  # free np.uint8 arrays
         self.held = 0
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # a GC pass inside take() may give() back
 
     def take(self, nbytes):
         """A free block of nbytes to 2*nbytes, or None."""
