@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """The C library through ctypes: where it is, its structs and its prototypes.
 
-ctypes was chosen over cffi and a C extension by measuring launch overhead
-(docs/python.md): it needs no compiler at install time beyond the C library's
-own build, and a launch costs a few microseconds more than the C call.
+ctypes was chosen over cffi for everything but the repeat launch and the
+DLPack capsule, which a small C extension (src/_speedups.c, optional) does,
+by measuring launch overhead (docs/python.md).
 """
 import ctypes
 import os
@@ -117,6 +117,8 @@ _PROTOTYPES = {
     "agpu_buffer_release": (c_int, [_H]),
     "agpu_buffer_write": (c_int, [_H, _H, c_size_t, c_size_t, c_void_p]),
     "agpu_buffer_read": (c_int, [_H, _H, c_size_t, c_size_t, c_void_p]),
+    "agpu_buffer_map": (c_int, [_H, _H, c_size_t, c_size_t, _PH]),
+    "agpu_buffer_unmap": (c_int, [_H, _H, c_void_p]),
     "agpu_buffer_copy": (c_int, [_H, _H, c_size_t, _H, c_size_t, c_size_t]),
     "agpu_buffer_fill": (c_int, [_H, _H, c_size_t, c_size_t, c_void_p, c_size_t]),
     "agpu_program_build": (c_int, [_H, POINTER(ProgramDesc), _PH]),

@@ -2,12 +2,133 @@
 """Buffers: device memory seen as an array of a shape and dtype."""
 import ctypes
 import math
+import os
+import threading
 
 import numpy as np
 
 from ._lib import lib
 from ._resource import Resource
 from .errors import INVALID_ARGUMENT, OUT_OF_RANGE, check, error
+
+
+class _HostCache:
+    """Host memory for get()'s new arrays, reused: a large ndarray that get()
+    returned and that is gone returns its memory here, and the next get() of a
+    size that fits reads into those pages, already mapped, instead of paying the
+    page faults (and the kernel's zeroing) of fresh memory, which cost more than
+    the read itself (docs/python.md, "Reads"). Only arrays of at least
+    MIN_BYTES; at most max_bytes held ($ANYGPU_HOST_CACHE_BYTES, default 1 GiB;
+    0 turns it off)."""
+    MIN_BYTES = 4 << 20
+
+    def __init__(self):
+        self.max_bytes = int(os.environ.get("ANYGPU_HOST_CACHE_BYTES", 1 << 30))
+        self.blocks = []  # free np.uint8 arrays
+        self.held = 0
+        self.lock = threading.RLock()  # a GC pass inside take() may give() back
+
+    def take(self, nbytes):
+        """A free block of nbytes to 2*nbytes, or None."""
+        with self.lock:
+            best = None
+            for i, block in enumerate(self.blocks):
+                if nbytes <= block.size <= 2 * nbytes and (best is None
+                                                           or block.size < self.blocks[best].size):
+                    best = i
+            if best is None:
+                return None
+            block = self.blocks.pop(best)
+            self.held -= block.size
+            return block
+
+    def give(self, block):
+        with self.lock:
+            if self.held + block.size <= self.max_bytes:
+                self.blocks.append(block)
+                self.held += block.size
+
+    def clear(self):
+        with self.lock:
+            self.blocks, self.held = [], 0
+
+    def empty(self, shape, dtype):
+        """np.empty(shape, dtype), in reused memory where it is large enough."""
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes < self.MIN_BYTES or self.max_bytes <= 0 or dtype.hasobject:
+            return np.empty(shape, dtype)
+        block = self.take(nbytes)
+        if block is None:
+            block = np.empty(nbytes, np.uint8)  # NumPy asks for huge pages here
+        owner = _Lease(self, block, nbytes)
+        return np.asarray(owner).view(dtype).reshape(shape)
+
+
+class _Lease:
+    """The base of an array in cached memory: when the array (and every view of
+    it) is gone, its block goes back to the cache."""
+    __slots__ = ("cache", "block", "__array_interface__")
+
+    def __init__(self, cache, block, nbytes):
+        self.cache, self.block = cache, block
+        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "version": 3,
+                                    "data": (block.ctypes.data, False)}
+
+    def __del__(self):
+        block, self.block = self.block, None
+        if block is not None:
+            try:
+                self.cache.give(block)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+host_cache = _HostCache()
+
+try:  # the DLPack capsule is made in C (src/_speedups.c)
+    from . import _speedups
+except ImportError:
+    _speedups = None
+
+# DLPack's DLDeviceType and DLDataTypeCode
+_DL_DEVICE = {"cpu": 1, "cuda": 2, "opencl": 4, "vulkan": 7, "hip": 10}
+_DL_EXT_DEV, _DL_CPU = 12, 1
+_DL_CODE = {"i": 0, "u": 1, "f": 2, "b": 6}
+
+
+class _Export:
+    """The owner of a DLPack export: the buffer's memory mapped for the host.
+    When the last consumer lets go, it is unmapped, and the buffer released if
+    release() (or the device's close()) came in the meantime."""
+
+    def __init__(self, buf, handle, ptr):
+        self.buf, self.handle, self.ptr = buf, handle, ptr
+        buf._exports += 1
+
+    def __del__(self):
+        buf = self.buf
+        try:
+            lib.agpu_buffer_unmap(None, self.handle, self.ptr)
+            buf._exports -= 1
+            if buf._exports == 0 and buf._release_deferred:
+                buf._release_deferred = False
+                lib.agpu_buffer_release(self.handle)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def _device_address(handle):
+    """A CUDA buffer's CUdeviceptr. The C API gives none yet (backends/ and api/
+    would need agpu_buffer_native or the like): AttributeError, so that
+    hasattr(buf, "__cuda_array_interface__") is False and consumers copy."""
+    fn = getattr(lib, "agpu_buffer_device_address", None)
+    if fn is None:
+        raise AttributeError("__cuda_array_interface__: this libanygpu gives no device address "
+                             "of a buffer (agpu_buffer_device_address)")
+    fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64)]
+    address = ctypes.c_uint64()
+    check(fn(handle, ctypes.byref(address)))
+    return address.value
 
 
 def _queue_handle(queue):
@@ -20,6 +141,8 @@ class Buffer(Resource):
     another buffer on the device."""
     _release_fn = lib.agpu_buffer_release
     _kind = "buffer"
+    _exports = 0  # live DLPack exports of its memory
+    _release_deferred = False
 
     @classmethod
     def create(cls, device, shape, dtype, flags=0):
@@ -49,7 +172,7 @@ class Buffer(Resource):
         ndarray of the same shape and dtype)."""
         handle = self._h()
         if out is None:
-            out = np.empty(self.shape, self.dtype)
+            out = host_cache.empty(self.shape, self.dtype)
         elif (out.dtype != self.dtype or out.shape != self.shape
               or not out.flags.c_contiguous or not out.flags.writeable):
             raise error(INVALID_ARGUMENT,
@@ -97,6 +220,66 @@ class Buffer(Resource):
         if self.nbytes:
             check(lib.agpu_buffer_fill(_queue_handle(queue), handle, 0, self.nbytes,
                                        pattern.ctypes.data, self.dtype.itemsize))
+
+    def release(self):
+        """Releases the native buffer now, or, while DLPack consumers still hold
+        its memory, once the last of them lets go (the Buffer reads as released
+        at once)."""
+        if self._exports and self._handle is not None:
+            self._handle = None
+            self._device._disown(self)
+            self._release_deferred = True
+            return
+        super().release()
+
+    def __dlpack_device__(self):
+        """(DLDeviceType, device index): kDLCPU for the CPU backend's buffers,
+        which DLPack export hands out; kDLCUDA, kDLOpenCL, kDLVulkan, kDLROCM
+        for the others."""
+        info = self._device.info
+        if info["backend"] == "cpu":
+            return (_DL_CPU, 0)
+        return (_DL_DEVICE.get(info["backend"], _DL_EXT_DEV), info["index"])
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule: np.from_dlpack(buf) (or torch.from_dlpack) sees the
+        buffer's own memory, without a copy, on the CPU backend (kDLCPU); on
+        other devices only copy=True (a host copy, as get()) is possible; else
+        BufferError. The memory stays valid while a consumer holds it, even
+        across release(). Finish kernels that write it before reading it."""
+        handle = self._h()
+        if copy:
+            return self.get().__dlpack__()
+        where = self.__dlpack_device__()
+        if where != (_DL_CPU, 0):
+            raise BufferError(f"DLPack: a buffer on {self._device.selector} is not host memory "
+                              "(export with copy=True, or use get())")
+        if dl_device is not None and tuple(dl_device) != where:
+            raise BufferError(f"DLPack: the buffer is on {where}, not {tuple(dl_device)}")
+        code = _DL_CODE.get(self.dtype.kind)
+        if code is None or not self.dtype.isnative:
+            raise BufferError(f"DLPack: no DLPack type for {self.dtype}")
+        if _speedups is None:
+            raise BufferError("DLPack: anygpu was installed without its C extension")
+        ptr = ctypes.c_void_p()
+        check(lib.agpu_buffer_map(None, handle, 0, max(self.nbytes, 1), ctypes.byref(ptr)))
+        owner = _Export(self, handle, ptr.value)
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        return _speedups.dlpack(ptr.value, self.shape, code, 8 * self.dtype.itemsize,
+                                where[0], where[1], owner, versioned)
+
+    @property
+    def __cuda_array_interface__(self):
+        """On CUDA devices, the CUDA Array Interface (version 3) for CuPy,
+        PyTorch and Numba; absent (AttributeError) elsewhere."""
+        if self._device.info["backend"] != "cuda":
+            raise AttributeError(f"__cuda_array_interface__: {self._device.selector} is not a "
+                                 "CUDA device")
+        handle = self._h()
+        address = _device_address(handle)
+        self._device.finish()  # no stream in the interface: the work on it is done
+        return {"shape": self.shape, "typestr": self.dtype.str, "data": (address, False),
+                "strides": None, "version": 3}
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:

@@ -3,6 +3,7 @@
 written into a preallocated agpu_arg array, so that a launch is one ctypes call."""
 import ctypes
 import operator
+import os
 
 import numpy as np
 
@@ -11,6 +12,13 @@ from ._resource import Resource
 from .buffer import Buffer
 from .errors import INVALID_LAUNCH, check, error
 from .program import kernel_signature
+
+try:  # the repeat launch in C (src/_speedups.c); without it, all in Python
+    from . import _speedups
+except ImportError:
+    _speedups = None
+if os.environ.get("ANYGPU_PYTHON_LAUNCH"):  # the pure-Python launch path, for comparison
+    _speedups = None
 
 _SCALARS = {"char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
             "int": np.int32, "uint": np.uint32, "long": np.int64, "ulong": np.uint64,
@@ -177,6 +185,12 @@ class Kernel(Resource):
         self._geometry = None  # (global_size, local_size) as last given
         self._dims, self._local_ptr = 0, None
         self._kernel_ptr = ctypes.c_void_p(handle)
+        self._fast = None
+        if _speedups is not None:
+            self._fast = _speedups.Launcher(
+                _LAUNCH_ADDRESS, handle, ctypes.addressof(self._args), n,
+                ctypes.addressof(self._global), ctypes.addressof(self._local),
+                bytes(s.is_buffer for s in self._slots), (self._args, self._global, self._local))
 
     def __repr__(self):
         sig = ", ".join(f"{p['type']} {p['name']}" for p in self.params)
@@ -210,8 +224,18 @@ class Kernel(Resource):
         self._geometry = (global_size, local_size)
 
     def __call__(self, global_size, local_size=None, *args, queue=None, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs and self._handle is not None:
+            # the same objects as at the last launch: agpu_launch at once, from C
+            status = fast.launch(global_size, local_size, args, queue)
+            if status is not None:
+                if status:
+                    check(status)
+                return
         if self._handle is None:
             self._h()
+        if fast is not None:
+            fast.forget()  # the arguments' array changes below
         if kwargs:
             args = self._by_name(args, kwargs)
         slots = self._slots
@@ -225,6 +249,9 @@ class Kernel(Resource):
                 arg._h()  # released since the last launch: raises
         if self._geometry is None or (global_size, local_size) != self._geometry:
             self._set_geometry(global_size, local_size)
+        if fast is not None:
+            fast.remember(tuple(slot.last for slot in slots), global_size, local_size,
+                          self._dims, self._local_ptr is None)
         status = _launch(None if queue is None else ctypes.c_void_p(queue._h()),
                          self._kernel_ptr, self._dims,
                          self._global, self._local_ptr, len(slots), self._args)
@@ -234,3 +261,4 @@ class Kernel(Resource):
 
 # agpu_launch without ctypes' per-call argument conversion: Kernel passes ctypes objects.
 _launch = ctypes.CFUNCTYPE(ctypes.c_int)(("agpu_launch", lib))
+_LAUNCH_ADDRESS = ctypes.cast(lib.agpu_launch, ctypes.c_void_p).value

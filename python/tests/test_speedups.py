@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The repeat launch in C (anygpu._speedups), the host memory cache of get(),
+DLPack export and __cuda_array_interface__ (docs/python.md)."""
+import gc
+import os
+
+import numpy as np
+import pytest
+
+import anygpu
+from anygpu import buffer as buffer_module
+from anygpu import launch as launch_module
+
+from conftest import VADD
+
+AXPB = """
+__kernel void axpb(__global const float* x, __global float* y, float a, float b, uint n) {
+  size_t i = get_global_id(0);
+  if (i < n) y[i] = a * x[i] + b;
+}
+"""
+
+
+def test_extension_is_built():
+    """pip install ./python builds the extension; only ANYGPU_PYTHON_LAUNCH turns
+    the launch path off."""
+    assert buffer_module._speedups is not None
+    if not os.environ.get("ANYGPU_PYTHON_LAUNCH"):
+        assert launch_module._speedups is not None
+
+
+def test_repeat_launch_follows_every_change(dev, rng):
+    """The same objects again launch from C; any changed argument, geometry or
+    queue takes the checked road, and every result matches NumPy."""
+    n = 1000
+    x, x2 = rng.random(n).astype(np.float32), rng.random(n).astype(np.float32)
+    xb, x2b, yb = dev.to_device(x), dev.to_device(x2), dev.empty(n, np.float32)
+    k = dev.program(AXPB).kernel("axpb")
+    a, b, nn = np.float32(rng.random()), np.float32(rng.random()), np.uint32(n)
+    for _ in range(3):  # the first call remembers, the next two are repeats
+        yb.fill(0)
+        k(1024, 64, xb, yb, a, b, nn)
+        np.testing.assert_allclose(yb.get(), a * x + b, rtol=1e-6)
+    if k._fast is not None:
+        assert k._fast.launch(1024, 64, (xb, yb, a, b, nn), None) == 0  # a hit
+        assert k._fast.launch(1024, 64, (x2b, yb, a, b, nn), None) is None  # a miss
+    a2 = np.float32(rng.random())
+    k(1024, 64, xb, yb, a2, b, nn)  # a new scalar
+    np.testing.assert_allclose(yb.get(), a2 * x + b, rtol=1e-6)
+    k(1024, 64, x2b, yb, a2, b, nn)  # a new buffer
+    np.testing.assert_allclose(yb.get(), a2 * x2 + b, rtol=1e-6)
+    yb.fill(0)
+    k(1000, None, x2b, yb, a2, b, nn)  # another geometry
+    np.testing.assert_allclose(yb.get(), a2 * x2 + b, rtol=1e-6)
+    yb.fill(0)
+    k((1000,), None, x2b, yb, a2, b, nn)  # the same, as a tuple
+    np.testing.assert_allclose(yb.get(), a2 * x2 + b, rtol=1e-6)
+    for size in (512, 256, (128,), 1024):  # the geometry decides what is written
+        yb.fill(0)
+        k(size, 64, x2b, yb, a2, b, nn)
+        k(size, 64, x2b, yb, a2, b, nn)
+        m = min(n, size if isinstance(size, int) else size[0])
+        np.testing.assert_allclose(yb.get()[:m], (a2 * x2 + b)[:m], rtol=1e-6)
+        assert not yb.get()[m:].any()
+    with dev.queue() as q:
+        yb.fill(0)
+        k(1024, 64, x2b, yb, a2, b, nn, queue=q)
+        k(1024, 64, x2b, yb, a2, b, nn, queue=q)
+        q.finish()
+        np.testing.assert_allclose(yb.get(), a2 * x2 + b, rtol=1e-6)
+    with pytest.raises(anygpu.InvalidLaunchError):  # a wrong dtype after repeats
+        k(1024, 64, x2b, yb, np.float64(1), b, nn)
+    k(1024, 64, x2b, yb, a, b, nn)  # the failed launch left nothing behind
+    np.testing.assert_allclose(yb.get(), a * x2 + b, rtol=1e-6)
+    k(1024, 64, x=xb, y=yb, a=a2, b=b, n=nn)  # by name
+    np.testing.assert_allclose(yb.get(), a2 * x + b, rtol=1e-6)
+
+
+def test_repeat_launch_with_a_released_buffer_or_queue_raises(dev, rng):
+    a = rng.random(256).astype(np.float32)
+    ab, bb, cb = dev.to_device(a), dev.to_device(a), dev.empty(256, np.float32)
+    k = dev.program(VADD).kernel("vadd")
+    n = np.uint32(256)
+    k(256, 64, ab, bb, cb, n)
+    k(256, 64, ab, bb, cb, n)
+    np.testing.assert_allclose(cb.get(), 2 * a)
+    bb.release()
+    with pytest.raises(anygpu.InvalidHandleError):
+        k(256, 64, ab, bb, cb, n)
+    q = dev.queue()
+    k(256, 64, ab, ab, cb, n, queue=q)
+    q.release()
+    with pytest.raises(anygpu.InvalidHandleError):
+        k(256, 64, ab, ab, cb, n, queue=q)
+    k.release()
+    with pytest.raises(anygpu.InvalidHandleError):
+        k(256, 64, ab, ab, cb, n)
+
+
+def test_get_reuses_host_memory_safely(dev, rng):
+    """get() of large arrays reads into cached host memory; a block goes back to
+    the cache only when the array and all its views are gone."""
+    n = (buffer_module.host_cache.MIN_BYTES // 4) + 12345
+    x, z = rng.random(n).astype(np.float32), rng.random(n).astype(np.float32)
+    xb, zb = dev.to_device(x), dev.to_device(z)
+    first = xb.get()
+    np.testing.assert_array_equal(first, x)
+    view = first[100:200]
+    del first
+    gc.collect()
+    second = zb.get()  # must not land in the memory that `view` still sees
+    np.testing.assert_array_equal(second, z)
+    np.testing.assert_array_equal(view, x[100:200])
+    del view, second
+    gc.collect()
+    for _ in range(3):
+        got = xb.get()
+        np.testing.assert_array_equal(got, x)
+        got[:] = 0  # the caller owns it
+        np.testing.assert_array_equal(xb.get(), x)
+    shaped = dev.to_device(x[:n - n % 5].reshape(5, -1)).get()
+    np.testing.assert_array_equal(shaped, x[:n - n % 5].reshape(5, -1))
+    assert shaped.flags.c_contiguous and shaped.flags.writeable
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.uint8, np.float64, np.bool_])
+def test_dlpack(dev, rng, dtype):
+    x = (rng.random((7, 9)) * 100).astype(dtype)
+    buf = dev.to_device(x)
+    if dev.backend != "cpu":
+        assert buf.__dlpack_device__()[0] in (2, 4, 7, 10, 12)
+        with pytest.raises(BufferError):
+            np.from_dlpack(buf)
+        np.testing.assert_array_equal(np.from_dlpack(buf, copy=True), x)
+        return
+    assert buf.__dlpack_device__() == (1, 0)
+    view = np.from_dlpack(buf)  # the buffer's own memory
+    np.testing.assert_array_equal(view, x)
+    assert view.shape == x.shape and view.dtype == x.dtype
+    if view.flags.writeable:  # NumPy 2 with a DLPack 1.0 capsule
+        value = x[0, 0] if dtype == np.bool_ else dtype(rng.integers(1, 100))
+        view[3, 4] = value
+        assert buf.get()[3, 4] == value
+    buf.release()  # deferred while `view` holds the memory
+    assert buf.released
+    np.testing.assert_array_equal(view[0], x[0])
+    del view
+    gc.collect()
+    assert buf._exports == 0
+
+
+def test_dlpack_kernel_writes_are_seen(dev, rng):
+    if dev.backend != "cpu":
+        pytest.skip("DLPack export is for host memory")
+    a, b = rng.random(300).astype(np.float32), rng.random(300).astype(np.float32)
+    ab, bb, cb = dev.to_device(a), dev.to_device(b), dev.empty(300, np.float32)
+    c = np.from_dlpack(cb)
+    dev.program(VADD).kernel("vadd")(300, None, ab, bb, cb, np.uint32(300))
+    dev.finish()
+    np.testing.assert_allclose(c, a + b)
+
+
+def test_cuda_array_interface_only_on_cuda(dev):
+    buf = dev.empty((4, 4), np.float32)
+    if dev.backend == "cuda":
+        iface = buf.__cuda_array_interface__  # needs the library's device address
+        assert iface["shape"] == (4, 4) and iface["typestr"] == "<f4"
+    else:
+        assert not hasattr(buf, "__cuda_array_interface__")
+        with pytest.raises(AttributeError, match="not a CUDA device"):
+            buf.__cuda_array_interface__
