@@ -287,6 +287,14 @@ agpu_status agpu_backend_not_built(agpu_backend *backend, const char *why);
  * backend->native; true when it can enumerate devices. */
 bool agpu_backend_loaded(agpu_backend *backend, void *api);
 
+/* The init of a backend whose <prefix>_load opens its native API (NULL:
+ * unavailable, the reason set) and <prefix>_enumerate adds its devices. */
+#define AGPU_DEFINE_LOADED_INIT(prefix, api_type)                                               \
+  static agpu_status prefix##_init(agpu_backend *backend) {                                     \
+    api_type *api = prefix##_load(backend);                                                     \
+    return agpu_backend_loaded(backend, api) ? prefix##_enumerate(backend, api) : AGPU_SUCCESS; \
+  }
+
 /* For program_kernel_names: the `count` names of an array of entries
  * `stride` bytes apart, the first name at `first_name` (NULL when count is
  * 0), joined by spaces; malloc'd, NULL when out of memory. */

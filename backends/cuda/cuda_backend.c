@@ -3,10 +3,7 @@
  * with kernels translated to CUDA C++ and compiled by NVRTC. See docs/cuda.md. */
 #include "cuda_internal.h"
 
-static agpu_status agpu_cuda_init(agpu_backend *backend) {
-  agpu_cuda_api *api = agpu_cuda_load(backend);
-  return agpu_backend_loaded(backend, api) ? agpu_cuda_enumerate(backend, api) : AGPU_SUCCESS;
-}
+AGPU_DEFINE_LOADED_INIT(agpu_cuda, agpu_cuda_api)
 
 const agpu_backend_ops agpu_cuda_backend_ops = {
     AGPU_CORE_OPS(agpu_cuda),

@@ -19,10 +19,7 @@ const agpu_backend_ops agpu_opencl_backend_ops = {
 
 #include "opencl_internal.h"
 
-static agpu_status agpu_cl_init(agpu_backend *backend) {
-  agpu_cl_api *api = agpu_cl_load(backend);
-  return agpu_backend_loaded(backend, api) ? agpu_cl_enumerate(backend, api) : AGPU_SUCCESS;
-}
+AGPU_DEFINE_LOADED_INIT(agpu_cl, agpu_cl_api)
 
 const agpu_backend_ops agpu_opencl_backend_ops = {
     AGPU_CORE_OPS(agpu_cl),

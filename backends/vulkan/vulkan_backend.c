@@ -18,10 +18,7 @@ const agpu_backend_ops agpu_vulkan_backend_ops = {
 
 #include "vulkan_internal.h"
 
-static agpu_status agpu_vk_init(agpu_backend *backend) {
-  agpu_vk_api *api = agpu_vk_load(backend);
-  return agpu_backend_loaded(backend, api) ? agpu_vk_enumerate(backend, api) : AGPU_SUCCESS;
-}
+AGPU_DEFINE_LOADED_INIT(agpu_vk, agpu_vk_api)
 
 const agpu_backend_ops agpu_vulkan_backend_ops = {
     AGPU_CORE_OPS(agpu_vk),
