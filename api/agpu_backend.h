@@ -15,6 +15,7 @@
 
 #include "anygpu.h"
 #include "agpu_error.h"
+#include "agpu_io.h"
 #include "agpu_handle.h"
 
 /* What every handle struct starts with. `handle` is the value the user holds

@@ -23,6 +23,7 @@
 
 #include "agpu_cache.h"
 #include "agpu_error.h"
+#include "agpu_io.h"
 
 #define KEY_FORMAT_VERSION "1"
 
@@ -329,15 +330,14 @@ static int open_directory(const char *path, char *why, size_t why_size) {
  * anygpu filled qualify, and get the tag). Anything else (ANYGPU_CACHE_DIR
  * pointed at $HOME, a project folder, /) is the user's: the cache refuses
  * it, leaving its mode and files alone. */
-static bool write_full(int fd, const void *buffer, size_t size);
 
 #define TAG_NAME "CACHEDIR.TAG"
 #define TAG_SIGNATURE "Signature: 8a477f597d28d172789f06886806bc55"
-#define TAG_TEXT                                                          \
-  TAG_SIGNATURE                                                           \
-      "\n# This file is a cache directory tag created by anygpu for its " \
-      "kernel cache.\n# For information about cache directory tags, see " \
-      "https://bford.info/cachedir/\n"
+#define TAG_TEXT                                                      \
+  TAG_SIGNATURE                                                       \
+  "\n# This file is a cache directory tag created by anygpu for its " \
+  "kernel cache.\n# For information about cache directory tags, see " \
+  "https://bford.info/cachedir/\n"
 
 static bool has_our_tag(int dir_fd) {
   int fd = openat(dir_fd, TAG_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -412,7 +412,7 @@ static void write_tag(int dir_fd) {
            (long)syscall(SYS_gettid), (long)now.tv_nsec);
   int fd = openat(dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
-  bool written = fchmod(fd, 0600) == 0 && write_full(fd, TAG_TEXT, strlen(TAG_TEXT));
+  bool written = fchmod(fd, 0600) == 0 && agpu_write_all(fd, TAG_TEXT, strlen(TAG_TEXT));
   if (close(fd) != 0) written = false;
   if (!written || renameat(dir_fd, temp, dir_fd, TAG_NAME) != 0) unlinkat(dir_fd, temp, 0);
 }
@@ -538,18 +538,6 @@ static bool read_full(int fd, void *buffer, size_t size) {
     ssize_t n = read(fd, p, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
-    p += n;
-    size -= (size_t)n;
-  }
-  return true;
-}
-
-static bool write_full(int fd, const void *buffer, size_t size) {
-  const uint8_t *p = buffer;
-  while (size > 0) {
-    ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
     p += n;
     size -= (size_t)n;
   }
@@ -774,8 +762,8 @@ AGPU_API agpu_status agpu_cache_store(const char *key_hex, const void *data, siz
   if (fd >= 0) {
     step = "write";
     /* exactly 0600, whatever the umask */
-    written = fchmod(fd, 0600) == 0 && write_full(fd, header, sizeof header) &&
-              write_full(fd, data, size);
+    written = fchmod(fd, 0600) == 0 && agpu_write_all(fd, header, sizeof header) &&
+              agpu_write_all(fd, data, size);
     int error = errno;
     if (close(fd) != 0 && written) {
       written = false;

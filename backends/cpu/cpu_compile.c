@@ -259,18 +259,6 @@ static bool agpu_cpu_read_file(int dir_fd, const char *name, void **data, size_t
   return true;
 }
 
-static bool agpu_cpu_write_all(int fd, const void *data, size_t size) {
-  const char *p = data;
-  while (size > 0) {
-    ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= (size_t)n;
-  }
-  return true;
-}
-
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U /* Linux 6.3: ask for an executable memfd where the policy allows it */
 #endif
@@ -283,7 +271,7 @@ static int agpu_cpu_anonymous_file(const void *bytes, size_t size) {
   if (fd < 0 && errno == EINVAL)
     fd = memfd_create("anygpu-cpu-kernels", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd >= 0) {
-    if (agpu_cpu_write_all(fd, bytes, size) &&
+    if (agpu_write_all(fd, bytes, size) &&
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0)
       return fd;
     close(fd);
@@ -297,7 +285,7 @@ static int agpu_cpu_anonymous_file(const void *bytes, size_t size) {
   if (fd >= 0) unlinkat(dir_fd, "kernels.so", 0);
   if (dir_fd >= 0) close(dir_fd);
   rmdir(dir);
-  if (fd >= 0 && !agpu_cpu_write_all(fd, bytes, size)) {
+  if (fd >= 0 && !agpu_write_all(fd, bytes, size)) {
     close(fd);
     fd = -1;
   }

@@ -63,18 +63,6 @@ void agpu_hip_code_free(agpu_hip_code *code) {
 
 /* ----------------------------------------------------------------- child */
 
-static bool agpu_hip_write_all(int fd, const void *data, size_t size) {
-  const char *at = data;
-  while (size > 0) {
-    ssize_t n = write(fd, at, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    at += n;
-    size -= (size_t)n;
-  }
-  return true;
-}
-
 static _Noreturn void agpu_hip_child(const agpu_hiprtc_api *rtc, const char *source,
                                      const char *name, const char *const options[],
                                      int option_count, int result_fd, int output_fd) {
@@ -111,9 +99,9 @@ static _Noreturn void agpu_hip_child(const agpu_hiprtc_api *rtc, const char *sou
       }
     }
   }
-  bool sent = agpu_hip_write_all(result_fd, &result, sizeof result) &&
-              agpu_hip_write_all(result_fd, log, result.log_size) &&
-              agpu_hip_write_all(result_fd, code, result.code_size);
+  bool sent = agpu_write_all(result_fd, &result, sizeof result) &&
+              agpu_write_all(result_fd, log, result.log_size) &&
+              agpu_write_all(result_fd, code, result.code_size);
   _exit(sent ? 0 : 3);
 }
 
