@@ -25,4 +25,15 @@ agpu_status agpu_error_prefix(agpu_status status, const char *function);
 /* Formats a byte count for people: "4.0 GiB", "512 B". */
 const char *agpu_format_bytes(uint64_t bytes, char *out, size_t out_size);
 
+/* A native API's result codes and the status each means, for the backends'
+ * *_status functions: a table, looked up by agpu_status_lookup; a code not
+ * in it is `otherwise`. */
+typedef struct agpu_status_map {
+  long long code;
+  agpu_status status;
+} agpu_status_map;
+
+agpu_status agpu_status_lookup(const agpu_status_map *map, size_t count, long long code,
+                               agpu_status otherwise);
+
 #endif /* AGPU_ERROR_H */

@@ -96,3 +96,10 @@ const char *agpu_format_bytes(uint64_t bytes, char *out, size_t out_size) {
   snprintf(out, out_size, "%.1f %s", value, units[unit]);
   return out;
 }
+
+agpu_status agpu_status_lookup(const agpu_status_map *map, size_t count, long long code,
+                               agpu_status otherwise) {
+  for (size_t i = 0; i < count; i++)
+    if (map[i].code == code) return map[i].status;
+  return otherwise;
+}

@@ -51,34 +51,28 @@ const char *agpu_hip_error_string(const agpu_hip_api *api, agpu_hipError_t error
   return text ? text : "";
 }
 
+static const agpu_status_map agpu_hip_statuses[] = {
+    {AGPU_hipSuccess, AGPU_SUCCESS},
+    {AGPU_hipErrorOutOfMemory, AGPU_ERROR_OUT_OF_DEVICE_MEMORY},
+    {AGPU_hipErrorNoDevice, AGPU_ERROR_BACKEND_UNAVAILABLE},
+    {AGPU_hipErrorInsufficientDriver, AGPU_ERROR_BACKEND_UNAVAILABLE},
+    {AGPU_hipErrorInvalidImage, AGPU_ERROR_BUILD_FAILED},
+    {AGPU_hipErrorNoBinaryForGpu, AGPU_ERROR_BUILD_FAILED},
+    {AGPU_hipErrorInvalidKernelFile, AGPU_ERROR_BUILD_FAILED},
+    {AGPU_hipErrorSharedObjectInitFailed, AGPU_ERROR_BUILD_FAILED},
+    {AGPU_hipErrorNotFound, AGPU_ERROR_NOT_FOUND},
+    {AGPU_hipErrorInvalidConfiguration, AGPU_ERROR_INVALID_LAUNCH},
+    {AGPU_hipErrorLaunchOutOfResources, AGPU_ERROR_INVALID_LAUNCH},
+    {AGPU_hipErrorIllegalAddress, AGPU_ERROR_DEVICE_LOST},
+    {AGPU_hipErrorLaunchFailure, AGPU_ERROR_DEVICE_LOST},
+    {AGPU_hipErrorLaunchTimeOut, AGPU_ERROR_DEVICE_LOST},
+    {AGPU_hipErrorNotSupported, AGPU_ERROR_UNSUPPORTED},
+};
+
 agpu_status agpu_hip_status(agpu_hipError_t error) {
-  switch (error) {
-    case AGPU_hipSuccess:
-      return AGPU_SUCCESS;
-    case AGPU_hipErrorOutOfMemory:
-      return AGPU_ERROR_OUT_OF_DEVICE_MEMORY;
-    case AGPU_hipErrorNoDevice:
-    case AGPU_hipErrorInsufficientDriver:
-      return AGPU_ERROR_BACKEND_UNAVAILABLE;
-    case AGPU_hipErrorInvalidImage:
-    case AGPU_hipErrorNoBinaryForGpu:
-    case AGPU_hipErrorInvalidKernelFile:
-    case AGPU_hipErrorSharedObjectInitFailed:
-      return AGPU_ERROR_BUILD_FAILED;
-    case AGPU_hipErrorNotFound:
-      return AGPU_ERROR_NOT_FOUND;
-    case AGPU_hipErrorInvalidConfiguration:
-    case AGPU_hipErrorLaunchOutOfResources:
-      return AGPU_ERROR_INVALID_LAUNCH;
-    case AGPU_hipErrorIllegalAddress:
-    case AGPU_hipErrorLaunchFailure:
-    case AGPU_hipErrorLaunchTimeOut:
-      return AGPU_ERROR_DEVICE_LOST;
-    case AGPU_hipErrorNotSupported:
-      return AGPU_ERROR_UNSUPPORTED;
-    default:
-      return AGPU_ERROR_BACKEND;
-  }
+  return agpu_status_lookup(agpu_hip_statuses,
+                            sizeof agpu_hip_statuses / sizeof agpu_hip_statuses[0], error,
+                            AGPU_ERROR_BACKEND);
 }
 
 agpu_status agpu_hip_fail(const agpu_hip_api *api, const char *call, agpu_hipError_t error) {

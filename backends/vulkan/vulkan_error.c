@@ -50,29 +50,24 @@ const char *agpu_vk_result_name(VkResult result) {
   return "VK_UNKNOWN_RESULT";
 }
 
+static const agpu_status_map agpu_vk_statuses[] = {
+    {VK_SUCCESS, AGPU_SUCCESS},
+    {VK_ERROR_OUT_OF_HOST_MEMORY, AGPU_ERROR_OUT_OF_HOST_MEMORY},
+    {VK_ERROR_OUT_OF_DEVICE_MEMORY, AGPU_ERROR_OUT_OF_DEVICE_MEMORY},
+    {VK_ERROR_TOO_MANY_OBJECTS, AGPU_ERROR_OUT_OF_DEVICE_MEMORY},
+    {VK_ERROR_FRAGMENTATION, AGPU_ERROR_OUT_OF_DEVICE_MEMORY},
+    {VK_ERROR_OUT_OF_POOL_MEMORY, AGPU_ERROR_OUT_OF_DEVICE_MEMORY},
+    {VK_ERROR_DEVICE_LOST, AGPU_ERROR_DEVICE_LOST},
+    {VK_ERROR_FEATURE_NOT_PRESENT, AGPU_ERROR_UNSUPPORTED},
+    {VK_ERROR_EXTENSION_NOT_PRESENT, AGPU_ERROR_UNSUPPORTED},
+    {VK_ERROR_LAYER_NOT_PRESENT, AGPU_ERROR_UNSUPPORTED},
+    {VK_ERROR_INCOMPATIBLE_DRIVER, AGPU_ERROR_UNSUPPORTED},
+    {VK_ERROR_INVALID_SHADER_NV, AGPU_ERROR_BUILD_FAILED},
+};
+
 agpu_status agpu_vk_status(VkResult result) {
-  switch (result) {
-    case VK_SUCCESS:
-      return AGPU_SUCCESS;
-    case VK_ERROR_OUT_OF_HOST_MEMORY:
-      return AGPU_ERROR_OUT_OF_HOST_MEMORY;
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-    case VK_ERROR_TOO_MANY_OBJECTS:
-    case VK_ERROR_FRAGMENTATION:
-    case VK_ERROR_OUT_OF_POOL_MEMORY:
-      return AGPU_ERROR_OUT_OF_DEVICE_MEMORY;
-    case VK_ERROR_DEVICE_LOST:
-      return AGPU_ERROR_DEVICE_LOST;
-    case VK_ERROR_FEATURE_NOT_PRESENT:
-    case VK_ERROR_EXTENSION_NOT_PRESENT:
-    case VK_ERROR_LAYER_NOT_PRESENT:
-    case VK_ERROR_INCOMPATIBLE_DRIVER:
-      return AGPU_ERROR_UNSUPPORTED;
-    case VK_ERROR_INVALID_SHADER_NV:
-      return AGPU_ERROR_BUILD_FAILED;
-    default:
-      return AGPU_ERROR_BACKEND;
-  }
+  return agpu_status_lookup(agpu_vk_statuses, sizeof agpu_vk_statuses / sizeof agpu_vk_statuses[0],
+                            result, AGPU_ERROR_BACKEND);
 }
 
 agpu_status agpu_vk_fail(const char *call, VkResult result) {
