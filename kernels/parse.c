@@ -88,6 +88,17 @@ static bool same_signature(kl_function *a, kl_type *rt, kl_variable *params, int
   return true;
 }
 
+/* `__global * buffer`: C89's implicit int, which OpenCL compilers accept
+ * with a warning. */
+static void implicit_int_warning(parser *p, const kl_token *name, kl_location at) {
+  if (name)
+    kl_warning(p->ctx, kl_token_where(name),
+               "parameter '%.*s' has no type: 'int' is assumed (write the type)", name->length,
+               name->text);
+  else
+    kl_warning(p->ctx, at, "a parameter has no type: 'int' is assumed (write the type)");
+}
+
 static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_token *name) {
   kl_context *ctx = p->ctx;
   kl_location at = kl_token_where(name);
@@ -109,7 +120,9 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
                            kp_token_text(p, p->tok));
         break;
       }
+      p->in_parameter = true;
       kp_declspec(p, &ps, false);
+      p->in_parameter = false;
       kl_token *pname = NULL;
       kl_type *base = kl_type_qualified(ctx, ps.type, ps.qualifiers | ps.type->qualifiers);
       kl_type *pt =
@@ -128,6 +141,7 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
       }
       if (pt->kind == KL_TYPE_STRUCT && !pt->members)
         kl_error(ctx, param_at, "a parameter of an incomplete type");
+      if (ps.implicit_int) implicit_int_warning(p, pname, param_at);
       kl_token fake = *p->tok;
       if (!pname) {
         fake.text = "";

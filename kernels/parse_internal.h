@@ -53,6 +53,7 @@ typedef struct parser {
   int struct_capacity;
   int anonymous_structs;
   uint64_t padded_scalars; /* zeros written out by pad_list, bounded by PADDING_BUDGET */
+  bool in_parameter;       /* kp_declspec reads a parameter's specifiers: implicit int allowed */
 } parser;
 
 typedef struct decl_spec {
@@ -65,6 +66,7 @@ typedef struct decl_spec {
   uint32_t reqd[3];
   kl_location reqd_at;
   kl_location at;
+  bool implicit_int; /* a parameter's specifiers named no type: 'int' (C89's implicit int) */
 } decl_spec;
 
 kl_location kp_here(parser *p);

@@ -363,7 +363,9 @@ void kp_declspec(parser *p, decl_spec *spec, bool allow_storage) {
   }
   kl_type *type = combined_type(p, &w);
   if (!type) {
-    if (w.any) {
+    if (w.any && p->in_parameter) {
+      spec->implicit_int = true; /* the caller warns, naming the parameter */
+    } else if (w.any) {
       kl_error(p->ctx, kp_here(p), "expected a type, found %s", kp_token_text(p, p->tok));
     }
     type = kp_int_type(p);

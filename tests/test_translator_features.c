@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Front-end features for real-world OpenCL kernels (issue 18): brace
- * initialisers of vectors, image constructs refused by name, and structs
- * in memory with OpenCL C's layout. What each target prints is checked by
- * the corpus (tests/kernels); here: the rules, the diagnostics and the
- * layout numbers. */
+/* Front-end features for real-world OpenCL kernels (issues 18 and 31): brace
+ * initialisers of vectors, image constructs refused by name, structs in
+ * memory with OpenCL C's layout, implicit int parameters. What each target
+ * prints is checked by the corpus (tests/kernels); here: the rules, the
+ * diagnostics and the layout numbers. */
 #include "agpu_test.h"
 #include "kl_front.h"
 #include "translate.h"
@@ -41,6 +41,20 @@ static void check_accepted(const char *source) {
     printf("  FAIL %s: rejected:\n%s\n%s", agpu_test_g.case_name, source, kl_diagnostics_text(ctx));
     agpu_test_g.case_failed = 1;
   }
+}
+
+/* Accepted, with `warning` as its first warning, at line:column. */
+static kl_program *check_warned(const char *source, int line, int column, const char *warning) {
+  kl_program *prog = parse(source);
+  const kl_diagnostic *d = kl_diagnostics(ctx);
+  while (d && d->severity != KL_WARNING) d = d->next;
+  if (!prog || !d || d->location.line != line || d->location.column != column ||
+      !strstr(d->message, warning)) {
+    printf("  FAIL %s: expected the warning %d:%d %s for\n%s\ngot:\n%s", agpu_test_g.case_name,
+           line, column, warning, source, kl_diagnostics_text(ctx));
+    agpu_test_g.case_failed = 1;
+  }
+  return prog;
 }
 
 static void vector_brace_initialisers(void) {
@@ -259,6 +273,21 @@ static void c_target_keeps_every_for_declarator(void) {
   CHECK(kl_emit(ctx, program, KL_TARGET_OPENCL, NULL) != NULL);
 }
 
+/* issue 31: `__global * buffer` is an int pointer, with a warning */
+static void implicit_int_parameters(void) {
+  kl_program *prog = check_warned("__kernel void k(__global * buffer) { buffer[0] = 1; }", 1, 28,
+                                  "parameter 'buffer' has no type: 'int' is assumed");
+  if (prog) {
+    const kl_type *t = prog->functions->params->type;
+    CHECK(t->kind == KL_TYPE_POINTER && t->element->kind == KL_TYPE_INT);
+  }
+  check_warned("__kernel void k(__global int *o, const n) { o[0] = n; }", 1, 40,
+               "parameter 'n' has no type");
+  /* only parameters: a variable still needs its type */
+  check_error("__kernel void k(__global int *o) { const x = 1; o[0] = x; }", 1, 42,
+              "expected a type");
+}
+
 int main(void) {
   RUN(vector_brace_initialisers);
   RUN(images_are_named);
@@ -266,6 +295,7 @@ int main(void) {
   RUN(shared_struct_rules);
   RUN(glsl_refuses_a_layout_std430_cannot_give);
   RUN(c_target_keeps_every_for_declarator);
+  RUN(implicit_int_parameters);
   kl_context_destroy(ctx);
   return agpu_test_finish();
 }
