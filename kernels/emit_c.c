@@ -721,8 +721,8 @@ static void kc_structs(kc_emitter *e, kc_buf *o) {
     const kl_type *s = e->program->structs[i];
     kc_printf(o, "struct kl_s%d {\n", i);
     for (const kl_member *m = s->members; m; m = m->next)
-      kc_printf(o, "  %s;\n", kc_decl(e, m->type, m->name));
-    kc_puts(o, "};\n");
+      kc_printf(o, "  %s%s;\n", kc_decl(e, m->type, m->name), kl_member_gnu_attributes(e->ctx, m));
+    kc_printf(o, "}%s;\n", kl_struct_gnu_attributes(e->ctx, s));
     for (const kl_member *m = s->members; m; m = m->next)
       kc_printf(o, "_Static_assert(offsetof(struct kl_s%d, %s) == %d, \"layout of %s\");\n", i,
                 m->name, m->offset, s->name ? s->name : "struct");

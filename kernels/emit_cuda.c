@@ -755,9 +755,11 @@ static void cuda_stmt(cuda_emitter *e, const kl_node *n, int depth) {
 
 static void cuda_struct(cuda_emitter *e, const kl_type *t) {
   klg_buf *o = &e->out;
-  klg_printf(o, "struct %s {\n", cuda_struct_name(e, t));
+  /* EDG reads a struct's attributes before its name only */
+  klg_printf(o, "struct%s %s {\n", kl_struct_gnu_attributes(e->ctx, t), cuda_struct_name(e, t));
   for (const kl_member *m = t->members; m; m = m->next)
-    klg_printf(o, "  %s;\n", cuda_decl(e, m->type, m->name, m->location));
+    klg_printf(o, "  %s%s;\n", cuda_decl(e, m->type, m->name, m->location),
+               kl_member_gnu_attributes(e->ctx, m));
   /* OpenCL C's layout, as the front end computed it, checked by the compiler. */
   klg_printf(o, "};\nstatic_assert(sizeof(%s) == %d, \"struct layout\");\n", cuda_struct_name(e, t),
              t->size);

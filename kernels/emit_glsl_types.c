@@ -287,6 +287,12 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
   for (const kl_member *m = t->members; m; m = m->next) {
     int ms, ma;
     glsl_std430(m->type, &ms, &ma);
+    if (m->offset % ma)
+      glsl_fail(e, m->location,
+                kl_format(e->ctx,
+                          "the layout of struct '%s' in memory: member '%s' is at offset %d of "
+                          "a packed struct, where std430 needs a multiple of %d",
+                          t->name ? t->name : "struct", m->name, m->offset, ma));
     end = m->offset + ms;
     last = m;
     glsl_check_shared_struct(e, m->type, at);
@@ -321,7 +327,7 @@ void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
         natural += 1;
       }
     }
-    if (natural > m->offset)
+    if (natural > m->offset && !t->packed) /* packed: glsl_check_shared_struct */
       glsl_fail(e, m->location,
                 kl_format(e->ctx,
                           "the layout of struct '%s': std430 places member '%s' after "

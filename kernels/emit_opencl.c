@@ -312,8 +312,9 @@ const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
     const kl_type *t = program->structs[i];
     klg_printf(o, "struct %s {\n", klg_struct_name(ctx, program, t));
     for (const kl_member *m = t->members; m; m = m->next)
-      klg_printf(o, "  %s;\n", ocl_decl(&e, m->type, m->name, m->location));
-    klg_puts(o, "};\n");
+      klg_printf(o, "  %s%s;\n", ocl_decl(&e, m->type, m->name, m->location),
+                 kl_member_gnu_attributes(ctx, m));
+    klg_printf(o, "}%s;\n", kl_struct_gnu_attributes(ctx, t));
     /* The layout the other targets are checked against; clang-based OpenCL
      * compilers check the front end's numbers too. */
     const char *name = klg_struct_name(ctx, program, t);

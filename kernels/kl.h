@@ -139,6 +139,7 @@ struct kl_member {
   const char *name;
   kl_type *type;
   int offset; /* bytes, with OpenCL C's alignment rules (a float3 takes 16) */
+  int aligned; /* __attribute__((aligned(N))) on the member: N, else 0 */
   kl_location location;
   kl_member *next;
 };
@@ -153,6 +154,8 @@ struct kl_type {
   kl_address_space pointee_space; /* pointer: where the pointee lives */
   const char *name;         /* struct tag or typedef name that introduced it, else NULL */
   kl_member *members;       /* struct */
+  int aligned;              /* struct: __attribute__((aligned(N))): N, else 0 */
+  bool packed;              /* struct: __attribute__((packed)) */
   kl_type *return_type;     /* function */
   kl_type **params;
   int param_count;
@@ -164,6 +167,10 @@ kl_type *kl_type_vector(kl_context *ctx, kl_type_kind element, int length);
 kl_type *kl_type_pointer(kl_context *ctx, kl_type *pointee, kl_address_space space);
 kl_type *kl_type_array(kl_context *ctx, kl_type *element, int length);
 kl_type *kl_type_qualified(kl_context *ctx, kl_type *type, unsigned qualifiers);
+/* A struct's and a member's layout attributes as GNU C writes them (OpenCL C,
+ * CUDA, HIP and C all read them): " __attribute__((packed, aligned(32)))", or "". */
+const char *kl_struct_gnu_attributes(kl_context *ctx, const kl_type *type);
+const char *kl_member_gnu_attributes(kl_context *ctx, const kl_member *member);
 
 bool kl_type_is_integer(const kl_type *type);  /* scalar integer, bool excluded */
 bool kl_type_is_floating(const kl_type *type); /* half, float, double */

@@ -129,6 +129,10 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
           kp_declarator(p, base, ps.has_space ? ps.space : KL_SPACE_PRIVATE, &pname, true);
       int unsized = 0;
       pt = kp_array_suffix(p, pt, &unsized);
+      kp_declarator_attributes(p, &ps, pt, pname);
+      if (ps.max_constant_size &&
+          !(pt->kind == KL_TYPE_POINTER && ps.has_space && ps.space == KL_SPACE_CONSTANT))
+        kl_error(ctx, ps.max_constant_at, "max_constant_size applies to __constant pointers");
       if (pt->kind == KL_TYPE_ARRAY)
         pt = kl_type_pointer(ctx, pt->element, ps.has_space ? ps.space : KL_SPACE_PRIVATE);
       if (ps.has_space && pt->kind != KL_TYPE_POINTER && ps.space != KL_SPACE_PRIVATE)
@@ -246,12 +250,14 @@ static void program_variable(parser *p, decl_spec *spec, kl_type *type, kl_token
   kl_context *ctx = p->ctx;
   int unsized = 0;
   type = kp_array_suffix(p, type, &unsized);
+  if (spec->is_typedef && type->kind == KL_TYPE_STRUCT && type->name &&
+      strncmp(type->name, "__anon", 6) == 0)
+    type->name = kl_strndup(ctx, name->text, (size_t)name->length);
+  type = kp_declarator_attributes(p, spec, type, name);
   if (spec->is_typedef) {
     sym *s;
     kp_declare_name(p, name, &s);
     s->typedef_type = type;
-    if (type->kind == KL_TYPE_STRUCT && type->name && strncmp(type->name, "__anon", 6) == 0)
-      type->name = kl_strndup(ctx, name->text, (size_t)name->length);
     return;
   }
   kl_location at = kl_token_where(name);

@@ -67,6 +67,10 @@ typedef struct decl_spec {
   kl_location reqd_at;
   kl_location at;
   bool implicit_int; /* a parameter's specifiers named no type: 'int' (C89's implicit int) */
+  int aligned;       /* __attribute__((aligned(N))): N, else 0 */
+  bool packed;       /* __attribute__((packed)) */
+  int64_t max_constant_size; /* __attribute__((max_constant_size(N))): N, else 0 */
+  kl_location aligned_at, max_constant_at;
 } decl_spec;
 
 kl_location kp_here(parser *p);
@@ -102,6 +106,9 @@ const char *kp_image_name_kind(const kl_token *t);
 bool kp_is_type_start(parser *p, const kl_token *t);
 void kp_skip_parens(parser *p);
 void kp_attribute(parser *p, decl_spec *spec);
+void kp_attributes(parser *p, decl_spec *spec);
+kl_type *kp_declarator_attributes(parser *p, decl_spec *spec, kl_type *type, kl_token *name);
+void kp_layout_struct(parser *p, kl_type *type, const decl_spec *attributes);
 void kp_declspec(parser *p, decl_spec *spec, bool allow_storage);
 kl_type *kp_array_suffix(parser *p, kl_type *base, int *unsized);
 kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space, kl_token **name,

@@ -253,6 +253,7 @@ static kl_node *local_declaration(parser *p) {
     }
     int unsized = 0;
     type = kp_array_suffix(p, type, &unsized);
+    type = kp_declarator_attributes(p, &spec, type, name);
     if (kp_is(p, "(")) {
       kl_error(p->ctx, kp_here(p), "functions cannot be declared inside a function");
       kp_skip_parens(p);

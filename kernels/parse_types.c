@@ -72,68 +72,6 @@ void kp_skip_parens(parser *p) {
   } while (level > 0 && p->tok->kind != KL_TOKEN_END);
 }
 
-static uint32_t attribute_uint(parser *p, kl_location name_at, bool *reported) {
-  kl_location at = kp_here(p);
-  kl_node *n = kp_conditional(p);
-  int64_t v;
-  if (!kl_eval_int(p->ctx, n, &v)) {
-    kl_error(p->ctx, at, "reqd_work_group_size values must be integer constants");
-    return 1;
-  }
-  if ((v <= 0 || v > 65536) && !*reported) {
-    *reported = true;
-    kl_error(p->ctx, name_at,
-             "reqd_work_group_size values must be positive and at most 65536, not %lld",
-             (long long)v);
-  }
-  return v <= 0 || v > 65536 ? 1 : (uint32_t)v;
-}
-
-/* __attribute__((a, b(args))) */
-void kp_attribute(parser *p, decl_spec *spec) {
-  kp_advance(p); /* __attribute__ */
-  kp_expect(p, "(", "after '__attribute__'");
-  kp_expect(p, "(", "after '__attribute__('");
-  while (!p->panic && !kp_is(p, ")") && p->tok->kind != KL_TOKEN_END) {
-    kl_token *name = p->tok;
-    if (name->kind != KL_TOKEN_IDENTIFIER) {
-      kp_syntax_error_at(p, kp_here(p), "expected an attribute name", NULL);
-      break;
-    }
-    kp_advance(p);
-    if (kp_tok_is(name, "reqd_work_group_size") || kp_tok_is(name, "__reqd_work_group_size__")) {
-      kl_location name_at = kl_token_where(name);
-      kp_expect(p, "(", "after 'reqd_work_group_size'");
-      if (spec) {
-        spec->has_reqd = true;
-        spec->reqd_at = name_at;
-      }
-      int count = 0;
-      bool reported = false;
-      while (!p->panic && !kp_is(p, ")") && p->tok->kind != KL_TOKEN_END) {
-        uint32_t v = attribute_uint(p, name_at, &reported);
-        if (spec && count < 3) spec->reqd[count] = v;
-        count++;
-        if (!kp_accept(p, ",")) break;
-      }
-      if (count != 3 && !p->panic)
-        kl_error(p->ctx, name_at, "reqd_work_group_size takes 3 arguments (X, Y, Z), %d given",
-                 count);
-      for (int i = count; i < 3 && spec; i++) spec->reqd[i] = 1;
-      kp_expect(p, ")", "after reqd_work_group_size(X, Y, Z");
-      if (!spec)
-        kl_error(p->ctx, kl_token_where(name), "reqd_work_group_size applies to kernels only");
-    } else {
-      kl_warning(p->ctx, kl_token_where(name), "attribute '%.*s' is ignored", name->length,
-                 name->text);
-      if (kp_is(p, "(")) kp_skip_parens(p);
-    }
-    if (!kp_accept(p, ",")) break;
-  }
-  kp_expect(p, ")", "to close the attribute list");
-  kp_expect(p, ")", "to close '__attribute__(('");
-}
-
 static kl_type *struct_decl(parser *p, bool is_union);
 
 /* What declaration specifiers have said so far about the type. */
@@ -394,7 +332,9 @@ static kl_type *struct_decl(parser *p, bool is_union) {
   kl_location at = kp_here(p);
   kp_advance(p); /* struct */
   if (is_union) kl_error(p->ctx, at, "unions are not supported");
-  while (kp_is(p, "__attribute__")) kp_attribute(p, NULL);
+  decl_spec attributes; /* after 'struct' and after the closing brace */
+  memset(&attributes, 0, sizeof attributes);
+  kp_attributes(p, &attributes);
   kl_token *tag_token = NULL;
   if (p->tok->kind == KL_TOKEN_IDENTIFIER) {
     tag_token = p->tok;
@@ -442,7 +382,6 @@ static kl_type *struct_decl(parser *p, bool is_union) {
   }
   kp_advance(p); /* { */
   kl_member head = {0}, *tail = &head;
-  int offset = 0, align = 1;
   kp_enter_depth(p);
   while (!kp_is(p, "}") && p->tok->kind != KL_TOKEN_END) {
     decl_spec spec;
@@ -460,6 +399,9 @@ static kl_type *struct_decl(parser *p, bool is_union) {
         break;
       }
       mt = kp_array_suffix(p, mt, NULL);
+      decl_spec member_attributes;
+      memset(&member_attributes, 0, sizeof member_attributes);
+      kp_declarator_attributes(p, &member_attributes, mt, name);
       if (mt->kind == KL_TYPE_STRUCT && !mt->members)
         kl_error(p->ctx, kl_token_where(name), "member '%.*s' has an incomplete type", name->length,
                  name->text);
@@ -474,15 +416,10 @@ static kl_type *struct_decl(parser *p, bool is_union) {
       m->name = kl_strndup(p->ctx, name->text, (size_t)name->length);
       m->type = mt;
       m->location = kl_token_where(name);
-      int a = mt->align > 0 ? mt->align : 1;
-      offset = (offset + a - 1) / a * a;
-      m->offset = offset;
-      offset += mt->size;
-      if (a > align) align = a;
+      m->aligned = member_attributes.aligned;
       tail->next = m;
       tail = m;
     }
-    while (kp_is(p, "__attribute__")) kp_attribute(p, NULL);
     kp_expect(p, ";", "after a struct member");
     if (p->panic) {
       while (!kp_is(p, ";") && !kp_is(p, "}") && p->tok->kind != KL_TOKEN_END) kp_advance(p);
@@ -494,12 +431,10 @@ static kl_type *struct_decl(parser *p, bool is_union) {
   kp_expect(p, "}", "to close the struct");
   if (!head.next) kl_error(p->ctx, at, "a struct needs at least one member");
   type->members = head.next;
-  type->align = align;
-  type->size = (offset + align - 1) / align * align;
-  if (type->size == 0) type->size = 1;
+  kp_attributes(p, &attributes);
+  kp_layout_struct(p, type, &attributes);
   if (!type->name) type->name = kl_format(p->ctx, "__anon%d", ++p->anonymous_structs);
   add_struct_to_program(p, type);
-  while (kp_is(p, "__attribute__")) kp_attribute(p, NULL);
   return type;
 }
 
@@ -546,6 +481,10 @@ kl_type *kp_array_suffix(parser *p, kl_type *base, int *unsized) {
   if (element->kind == KL_TYPE_VOID) kl_error(p->ctx, at, "an array of void");
   if (element->kind == KL_TYPE_STRUCT && !element->members)
     kl_error(p->ctx, at, "an array of an incomplete struct");
+  else if (element->align > 0 && element->size % element->align)
+    kl_error(p->ctx, at,
+             "an array of '%s', whose alignment %d (a typedef's aligned) exceeds its size %d",
+             kp_type_name(p, element), element->align, element->size);
   if ((int64_t)element->size * (length ? length : 1) > (1 << 28)) {
     kl_error(p->ctx, at, "the array is too large");
     length = 1;
@@ -573,9 +512,14 @@ kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space,
         q |= KL_QUALIFIER_RESTRICT;
       else if (kp_is(p, "volatile") || kp_is(p, "__volatile"))
         q |= KL_QUALIFIER_VOLATILE;
-      else if (kp_is(p, "__global") || kp_is(p, "global") || kp_is(p, "__local") ||
-               kp_is(p, "local") || kp_is(p, "__constant") || kp_is(p, "constant") ||
-               kp_is(p, "__private") || kp_is(p, "private")) {
+      else if (kp_is(p, "__attribute__")) {
+        decl_spec ignored;
+        memset(&ignored, 0, sizeof ignored);
+        kp_attribute(p, &ignored); /* nosvm and the like: nothing to keep for a pointer */
+        continue;
+      } else if (kp_is(p, "__global") || kp_is(p, "global") || kp_is(p, "__local") ||
+                 kp_is(p, "local") || kp_is(p, "__constant") || kp_is(p, "constant") ||
+                 kp_is(p, "__private") || kp_is(p, "private")) {
         kl_error(p->ctx, kp_here(p),
                  "an address space after '*' qualifies the pointer itself: "
                  "only private pointers are in the portable subset");

@@ -294,3 +294,15 @@ const char *kl_type_name(kl_context *ctx, const kl_type *type) {
     default: return kl_format(ctx, "%s%s", q, scalar_name(type->kind));
   }
 }
+
+const char *kl_struct_gnu_attributes(kl_context *ctx, const kl_type *type) {
+  if (type->packed && type->aligned)
+    return kl_format(ctx, " __attribute__((packed, aligned(%d)))", type->aligned);
+  if (type->packed) return " __attribute__((packed))";
+  if (type->aligned) return kl_format(ctx, " __attribute__((aligned(%d)))", type->aligned);
+  return "";
+}
+
+const char *kl_member_gnu_attributes(kl_context *ctx, const kl_member *member) {
+  return member->aligned ? kl_format(ctx, " __attribute__((aligned(%d)))", member->aligned) : "";
+}

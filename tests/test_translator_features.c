@@ -288,6 +288,65 @@ static void implicit_int_parameters(void) {
               "expected a type");
 }
 
+/* issue 31: attributes wherever the grammar puts them; aligned and packed
+ * give GCC's and clang's layout, the hints are checked and kept quiet */
+static void attribute_positions_and_layout(void) {
+  kl_program *prog = parse(
+      "typedef struct __attribute__((packed)) { uchar t; uint v; } __attribute__((aligned(4))) "
+      "pk;\n"
+      "struct w { uint a; uint b __attribute__((aligned(8))); } __attribute__((aligned(16)));\n"
+      "typedef struct { uint x, y; } pr __attribute__((aligned(16)));\n"
+      "struct o { uint a; pr p; };\n"
+      "__kernel __attribute__((vec_type_hint(float4), work_group_size_hint(8, 1, 1))) void\n"
+      "k(__global uint *__attribute__((nosvm)) out, __constant uint *c\n"
+      "  __attribute__((max_constant_size(64), endian(host)))) __attribute__((nosvm)) {\n"
+      "  pk p = {1, 2}; struct w v = {3, 4}; pr q __attribute__((aligned(16))) = {5, 6};\n"
+      "  struct o r = {7, q};\n"
+      "  out[0] = p.v + v.b + q.y + r.p.x + c[0];\n"
+      "}\n");
+  CHECK(prog && !kl_diagnostics(ctx));
+  if (!prog) {
+    printf("%s", kl_diagnostics_text(ctx));
+    return;
+  }
+  const kl_type *pk = struct_named(prog, "pk"), *w = struct_named(prog, "w");
+  const kl_type *pr = struct_named(prog, "pr"), *o = struct_named(prog, "o");
+  CHECK(pk && w && pr && o);
+  if (!pk || !w || !pr || !o) return;
+  CHECK(pk->packed && pk->size == 8 && pk->align == 4 && member(pk, "v")->offset == 1);
+  CHECK(w->size == 16 && w->align == 16 && member(w, "b")->offset == 8);
+  CHECK(member(w, "b")->aligned == 8);
+  /* a typedef's aligned(16): the alignment, not the size (as GCC and clang) */
+  CHECK(pr->size == 8 && member(o, "p")->offset == 16 && o->size == 32);
+  CHECK(member(o, "p")->aligned == 16);
+  static const struct {
+    const char *source;
+    int line, column;
+    const char *message;
+  } errors[] = {
+      {"typedef struct { uint x, y; } pr __attribute__((aligned(16)));\n"
+       "__kernel void k(__global uint *o) { pr a[2]; a[0].x = 1; o[0] = a[0].x; }",
+       2, 41, "whose alignment 16 (a typedef's aligned) exceeds its size 8"},
+      {"__kernel void k(__global uint *o __attribute__((max_constant_size(4)))) {}", 1, 49,
+       "max_constant_size applies to __constant pointers"},
+      {"struct s { int a; } __attribute__((aligned(3)));", 1, 36,
+       "the alignment must be a power of two"},
+      {"__kernel __attribute__((work_group_size_hint(0, 1, 1))) void k() {}", 1, 25,
+       "work_group_size_hint values must be positive"},
+      {"__kernel __attribute__((vec_type_hint(banana))) void k() {}", 1, 39,
+       "vec_type_hint takes a scalar or vector type"},
+      {"__kernel void k(__constant int *c __attribute__((endian(little)))) {}", 1, 57,
+       "endian takes 'host' or 'device'"},
+      {"typedef float f16 __attribute__((aligned(16)));", 1, 34,
+       "only structs can be over-aligned"},
+  };
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    check_error(errors[i].source, errors[i].line, errors[i].column, errors[i].message);
+  check_warned(
+      "__kernel void k(__global int *o) { int x __attribute__((frobnicate)) = 1; o[0] = x; }", 1,
+      57, "attribute 'frobnicate' is ignored");
+}
+
 int main(void) {
   RUN(vector_brace_initialisers);
   RUN(images_are_named);
@@ -296,6 +355,7 @@ int main(void) {
   RUN(glsl_refuses_a_layout_std430_cannot_give);
   RUN(c_target_keeps_every_for_declarator);
   RUN(implicit_int_parameters);
+  RUN(attribute_positions_and_layout);
   kl_context_destroy(ctx);
   return agpu_test_finish();
 }

@@ -311,7 +311,7 @@ static void diagnostics_format(void) {
   CHECK(parse("__kernel void k(__global int *o) { o[0] = 1; }"));
   CHECK_TEXT(kl_diagnostics_text(ctx), "");
   /* warnings do not fail a program */
-  CHECK(parse("__kernel __attribute__((vec_type_hint(float4))) void k(__global int *o) { o[0] = 1; }"));
+  CHECK(parse("__kernel __attribute__((frobnicate(4))) void k(__global int *o) { o[0] = 1; }"));
   CHECK(has_diagnostic(KL_WARNING, "ignored"));
 }
 
