@@ -271,6 +271,8 @@ struct kl_node {
   int64_t case_value;
   bool is_default;
   bool is_lvalue;
+  kl_type *view; /* parser only: this pointer to the element stands for a pointer to an
+                  * array of this type (`(double (*)[N][M])buf`, `u[k]`), see parse_views.c */
   /* Facts for emitters, filled by check.c: */
   bool contains_barrier;  /* a statement with a barrier inside, calls included */
   bool is_uniform;        /* an expression with one value across the work-group; on
@@ -287,6 +289,8 @@ struct kl_variable {
   kl_node *initializer;   /* NULL, an expression, or a brace list (a list of expressions) */
   bool is_parameter;
   bool is_program_scope;  /* a __constant variable at file scope */
+  kl_type *view;          /* declared as this pointer to an array; `type` is the pointer to
+                           * its innermost element, which every target is given */
   bool address_taken;
   bool live_across_barrier; /* filled by check.c for the CPU emitter */
   bool is_uniform;        /* check.c: provably the same value in every work-item of a group */

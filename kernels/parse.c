@@ -155,6 +155,7 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
         pname = &fake;
       }
       kl_variable *v = kp_new_variable(p, pname, pt, KL_SPACE_PRIVATE);
+      pt = kp_view_declare(p, v);
       v->is_parameter = true;
       if (pname != &fake) {
         sym *s;

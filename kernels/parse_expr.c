@@ -242,6 +242,7 @@ static kl_node *variable_ref(parser *p, kl_variable *v, kl_location at) {
   kl_node *n = kp_new_node(p, KL_EXPR_VARIABLE, at);
   n->variable = v;
   n->type = v->type;
+  n->view = v->view;
   n->is_lvalue = true;
   return n;
 }
@@ -485,13 +486,23 @@ static kl_node *member_access(parser *p, kl_node *base, bool arrow) {
 }
 
 static kl_node *postfix(parser *p, kl_node *n) {
+  bool must_index = n->view && n->kind == KL_EXPR_VARIABLE; /* a pointer to an array */
   for (;;) {
     if (p->panic) return n;
     kl_location at = kp_here(p);
+    if (must_index && !kp_is(p, "[")) {
+      kp_view_escapes(p, n);
+      must_index = false;
+    }
     if (kp_is(p, "[")) {
       kp_advance(p);
       kl_node *index = kp_expression(p);
       kp_expect(p, "]", "after the index");
+      if (n->view) {
+        n = kp_view_index(p, n, index, at);
+        must_index = n->view != NULL;
+        continue;
+      }
       kl_type *t = n->type;
       if (t->kind == KL_TYPE_VECTOR) {
         kl_error(p->ctx, at, "subscripting a vector ('%s') is not supported: use .s0 ... .sF",
@@ -704,6 +715,7 @@ static kl_type *type_name_parse(parser *p, kl_location *at_out) {
 }
 
 static kl_node *cast_to(parser *p, kl_type *type, kl_node *x, kl_location at) {
+  if (kp_is_pointer_to_array(type)) return kp_view_cast(p, type, x, at, cast_to);
   x = kp_decay(p, x);
   kl_type *from = x->type;
   kl_node *n = kp_new_node(p, KL_EXPR_CAST, at);

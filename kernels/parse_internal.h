@@ -132,5 +132,13 @@ kl_node *kp_initializer(parser *p, kl_type *type, int depth);
 void kp_check_variable_type(parser *p, kl_type *type, kl_location at, kl_token *name);
 kl_node *kp_statement(parser *p);
 kl_node *kp_compound(parser *p, bool new_scope);
+bool kp_is_pointer_to_array(const kl_type *t);
+kl_type *kp_view_flat(parser *p, const kl_type *t);
+kl_node *kp_view_cast(parser *p, kl_type *type, kl_node *x, kl_location at,
+                      kl_node *(*cast)(parser *, kl_type *, kl_node *, kl_location));
+kl_node *kp_view_index(parser *p, kl_node *base, kl_node *index, kl_location at);
+kl_type *kp_view_declare(parser *p, kl_variable *v);
+void kp_view_check_init(parser *p, const kl_variable *v, const kl_node *init);
+void kp_view_escapes(parser *p, const kl_node *n);
 
 #endif /* AGPU_PARSE_INTERNAL_H */

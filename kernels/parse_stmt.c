@@ -284,6 +284,7 @@ static kl_node *local_declaration(parser *p) {
       kl_error(p->ctx, kl_token_where(name), "structs in __local memory are not supported");
     if (spec.is_static) kl_error(p->ctx, at, "'static' variables are not supported");
     kl_variable *v = kp_new_variable(p, name, type, var_space);
+    type = kp_view_declare(p, v);
     sym *s;
     kp_declare_name(p, name, &s);
     kl_node *decl = kp_new_node(p, KL_STMT_DECLARATION, kl_token_where(name));
@@ -303,6 +304,7 @@ static kl_node *local_declaration(parser *p) {
         v->initializer = list;
       } else {
         v->initializer = kp_initializer(p, type, 0);
+        kp_view_check_init(p, v, v->initializer);
       }
     } else if (unsized) {
       kl_error(p->ctx, kl_token_where(name), "the array '%.*s' needs a size or an initializer",

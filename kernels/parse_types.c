@@ -492,6 +492,47 @@ kl_type *kp_array_suffix(parser *p, kl_type *base, int *unsized) {
   return kl_type_array(p->ctx, element, (int)length);
 }
 
+static bool is_pointer_qualifier(const kl_token *t) {
+  return kp_tok_is(t, "const") || kp_tok_is(t, "__const") || kp_tok_is(t, "restrict") ||
+         kp_tok_is(t, "__restrict") || kp_tok_is(t, "volatile") || kp_tok_is(t, "__volatile");
+}
+
+/* '(' '*' qualifiers [name] ')' '[': a pointer to an array */
+static bool is_pointer_to_array(const kl_token *t) {
+  t = t->next;
+  if (!t || !kl_token_is(t, "*")) return false;
+  for (t = t->next; t && is_pointer_qualifier(t);) t = t->next;
+  if (t && t->kind == KL_TOKEN_IDENTIFIER) t = t->next;
+  return t && kl_token_is(t, ")") && t->next && kl_token_is(t->next, "[");
+}
+
+/* (*name)[N][M]: a pointer to an array of N arrays of M base elements */
+static kl_type *pointer_to_array(parser *p, kl_type *base, kl_address_space pointee_space,
+                                 kl_token **name) {
+  kp_advance(p); /* ( */
+  kp_advance(p); /* * */
+  unsigned q = 0;
+  for (; is_pointer_qualifier(p->tok); kp_advance(p))
+    q |= kp_is(p, "const") || kp_is(p, "__const")         ? KL_QUALIFIER_CONST
+         : kp_is(p, "volatile") || kp_is(p, "__volatile") ? KL_QUALIFIER_VOLATILE
+                                                          : KL_QUALIFIER_RESTRICT;
+  *name = NULL;
+  p->decl_name = NULL;
+  if (p->tok->kind == KL_TOKEN_IDENTIFIER) {
+    *name = p->tok;
+    p->decl_name = p->tok;
+    kp_advance(p);
+  }
+  kl_location at = kp_here(p);
+  kp_advance(p); /* ) */
+  if (base->kind == KL_TYPE_POINTER)
+    kl_error(p->ctx, *name ? kl_token_where(*name) : at,
+             "pointer to pointer types are not supported");
+  kl_type *array = kp_array_suffix(p, base, NULL);
+  kl_type *type = kl_type_pointer(p->ctx, array, pointee_space);
+  return q ? kl_type_qualified(p->ctx, type, q) : type;
+}
+
 /* pointer ::= ('*' qualifiers)*; then the name; then [N]...; function
  * types are handled by the caller (params). */
 kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space, kl_token **name,
@@ -529,6 +570,8 @@ kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space,
     }
     if (q) type = kl_type_qualified(p->ctx, type, q);
   }
+  if (kp_is(p, "(") && is_pointer_to_array(p->tok))
+    return pointer_to_array(p, type, pointee_space, name);
   if (kp_is(p, "(")) {
     kl_location at = kp_here(p);
     if (p->tok->next && kl_token_is(p->tok->next, "*"))

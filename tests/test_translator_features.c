@@ -347,6 +347,45 @@ static void attribute_positions_and_layout(void) {
       57, "attribute 'frobnicate' is ignored");
 }
 
+/* issue 31: pointers to arrays, kept as pointers to their element */
+static void pointers_to_arrays(void) {
+  kl_program *prog = parse(
+      "__kernel void k(__global float *o, __global const float (*w)[4]) {\n"
+      "  __global float (*u)[3][4] = (__global float (*)[3][4])o;\n"
+      "  u[1][2][3] = w[2][1];\n"
+      "}\n");
+  CHECK(prog && !kl_diagnostics(ctx));
+  if (!prog) {
+    printf("%s", kl_diagnostics_text(ctx));
+    return;
+  }
+  const kl_variable *w = prog->functions->params->next, *u = prog->functions->locals;
+  CHECK(w->type->kind == KL_TYPE_POINTER && w->type->element->kind == KL_TYPE_FLOAT);
+  CHECK(w->view && w->view->element->kind == KL_TYPE_ARRAY && w->view->element->length == 4);
+  CHECK(u && u->type->kind == KL_TYPE_POINTER && u->type->element->kind == KL_TYPE_FLOAT);
+  CHECK(u && u->view && u->view->element->length == 3 && u->view->element->element->length == 4);
+  static const struct {
+    const char *source;
+    int line, column;
+    const char *message;
+  } errors[] = {
+      {"__kernel void k(__global float *o) {\n"
+       "  __global float (*u)[4] = (__global float (*)[5])o; u[0][0] = 1; }",
+       2, 20, "'u' is a pointer to an array ('__global float (*)[4]'): initialise it"},
+      {"__kernel void k(__global float (*u)[4]) { u[0][0] = *(u + 1)[0]; }", 1, 55,
+       "a pointer to an array ('__global float (*)[4]') can only be subscripted here"},
+      {"void f(__global float *p) { p[0] = 1; }\n"
+       "__kernel void k(__global float (*u)[4][2]) { f(u[1]); }",
+       2, 48, "can only be subscripted here"},
+      {"__kernel void k(__global float *o) { __global float *(*u)[4]; }", 1, 56,
+       "pointer to pointer types are not supported"},
+      {"__kernel void k(__global int *o) { int (*fp)(int); }", 1, 42,
+       "function pointers are not supported"},
+  };
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    check_error(errors[i].source, errors[i].line, errors[i].column, errors[i].message);
+}
+
 int main(void) {
   RUN(vector_brace_initialisers);
   RUN(images_are_named);
@@ -356,6 +395,7 @@ int main(void) {
   RUN(c_target_keeps_every_for_declarator);
   RUN(implicit_int_parameters);
   RUN(attribute_positions_and_layout);
+  RUN(pointers_to_arrays);
   kl_context_destroy(ctx);
   return agpu_test_finish();
 }
