@@ -853,9 +853,7 @@ kl_node *kp_cast_expr(parser *p) {
     if (type->kind == KL_TYPE_VECTOR && kp_is(p, "(")) {
       n = postfix(p, vector_literal(p, type, at));
     } else if (kp_is(p, "{")) {
-      kl_error(p->ctx, kp_here(p), "compound literals are not supported");
-      kp_skip_parens(p);
-      n = kp_error_expr(p, at);
+      n = postfix(p, kp_compound_literal(p, type, at));
     } else {
       n = cast_to(p, type, kp_cast_expr(p), at);
     }

@@ -53,7 +53,11 @@ typedef struct parser {
   int struct_capacity;
   int anonymous_structs;
   uint64_t padded_scalars; /* zeros written out by pad_list, bounded by PADDING_BUDGET */
-  bool in_parameter;       /* kp_declspec reads a parameter's specifiers: implicit int allowed */
+  kl_node *hoisted;        /* compound literals' temporaries for the statement being parsed */
+  bool hoist_open;         /* a statement that can take them is being parsed */
+  int hoist_blocked;       /* inside operands of &&, || or ?: */
+  int compound_literals;
+  bool in_parameter; /* kp_declspec reads a parameter's specifiers: implicit int allowed */
 } parser;
 
 typedef struct decl_spec {
@@ -72,6 +76,12 @@ typedef struct decl_spec {
   int64_t max_constant_size; /* __attribute__((max_constant_size(N))): N, else 0 */
   kl_location aligned_at, max_constant_at;
 } decl_spec;
+
+typedef struct kp_hoist {
+  kl_node *head;
+  bool open;
+  int blocked;
+} kp_hoist;
 
 kl_location kp_here(parser *p);
 bool kp_is(parser *p, const char *text);
@@ -132,6 +142,9 @@ kl_node *kp_initializer(parser *p, kl_type *type, int depth);
 void kp_check_variable_type(parser *p, kl_type *type, kl_location at, kl_token *name);
 kl_node *kp_statement(parser *p);
 kl_node *kp_compound(parser *p, bool new_scope);
+void kp_hoist_open(parser *p, kp_hoist *saved);
+kl_node *kp_hoist_close(parser *p, kp_hoist *saved, kl_node *n, bool is_declaration);
+kl_node *kp_compound_literal(parser *p, kl_type *type, kl_location at);
 bool kp_is_pointer_to_array(const kl_type *t);
 kl_type *kp_view_flat(parser *p, const kl_type *t);
 kl_node *kp_view_cast(parser *p, kl_type *type, kl_node *x, kl_location at,

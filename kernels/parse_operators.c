@@ -349,7 +349,10 @@ static kl_node *binary(parser *p, int min_precedence) {
     if (!precedence || precedence < min_precedence || p->panic) break;
     kl_location at = kp_here(p);
     kp_advance(p);
+    bool conditional = op == KL_OP_LOGICAL_AND || op == KL_OP_LOGICAL_OR;
+    p->hoist_blocked += conditional; /* compound literals: parse_compound.c */
     kl_node *rhs = binary(p, precedence + 1);
+    p->hoist_blocked -= conditional;
     lhs = kp_new_binary(p, op, lhs, rhs, at);
   }
   kp_leave_depth(p);
@@ -365,9 +368,11 @@ kl_node *kp_conditional(parser *p) {
   }
   kl_location at = kp_here(p);
   kp_advance(p);
+  p->hoist_blocked++;
   kl_node *a = kp_decay(p, kp_expression(p));
   kp_expect(p, ":", "in the conditional expression");
   kl_node *b = kp_decay(p, kp_conditional(p));
+  p->hoist_blocked--;
   kl_node *n = kp_new_node(p, KL_EXPR_CONDITIONAL, at);
   condition = kp_decay(p, condition);
   kl_type *ta = a->type, *tb = b->type;

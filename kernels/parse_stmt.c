@@ -539,7 +539,9 @@ kl_node *kp_statement(parser *p) {
     kp_expect(p, ";", "after 'continue'");
   } else if (kp_tok_is(t, "return")) {
     kp_advance(p);
-    n = return_statement(p, at);
+    kp_hoist saved;
+    kp_hoist_open(p, &saved);
+    n = kp_hoist_close(p, &saved, return_statement(p, at), false);
   } else if (kp_tok_is(t, "goto")) {
     kl_error(p->ctx, at, "goto is not supported (structured control flow only)");
     kp_advance(p);
@@ -555,7 +557,9 @@ kl_node *kp_statement(parser *p) {
     kp_advance(p);
     n = kp_new_node(p, KL_STMT_EMPTY, at);
   } else if (kp_is_type_start(p, t)) {
-    n = local_declaration(p);
+    kp_hoist saved;
+    kp_hoist_open(p, &saved);
+    n = kp_hoist_close(p, &saved, local_declaration(p), true);
   } else if (t->kind == KL_TOKEN_IDENTIFIER && t->next->kind == KL_TOKEN_IDENTIFIER &&
              !kp_find_sym(p, t->text, t->length) &&
              !kl_builtin_lookup(p->ctx, t->text, t->length, NULL)) {
@@ -563,9 +567,12 @@ kl_node *kp_statement(parser *p) {
                        NULL);
     n = kp_new_node(p, KL_STMT_EMPTY, at);
   } else {
+    kp_hoist saved;
+    kp_hoist_open(p, &saved);
     n = kp_new_node(p, KL_STMT_EXPRESSION, at);
     n->lhs = kp_expression(p);
     kp_expect(p, ";", "after the expression");
+    n = kp_hoist_close(p, &saved, n, false);
   }
   if (p->panic) synchronize(p);
   kp_leave_depth(p);

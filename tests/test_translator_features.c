@@ -386,6 +386,47 @@ static void pointers_to_arrays(void) {
     check_error(errors[i].source, errors[i].line, errors[i].column, errors[i].message);
 }
 
+/* issue 31: compound literals, hoisted into temporaries where that keeps
+ * what is evaluated */
+static void compound_literals(void) {
+  kl_program *prog = parse(
+      "typedef struct { float re, im; } cx;\n"
+      "__kernel void k(__global float *o) {\n"
+      "  cx a = (cx){1, 2}, b = a;\n"
+      "  o[0] = b.re + ((cx){3, 4}).im;\n"
+      "}\n");
+  CHECK(prog && !kl_diagnostics(ctx));
+  if (!prog) {
+    printf("%s", kl_diagnostics_text(ctx));
+    return;
+  }
+  /* the temporaries are the function's locals, declared before their statements */
+  const kl_variable *v = prog->functions->locals;
+  CHECK(v && strcmp(v->name, "compound_literal_1") == 0 && v->initializer);
+  CHECK(v && v->next && strcmp(v->next->name, "a") == 0);
+  const kl_node *body = prog->functions->body->body;
+  CHECK(body && body->kind == KL_STMT_DECLARATION && body->variable == v);
+  static const struct {
+    const char *source;
+    int line, column;
+    const char *message;
+  } errors[] = {
+      {"typedef struct { int a; } s;\n"
+       "__kernel void k(__global int *o) { if (((s){1}).a) o[0] = 1; }",
+       2, 41, "a compound literal here is not supported"},
+      {"typedef struct { int a; } s;\n"
+       "__kernel void k(__global int *o) { o[0] = o[1] && ((s){1}).a; }",
+       2, 52, "a compound literal in an operand of &&, || or ?:"},
+      {"typedef struct { int a; } s;\n"
+       "__kernel void k(__global int *o) { o[0] = o[1] ? ((s){1}).a : 0; }",
+       2, 51, "a compound literal in an operand of &&, || or ?:"},
+      {"__kernel void k(__global int *o) { o[0] = (int){1}; }", 1, 43,
+       "compound literals of 'int' are not supported"},
+  };
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    check_error(errors[i].source, errors[i].line, errors[i].column, errors[i].message);
+}
+
 int main(void) {
   RUN(vector_brace_initialisers);
   RUN(images_are_named);
@@ -396,6 +437,7 @@ int main(void) {
   RUN(implicit_int_parameters);
   RUN(attribute_positions_and_layout);
   RUN(pointers_to_arrays);
+  RUN(compound_literals);
   kl_context_destroy(ctx);
   return agpu_test_finish();
 }
