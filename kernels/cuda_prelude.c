@@ -24,6 +24,13 @@ const char kl_cuda_prelude_types[] =
     "template<> struct _cl_u<short> { typedef unsigned short t; };\n"
     "template<> struct _cl_u<int> { typedef unsigned int t; };\n"
     "template<> struct _cl_u<long long> { typedef unsigned long long t; };\n"
+    /* a whole vector through a volatile pointer, component by component: the
+     * aggregate has no volatile copy (emit_cuda.c, cuda_volatile_vector) */
+    "template<class T, int N> _CLD _clv<T, N> _cl_vld(const volatile _clv<T, N> *p) {\n"
+    "  _clv<T, N> r = {}; for (int i = 0; i < N; i++) r.s[i] = p->s[i]; return r; }\n"
+    "template<class T, int N> _CLD _clv<T, N> _cl_vst(volatile _clv<T, N> *p, const _clv<T, N> &v) "
+    "{\n"
+    "  for (int i = 0; i < N; i++) p->s[i] = v.s[i]; return v; }\n"
     "template<class T> struct _cl_m { typedef int t; };\n"
     "template<> struct _cl_m<signed char> { typedef signed char t; };\n"
     "template<> struct _cl_m<unsigned char> { typedef signed char t; };\n"

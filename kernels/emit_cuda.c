@@ -56,6 +56,7 @@ typedef struct cuda_emitter {
   bool failed;
   const kl_function *function; /* being emitted */
   const char *last_failure;
+  const kl_node *volatile_raw; /* a volatile vector lvalue printed as is (an assignment's) */
 } cuda_emitter;
 
 static void cuda_fail(cuda_emitter *e, kl_location at, const char *what) {
@@ -563,9 +564,73 @@ static void cuda_assign(cuda_emitter *e, const kl_node *n) {
   klg_puts(o, ")");
 }
 
+/* An element of a volatile vector pointer: p[i] or *p. */
+static bool cuda_is_volatile_vector(const kl_node *n) {
+  return n && n->type && n->type->kind == KL_TYPE_VECTOR &&
+         (n->type->qualifiers & KL_QUALIFIER_VOLATILE) &&
+         (n->kind == KL_EXPR_INDEX || (n->kind == KL_EXPR_UNARY && n->op == KL_OP_DEREFERENCE));
+}
+
+/* CUDA's vector types are aggregates without a volatile copy or
+ * assignment: a whole vector through a volatile pointer is read with
+ * _cl_vld(&p[i]) and written with _cl_vst(&p[i], v), component by
+ * component; a component (p[i].x = 1) keeps the volatile lvalue. Returns
+ * whether n was printed. */
+static bool cuda_volatile_vector(cuda_emitter *e, const kl_node *n) {
+  klg_buf *o = &e->out;
+  if (n == e->volatile_raw) {
+    e->volatile_raw = NULL;
+    return false;
+  }
+  const kl_node *target =
+      n->kind == KL_EXPR_ASSIGN ? n->lhs
+      : n->kind == KL_EXPR_UNARY && n->op >= KL_OP_PRE_INCREMENT && n->op <= KL_OP_ADDRESS_OF
+          ? n->lhs
+          : NULL;
+  if (n->kind == KL_EXPR_UNARY && n->op == KL_OP_ADDRESS_OF && cuda_is_volatile_vector(n->lhs)) {
+    e->volatile_raw = n->lhs; /* &p[i]: the pointer itself */
+    return false;
+  }
+  if (target && (target->kind == KL_EXPR_SWIZZLE || target->kind == KL_EXPR_MEMBER) &&
+      cuda_is_volatile_vector(target->lhs)) {
+    e->volatile_raw = target->lhs; /* p[i].x = v: a volatile uint */
+    return false;
+  }
+  if (n->kind == KL_EXPR_ASSIGN && cuda_is_volatile_vector(n->lhs)) {
+    static const char *const ops[] = {
+        [KL_OP_ADD] = "+",     [KL_OP_SUB] = "-",    [KL_OP_MUL] = "*",
+        [KL_OP_BIT_AND] = "&", [KL_OP_BIT_OR] = "|", [KL_OP_BIT_XOR] = "^"};
+    const char *op = (size_t)n->op < sizeof ops / sizeof ops[0] ? ops[n->op] : NULL;
+    if (n->op != KL_OP_NONE && !op) {
+      cuda_fail(e, n->location, "this compound assignment through a volatile vector pointer");
+      return true;
+    }
+    klg_puts(o, "_cl_vst(&(");
+    e->volatile_raw = n->lhs;
+    cuda_expr(e, n->lhs);
+    klg_puts(o, "), ");
+    if (op) {
+      klg_puts(o, "_cl_vld(&(");
+      e->volatile_raw = n->lhs;
+      cuda_expr(e, n->lhs);
+      klg_printf(o, ")) %s ", op);
+    }
+    klg_puts(o, "(");
+    cuda_expr(e, n->rhs);
+    klg_puts(o, "))");
+    return true;
+  }
+  if (!cuda_is_volatile_vector(n)) return false;
+  klg_puts(o, "_cl_vld(&(");
+  e->volatile_raw = n;
+  cuda_expr(e, n);
+  klg_puts(o, "))");
+  return true;
+}
+
 static void cuda_expr(cuda_emitter *e, const kl_node *n) {
   klg_buf *o = &e->out;
-  if (!n || cuda_half_constant(e, n)) return;
+  if (!n || cuda_half_constant(e, n) || cuda_volatile_vector(e, n)) return;
   switch (n->kind) {
     case KL_EXPR_INT_LITERAL:
       cuda_int_literal(e, n->type, n->int_value);
