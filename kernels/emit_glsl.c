@@ -436,6 +436,143 @@ uint32_t glsl_align_up(uint32_t v, uint32_t a) {
   return a ? (v + a - 1) / a * a : v;
 }
 
+/* Program-scope __constant data, written into the shader as constants. */
+static void glsl_program_constants(glsl_emitter *e, klg_buf *constants) {
+  for (const kl_variable *v = e->program->constants; v; v = v->next) {
+    klg_buf *saved = e->out;
+    e->out = constants;
+    if ((uint32_t)v->type->size > KL_GLSL_MAX_CONSTANT_BYTES) {
+      glsl_fail(e, v->location,
+                kl_format(e->ctx,
+                          "__constant data over %u bytes (OpenCL's smallest constant buffer; GLSL "
+                          "writes it into the shader)",
+                          KL_GLSL_MAX_CONSTANT_BYTES));
+      continue;
+    }
+    klg_printf(constants, "const %s = ", glsl_decl(e, v->type, glsl_name(e, v->name), v->location));
+    if (v->initializer)
+      glsl_initializer(e, v->type, v->initializer);
+    else
+      klg_printf(constants, "%s(0)", glsl_type(e, v->type, v->location));
+    klg_puts(constants, ";\n");
+    e->out = saved;
+  }
+}
+
+/* The storage buffers of the kernel's buffer parameters, readonly or
+ * writeonly now that the body's reads and writes are known; a by-address
+ * one as a buffer reference type. */
+static void glsl_buffer_declarations(glsl_emitter *e, klg_buf *buffers, klg_buf *references) {
+  int i = 0;
+  for (const kl_variable *p = e->kernel->params; p; p = p->next, i++) {
+    kl_glsl_param *lp = &e->params[i];
+    if (lp->kind != KL_GLSL_PARAM_BUFFER) continue;
+    glsl_root *r = e->param_roots[i];
+    if (!r) continue;
+    bool is_const = p->type->pointee_space == KL_SPACE_CONSTANT ||
+                    (p->type->element->qualifiers & KL_QUALIFIER_CONST);
+    lp->readonly = is_const || !r->written;
+    lp->writeonly = !lp->readonly && !r->read;
+    const char *q = lp->readonly ? "readonly " : lp->writeonly ? "writeonly " : "";
+    const char *restrict_q = (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
+    const char *vol =
+        (p->type->element->qualifiers & KL_QUALIFIER_VOLATILE) ? "coherent volatile " : "";
+    const char *element = glsl_type(e, p->type->element, p->location);
+    if (lp->by_address) {
+      /* the buffer reference type, and the array's name for its contents */
+      klg_printf(references,
+                 "layout(buffer_reference, std430, buffer_reference_align = 16) %s%s%sbuffer "
+                 "_cl_Ref%u { %s _cl_data[]; };\n",
+                 restrict_q, vol, q, lp->binding, element);
+      klg_printf(buffers, "#define %s _cl_p._cl_addr%u._cl_data\n", r->array, lp->binding);
+      continue;
+    }
+    klg_printf(buffers,
+               "layout(std430, set = 0, binding = %u) %s%s%sbuffer _cl_Buffer%u { %s %s[]; };\n",
+               lp->binding, restrict_q, vol, q, lp->binding, element, r->array);
+  }
+}
+
+/* The extensions the shader's capabilities need, the float-controls modes
+ * and the fp64 library. */
+static void glsl_preamble(glsl_emitter *e, klg_buf *out, bool by_address) {
+  if (e->caps & KL_GLSL_NEEDS_INT8)
+    klg_puts(out,
+             "#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require\n#extension "
+             "GL_EXT_shader_8bit_storage : require\n");
+  if (e->caps & KL_GLSL_NEEDS_INT16)
+    klg_puts(out, "#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require\n");
+  if (e->caps & KL_GLSL_NEEDS_FP16)
+    klg_puts(out, "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n");
+  if (e->caps & (KL_GLSL_NEEDS_FP16 | KL_GLSL_NEEDS_INT16))
+    klg_puts(out, "#extension GL_EXT_shader_16bit_storage : require\n");
+  if (e->caps & KL_GLSL_NEEDS_INT64)
+    klg_puts(out, "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n");
+  if (e->int64_atomics) klg_puts(out, "#extension GL_EXT_shader_atomic_int64 : require\n");
+  if (by_address)
+    klg_puts(out,
+             "#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_buffer_reference2 : "
+             "require\n");
+  if (e->caps & KL_GLSL_NEEDS_FLOAT_CONTROLS) {
+    /* IEEE infinities, NaNs and signed zeros kept (drivers may assume none) */
+    static const char mode[] =
+        "spirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4466], "
+        "4461, %d);\n";
+    klg_puts(out, "#extension GL_EXT_spirv_intrinsics : require\n");
+    if (e->caps & KL_GLSL_NEEDS_FP16) klg_printf(out, mode, 16);
+    klg_printf(out, mode, 32);
+    if (e->caps & KL_GLSL_NEEDS_FP64) klg_printf(out, mode, 64);
+  }
+  const char *fp64_library = glsl_fp64_library(e);
+  if (fp64_library) {
+    klg_puts(out, fp64_library);
+    klg_puts(out, "\n");
+  }
+}
+
+/* A pointer parameter: a __local one becomes a shared array sized by a
+ * specialisation constant, a __global or __constant one a storage buffer
+ * (reached by address when its bit in by_address is set). */
+static void glsl_pointer_param(glsl_emitter *e, const kl_variable *p, const char *name, int i,
+                               uint64_t by_address, klg_buf *copies, uint32_t *binding,
+                               uint32_t *local_index) {
+  kl_glsl_param *lp = &e->params[i];
+  const kl_type *el = p->type->element;
+  if (el->kind == KL_TYPE_VOID) {
+    glsl_fail(e, p->location, "void pointer parameters");
+    return;
+  }
+  int es, ea;
+  glsl_std430(el, &es, &ea);
+  glsl_check_shared_struct(e, el, p->location);
+  lp->element_size = (uint32_t)el->size;
+  if (p->type->pointee_space == KL_SPACE_LOCAL) {
+    lp->kind = KL_GLSL_PARAM_LOCAL;
+    lp->spec_id = KL_GLSL_FIRST_LOCAL_SPEC_ID + *local_index;
+    const char *array = kl_format(e->ctx, "_cl_local%u", *local_index);
+    klg_printf(&e->globals, "layout(constant_id = %u) const uint _cl_local%u_count = 1u;\n",
+               lp->spec_id, *local_index);
+    klg_printf(&e->globals, "shared %s %s[_cl_local%u_count];\n", glsl_type(e, el, p->location),
+               array, *local_index);
+    (*local_index)++;
+    glsl_root *r = glsl_new_root(e, ROOT_SHARED, p, array);
+    glsl_bind(e, p, name, r);
+    klg_printf(copies, "  uint %s = 0u;\n", name);
+  } else {
+    lp->kind = KL_GLSL_PARAM_BUFFER;
+    lp->binding = (*binding)++;
+    lp->by_address = i < 64 && ((by_address >> i) & 1u);
+    const char *array = kl_format(e->ctx, "_cl_buf%u", lp->binding);
+    glsl_root *r = glsl_new_root(e, ROOT_BUFFER, p, array);
+    r->buffer = i;
+    e->param_roots[i] = r;
+    glsl_bind(e, p, name, r);
+    klg_printf(copies, "  uint %s = 0u;\n", name);
+    if (el->size != (es + ea - 1) / ea * ea && el->kind != KL_TYPE_STRUCT)
+      glsl_fail(e, p->location, "buffers of this element type");
+  }
+}
+
 const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
                                  const kl_function *kernel, uint64_t by_address,
                                  const kl_glsl_layout **layout_out) {
@@ -467,40 +604,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
     const char *name = glsl_name(&e, p->name);
     lp->name = p->name;
     if (klg_is_pointer(p->type)) {
-      const kl_type *el = p->type->element;
-      if (el->kind == KL_TYPE_VOID) {
-        glsl_fail(&e, p->location, "void pointer parameters");
-        continue;
-      }
-      int es, ea;
-      glsl_std430(el, &es, &ea);
-      glsl_check_shared_struct(&e, el, p->location);
-      lp->element_size = (uint32_t)el->size;
-      if (p->type->pointee_space == KL_SPACE_LOCAL) {
-        lp->kind = KL_GLSL_PARAM_LOCAL;
-        lp->spec_id = KL_GLSL_FIRST_LOCAL_SPEC_ID + local_index;
-        const char *array = kl_format(ctx, "_cl_local%u", local_index);
-        klg_printf(&e.globals, "layout(constant_id = %u) const uint _cl_local%u_count = 1u;\n",
-                   lp->spec_id, local_index);
-        klg_printf(&e.globals, "shared %s %s[_cl_local%u_count];\n", glsl_type(&e, el, p->location),
-                   array, local_index);
-        local_index++;
-        glsl_root *r = glsl_new_root(&e, ROOT_SHARED, p, array);
-        glsl_bind(&e, p, name, r);
-        klg_printf(&copies, "  uint %s = 0u;\n", name);
-      } else {
-        lp->kind = KL_GLSL_PARAM_BUFFER;
-        lp->binding = binding++;
-        lp->by_address = i < 64 && ((by_address >> i) & 1u);
-        const char *array = kl_format(ctx, "_cl_buf%u", lp->binding);
-        glsl_root *r = glsl_new_root(&e, ROOT_BUFFER, p, array);
-        r->buffer = i;
-        e.param_roots[i] = r;
-        glsl_bind(&e, p, name, r);
-        klg_printf(&copies, "  uint %s = 0u;\n", name);
-        if (el->size != (es + ea - 1) / ea * ea && el->kind != KL_TYPE_STRUCT)
-          glsl_fail(&e, p->location, "buffers of this element type");
-      }
+      glsl_pointer_param(&e, p, name, i, by_address, &copies, &binding, &local_index);
       continue;
     }
     lp->kind = KL_GLSL_PARAM_VALUE;
@@ -534,26 +638,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
   /* program-scope constants */
   klg_buf constants;
   klg_init(&constants, ctx);
-  for (const kl_variable *v = program->constants; v; v = v->next) {
-    klg_buf *saved = e.out;
-    e.out = &constants;
-    if ((uint32_t)v->type->size > KL_GLSL_MAX_CONSTANT_BYTES) {
-      glsl_fail(&e, v->location,
-                kl_format(ctx,
-                          "__constant data over %u bytes (OpenCL's smallest constant buffer; GLSL "
-                          "writes it into the shader)",
-                          KL_GLSL_MAX_CONSTANT_BYTES));
-      continue;
-    }
-    klg_printf(&constants,
-               "const %s = ", glsl_decl(&e, v->type, glsl_name(&e, v->name), v->location));
-    if (v->initializer)
-      glsl_initializer(&e, v->type, v->initializer);
-    else
-      klg_printf(&constants, "%s(0)", glsl_type(&e, v->type, v->location));
-    klg_puts(&constants, ";\n");
-    e.out = saved;
-  }
+  glsl_program_constants(&e, &constants);
 
   /* the kernel body */
   klg_puts(&main_body, "void main() {\n");
@@ -573,34 +658,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
   klg_buf buffers, references;
   klg_init(&buffers, ctx);
   klg_init(&references, ctx);
-  i = 0;
-  for (const kl_variable *p = kernel->params; p; p = p->next, i++) {
-    kl_glsl_param *lp = &e.params[i];
-    if (lp->kind != KL_GLSL_PARAM_BUFFER) continue;
-    glsl_root *r = e.param_roots[i];
-    if (!r) continue;
-    bool is_const = p->type->pointee_space == KL_SPACE_CONSTANT ||
-                    (p->type->element->qualifiers & KL_QUALIFIER_CONST);
-    lp->readonly = is_const || !r->written;
-    lp->writeonly = !lp->readonly && !r->read;
-    const char *q = lp->readonly ? "readonly " : lp->writeonly ? "writeonly " : "";
-    const char *restrict_q = (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
-    const char *vol =
-        (p->type->element->qualifiers & KL_QUALIFIER_VOLATILE) ? "coherent volatile " : "";
-    const char *element = glsl_type(&e, p->type->element, p->location);
-    if (lp->by_address) {
-      /* the buffer reference type, and the array's name for its contents */
-      klg_printf(&references,
-                 "layout(buffer_reference, std430, buffer_reference_align = 16) %s%s%sbuffer "
-                 "_cl_Ref%u { %s _cl_data[]; };\n",
-                 restrict_q, vol, q, lp->binding, element);
-      klg_printf(&buffers, "#define %s _cl_p._cl_addr%u._cl_data\n", r->array, lp->binding);
-      continue;
-    }
-    klg_printf(&buffers,
-               "layout(std430, set = 0, binding = %u) %s%s%sbuffer _cl_Buffer%u { %s %s[]; };\n",
-               lp->binding, restrict_q, vol, q, lp->binding, element, r->array);
-  }
+  glsl_buffer_declarations(&e, &buffers, &references);
 
   kl_glsl_layout *layout = kl_alloc(ctx, sizeof *layout);
   layout->kernel = kernel->name;
@@ -617,38 +675,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
   klg_buf out;
   klg_init(&out, ctx);
   klg_printf(&out, "#version 450\n/* kernel %s, translated by anygpu */\n", kernel->name);
-  if (e.caps & KL_GLSL_NEEDS_INT8)
-    klg_puts(&out,
-             "#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require\n#extension "
-             "GL_EXT_shader_8bit_storage : require\n");
-  if (e.caps & KL_GLSL_NEEDS_INT16)
-    klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require\n");
-  if (e.caps & KL_GLSL_NEEDS_FP16)
-    klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n");
-  if (e.caps & (KL_GLSL_NEEDS_FP16 | KL_GLSL_NEEDS_INT16))
-    klg_puts(&out, "#extension GL_EXT_shader_16bit_storage : require\n");
-  if (e.caps & KL_GLSL_NEEDS_INT64)
-    klg_puts(&out, "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n");
-  if (e.int64_atomics) klg_puts(&out, "#extension GL_EXT_shader_atomic_int64 : require\n");
-  if (address_count)
-    klg_puts(&out,
-             "#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_buffer_reference2 : "
-             "require\n");
-  if (e.caps & KL_GLSL_NEEDS_FLOAT_CONTROLS) {
-    /* IEEE infinities, NaNs and signed zeros kept (drivers may assume none) */
-    static const char mode[] =
-        "spirv_execution_mode(extensions = [\"SPV_KHR_float_controls\"], capabilities = [4466], "
-        "4461, %d);\n";
-    klg_puts(&out, "#extension GL_EXT_spirv_intrinsics : require\n");
-    if (e.caps & KL_GLSL_NEEDS_FP16) klg_printf(&out, mode, 16);
-    klg_printf(&out, mode, 32);
-    if (e.caps & KL_GLSL_NEEDS_FP64) klg_printf(&out, mode, 64);
-  }
-  const char *fp64_library = glsl_fp64_library(&e);
-  if (fp64_library) {
-    klg_puts(&out, fp64_library);
-    klg_puts(&out, "\n");
-  }
+  glsl_preamble(&e, &out, address_count > 0);
   uint32_t wg[3] = {1, 1, 1};
   if (kernel->has_required_work_group_size)
     for (int d = 0; d < 3; d++)
