@@ -87,7 +87,6 @@ static agpu_status spv_scan_declarations(spv_module *m) {
   const uint32_t *words = m->words;
   size_t count = m->count;
   spv_ids *ids = &m->ids;
-  agpu_status status = AGPU_SUCCESS;
   /* Pass 1: types, decorations, variables, entry points counted. */
   for (size_t at = 5; at < count;) {
     uint32_t op = words[at] & 0xffffu, n = words[at] >> 16;
@@ -119,7 +118,7 @@ static agpu_status spv_scan_declarations(spv_module *m) {
     }
     at += n;
   }
-  return status;
+  return AGPU_SUCCESS;
 }
 
 /* Pass 2: the bound buffers and the push-constant members' offsets, then
@@ -128,7 +127,6 @@ static agpu_status spv_scan_variables(spv_module *m) {
   const uint32_t *words = m->words;
   size_t count = m->count;
   spv_ids *ids = &m->ids;
-  agpu_status status = AGPU_SUCCESS;
   /* Pass 2: variables (types known now) and push-constant member offsets. */
   for (size_t at = 5; at < count; at += words[at] >> 16) {
     const uint32_t *w = &words[at];
@@ -176,13 +174,12 @@ static agpu_status spv_scan_variables(spv_module *m) {
     if (m->values[v].offset + m->values[v].size > m->block_size)
       m->block_size = m->values[v].offset + m->values[v].size;
   if (m->push_struct && m->block_size < KL_GLSL_HEADER_SIZE) m->block_size = KL_GLSL_HEADER_SIZE;
-  return status;
+  return AGPU_SUCCESS;
 }
 
 /* Buffer bindings 0 .. buffers-1, each once. */
 static agpu_status spv_check_bindings(spv_module *m) {
   spv_ids *ids = &m->ids;
-  agpu_status status = AGPU_SUCCESS;
   for (uint32_t b = 0; b < m->buffers; b++) { /* bindings 0 .. m->buffers-1, each once */
     uint32_t found = 0;
     for (uint32_t id = 0; id < ids->bound; id++)
@@ -192,7 +189,7 @@ static agpu_status spv_check_bindings(spv_module *m) {
       return agpu_vk_native_fail("buffer bindings must be 0, 1, ... without gaps or repeats");
     }
   }
-  return status;
+  return AGPU_SUCCESS;
 }
 
 /* A kernel entry per GLCompute entry point, its parameters the buffers

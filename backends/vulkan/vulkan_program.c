@@ -147,19 +147,17 @@ static agpu_status agpu_vk_compile_spirv(agpu_program *program, agpu_parsed *par
   status = agpu_glsl_to_spirv(glsl, words, &count, &log);
   free(glsl);
   if (status == AGPU_ERROR_OUT_OF_HOST_MEMORY)
-    agpu_error_set(status,
-                   "agpu_program_build: out of host memory compiling kernel '%s' to SPIR-V: %s",
-                   kernel, log ? log : "");
+    status = agpu_error_set(
+        status, "agpu_program_build: out of host memory compiling kernel '%s' to SPIR-V: %s",
+        kernel, log ? log : "");
   else if (status != AGPU_SUCCESS)
-    agpu_error_set(AGPU_ERROR_INTERNAL,
-                   "agpu_program_build: internal error: glslang rejects the GLSL the translator "
-                   "made for kernel '%s' (please report it):\n%s",
-                   kernel, log ? log : "");
+    status = agpu_error_set(AGPU_ERROR_INTERNAL,
+                            "agpu_program_build: internal error: glslang rejects the GLSL the "
+                            "translator made for kernel '%s' (please report it):\n%s",
+                            kernel, log ? log : "");
   free(log);
-  if (status != AGPU_SUCCESS)
-    return status == AGPU_ERROR_OUT_OF_HOST_MEMORY ? status : AGPU_ERROR_INTERNAL;
-  *size = count * sizeof **words;
-  return AGPU_SUCCESS;
+  if (status == AGPU_SUCCESS) *size = count * sizeof **words;
+  return status;
 }
 
 agpu_status agpu_vk_kernel_spirv(agpu_program *program, agpu_parsed *parsed,
