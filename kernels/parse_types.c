@@ -171,19 +171,25 @@ static void enum_word(parser *p, spec_words *w) {
   w->named = kp_int_type(p);
 }
 
+static bool has_type_words(const spec_words *w) {
+  return w->named || w->n_int || w->n_char || w->n_short || w->n_long || w->n_unsigned ||
+         w->n_signed;
+}
+
 /* Types that take a word or a declaration of their own. */
 static bool special_type(parser *p, spec_words *w) {
   kl_token *t = p->tok;
   if (is_image_type(t)) {
     image_word(p, w);
   } else if (kp_tok_is(t, "intptr_t") || kp_tok_is(t, "uintptr_t")) {
-    kl_error(p->ctx, kp_here(p), "'%.*s' is not supported", t->length, t->text);
+    /* 64-bit on every target, as ptrdiff_t and size_t are (issue 33) */
+    if (has_type_words(w)) kl_error(p->ctx, kp_here(p), "two types in one declaration");
+    w->type_at = kp_here(p);
+    w->named =
+        kl_type_scalar(p->ctx, kp_tok_is(t, "intptr_t") ? KL_TYPE_PTRDIFF_T : KL_TYPE_SIZE_T);
     kp_advance(p);
-    w->named = kl_type_scalar(p->ctx, KL_TYPE_LONG);
   } else if (kp_tok_is(t, "struct") || kp_tok_is(t, "union")) {
-    if (w->named || w->n_int || w->n_char || w->n_short || w->n_long || w->n_unsigned ||
-        w->n_signed)
-      kl_error(p->ctx, kp_here(p), "two types in one declaration");
+    if (has_type_words(w)) kl_error(p->ctx, kp_here(p), "two types in one declaration");
     w->type_at = kp_here(p);
     w->named = struct_decl(p, kp_tok_is(t, "union"));
   } else if (kp_tok_is(t, "enum")) {
