@@ -38,7 +38,7 @@ if [ "$target" = differential ]; then
     >"$build/fuzz-differential.log" 2>&1
   status=$?
   set -e
-  grep -E 'kernels agreed|^FAIL|^skipped' "$build/fuzz-differential.log" || true
+  grep -E 'kernels agreed|^FAIL|^CRASH|^DRIVER|^skipped' "$build/fuzz-differential.log" || true
   if [ "$status" -eq 77 ]; then
     echo "== skipped (no OpenCL device)"
     exit 0

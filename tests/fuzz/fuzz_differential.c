@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "agpu_test.h"
+#include "fuzz_supervisor.h"
 #include "kernel_gen.h"
 
 typedef struct side {
@@ -130,7 +131,13 @@ static bool compare_kernel(side *a, side *b, char *kernel, const uint8_t *bytes,
   for (int i = 0; i < KGEN_GLOBAL_SIZE; i++) in[i] = (uint32_t)(agpu_test_rand(&state) >> 32);
   const uint32_t acc0[KGEN_ACC_SIZE] = {0u,          0xffffffffu, 0x12345678u, 0u,
                                         0xffffffffu, 0xffffffffu, 0u,          0x80000000u};
-  bool ok_a = run_on(a, kernel, in, acc0), ok_b = run_on(b, kernel, in, acc0);
+  fuzz_progress_case(name, a->selector);
+  bool ok_a = run_on(a, kernel, in, acc0);
+  fuzz_progress_case(name, b->selector);
+  bool ok_b = run_on(b, kernel, in, acc0);
+  if (!ok_a || !ok_b || memcmp(a->out, b->out, sizeof a->out) ||
+      memcmp(a->acc, b->acc, sizeof a->acc))
+    fuzz_progress_case(name, referee.selector ? referee.selector : b->selector);
   bool same = ok_a && ok_b && memcmp(a->out, b->out, sizeof a->out) == 0 &&
               memcmp(a->acc, b->acc, sizeof a->acc) == 0;
   if (!same && ok_a && ok_b && referee.device && run_on(&referee, kernel, in, acc0) &&
@@ -177,12 +184,75 @@ static uint8_t *read_file(const char *path, size_t *size) {
   return data;
 }
 
+static side side_a = {.selector = "cpu:0"}, side_b = {.selector = "opencl:0"};
+static const char *save_dir;
+
+/* Opens a side's device; false (with a "skipped" line) when it is missing. */
+static bool open_sides(side *a, side *b) {
+  if (agpu_device_select(a->selector, &a->device) != AGPU_SUCCESS ||
+      agpu_device_select(b->selector, &b->device) != AGPU_SUCCESS) {
+    printf("skipped: %s\n0 passed, 0 failed, 1 skipped\n", agpu_last_error());
+    return false;
+  }
+  if (referee.selector && agpu_device_select(referee.selector, &referee.device) != AGPU_SUCCESS)
+    printf("no referee: %s\n", agpu_last_error()); /* disagreements then stay failures */
+  return true;
+}
+
+/* A child's run of generated cases (fuzz_supervisor.h): case k uses
+ * generator bytes drawn from seed + k. */
+static int run_seeds(uint64_t seed, long count, double deadline, const char *b_selector) {
+  side_b.selector = b_selector;
+  if (!open_sides(&side_a, &side_b)) return 77;
+  for (long k = 0; count < 0 || k < count; k++) {
+    if (deadline > 0 && now() >= deadline) break;
+    uint64_t state = (seed + (uint64_t)k) * 0x9e3779b97f4a7c15u + 1;
+    size_t size = 64 + (size_t)(agpu_test_rand(&state) % 1024);
+    uint8_t bytes[1100];
+    for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)(agpu_test_rand(&state) >> 56);
+    char name[64];
+    snprintf(name, sizeof name, "seed-%llu", (unsigned long long)(seed + (uint64_t)k));
+    int drivers_before = driver_only;
+    bool same = run_case(&side_a, &side_b, bytes, size, name, save_dir);
+    fuzz_progress_done(!same ? FUZZ_FAIL : driver_only > drivers_before ? FUZZ_DRIVER : FUZZ_PASS);
+  }
+  return 0;
+}
+
+/* FILEs (saved kernels or generator inputs), run in this process. */
+static void run_files(char **files, int n, fuzz_tally *tally) {
+  for (int i = 0; i < n; i++) {
+    size_t size = 0;
+    uint8_t *data = read_file(files[i], &size);
+    if (!data) {
+      printf("FAIL cannot read %s\n", files[i]);
+      tally->failed++;
+      continue;
+    }
+    /* a kernel (.cl: a saved failure), or a fuzz_codegen input: its first
+     * byte is the options, the rest the generator's */
+    const char *base = strrchr(files[i], '/');
+    base = base ? base + 1 : files[i];
+    size_t length = strlen(files[i]);
+    bool same;
+    if (length > 3 && !strcmp(files[i] + length - 3, ".cl")) {
+      char *kernel = malloc(size + 1);
+      if (kernel) memcpy(kernel, data, size), kernel[size] = '\0';
+      same =
+          !kernel || compare_kernel(&side_a, &side_b, kernel, (const uint8_t *)"", 0, base, NULL);
+    } else {
+      same =
+          run_case(&side_a, &side_b, size ? data + 1 : data, size ? size - 1 : 0, base, save_dir);
+    }
+    same ? tally->passed++ : tally->failed++;
+    free(data);
+  }
+}
+
 int main(int argc, char **argv) {
   double seconds = 0;
   long count = -1;
   uint64_t seed = 1;
-  const char *save_dir = NULL;
-  side a = {.selector = "cpu:0"}, b = {.selector = "opencl:0"};
   int first_file = argc;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
@@ -194,9 +264,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--save") && i + 1 < argc)
       save_dir = argv[++i];
     else if (!strcmp(argv[i], "--a") && i + 1 < argc)
-      a.selector = argv[++i];
+      side_a.selector = argv[++i];
     else if (!strcmp(argv[i], "--b") && i + 1 < argc)
-      b.selector = argv[++i];
+      side_b.selector = argv[++i];
     else if (!strcmp(argv[i], "--barriers"))
       barrier_heavy = true;
     else if (!strcmp(argv[i], "--print"))
@@ -216,54 +286,27 @@ int main(int argc, char **argv) {
   }
   if (seconds <= 0 && count < 0) count = first_file < argc ? 0 : 20;
   setenv("ANYGPU_CACHE", "0", 1);
-  if (agpu_device_select(a.selector, &a.device) != AGPU_SUCCESS ||
-      agpu_device_select(b.selector, &b.device) != AGPU_SUCCESS) {
-    printf("skipped: %s\n0 passed, 0 failed, 1 skipped\n", agpu_last_error());
-    return 77;
-  }
-  if (referee.selector && agpu_device_select(referee.selector, &referee.device) != AGPU_SUCCESS)
-    printf("no referee: %s\n", agpu_last_error()); /* disagreements then stay failures */
-  int passed = 0, failed = 0;
+  fuzz_tally tally = {0};
   double start = now();
-  for (int i = first_file; i < argc; i++) {
-    size_t size = 0;
-    uint8_t *data = read_file(argv[i], &size);
-    if (!data) {
-      printf("FAIL cannot read %s\n", argv[i]);
-      failed++;
-      continue;
-    }
-    /* a kernel (.cl: a saved failure), or a fuzz_codegen input: its first
-     * byte is the options, the rest the generator's */
-    const char *base = strrchr(argv[i], '/');
-    base = base ? base + 1 : argv[i];
-    size_t length = strlen(argv[i]);
-    bool same;
-    if (length > 3 && !strcmp(argv[i] + length - 3, ".cl")) {
-      char *kernel = malloc(size + 1);
-      if (kernel) memcpy(kernel, data, size), kernel[size] = '\0';
-      same = !kernel || compare_kernel(&a, &b, kernel, (const uint8_t *)"", 0, base, NULL);
-    } else {
-      same = run_case(&a, &b, size ? data + 1 : data, size ? size - 1 : 0, base, save_dir);
-    }
-    same ? passed++ : failed++;
-    free(data);
+  if (first_file < argc) {
+    if (!open_sides(&side_a, &side_b)) return 77;
+    run_files(argv + first_file, argc - first_file, &tally);
+    tally.driver_only = driver_only;
   }
-  for (long k = 0; count < 0 || k < count; k++) {
-    if (seconds > 0 && now() - start >= seconds) break;
-    uint64_t state = (seed + (uint64_t)k) * 0x9e3779b97f4a7c15u + 1;
-    size_t size = 64 + (size_t)(agpu_test_rand(&state) % 1024);
-    uint8_t bytes[1100];
-    for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)(agpu_test_rand(&state) >> 56);
-    char name[64];
-    snprintf(name, sizeof name, "seed-%llu", (unsigned long long)(seed + (uint64_t)k));
-    run_case(&a, &b, bytes, size, name, save_dir) ? passed++ : failed++;
-  }
-  printf("%s vs %s: %d kernels agreed, %d did not, in %.1f s\n", a.selector, b.selector, passed,
-         failed, now() - start);
-  if (referee.device)
-    printf("of the agreeing: %d where %s alone differed (%s and %s agree: a driver bug)\n",
-           driver_only, b.selector, a.selector, referee.selector);
-  printf("%d passed, %d failed, 0 skipped\n", passed, failed);
-  return failed ? 1 : 0;
+  /* the generated cases, in children; none opens a device here before */
+  if ((count > 0 || seconds > 0) &&
+      fuzz_supervise(run_seeds, seed, count, seconds > 0 ? start + seconds : 0, side_b.selector,
+                     referee.selector, &tally) == 77 &&
+      first_file == argc)
+    return 77;
+  printf("%s vs %s: %d kernels agreed, %d did not, in %.1f s\n", side_a.selector, side_b.selector,
+         tally.passed, tally.failed, now() - start);
+  if (referee.selector)
+    printf(
+        "of the agreeing: %d where %s alone differed or crashed (%s and %s agree: a driver "
+        "bug)\n",
+        tally.driver_only, side_b.selector, side_a.selector, referee.selector);
+  if (tally.crashes) printf("%d cases crashed a device's process\n", tally.crashes);
+  printf("%d passed, %d failed, 0 skipped\n", tally.passed, tally.failed);
+  return tally.failed ? 1 : 0;
 }
