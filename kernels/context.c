@@ -32,7 +32,9 @@ void kl_context_destroy(kl_context *ctx) {
   free(ctx);
 }
 
-kl_device_traits kl_context_traits(const kl_context *ctx) { return ctx->options.traits; }
+kl_device_traits kl_context_traits(const kl_context *ctx) {
+  return ctx->options.traits;
+}
 
 _Noreturn void kl_bail(kl_context *ctx) {
   if (ctx->bail) longjmp(*ctx->bail, 1);
@@ -107,8 +109,8 @@ kl_source *kl_new_source(kl_context *ctx, const char *name, const char *text, si
 
 /* ------------------------------------------------------- diagnostics */
 
-static void kl_diagnose(kl_context *ctx, kl_severity severity, kl_location at,
-                        const char *format, va_list args) {
+static void kl_diagnose(kl_context *ctx, kl_severity severity, kl_location at, const char *format,
+                        va_list args) {
   if (ctx->too_many) return;
   if (severity == KL_ERROR && ctx->error_count >= KL_MAX_ERRORS) {
     ctx->too_many = true;
@@ -160,9 +162,13 @@ void kl_note(kl_context *ctx, kl_location at, const char *format, ...) {
   va_end(args);
 }
 
-int kl_error_count(const kl_context *ctx) { return ctx->error_count + (ctx->too_many ? 1 : 0); }
+int kl_error_count(const kl_context *ctx) {
+  return ctx->error_count + (ctx->too_many ? 1 : 0);
+}
 
-const kl_diagnostic *kl_diagnostics(const kl_context *ctx) { return ctx->diagnostics; }
+const kl_diagnostic *kl_diagnostics(const kl_context *ctx) {
+  return ctx->diagnostics;
+}
 
 typedef struct kl_buffer {
   char *data;
@@ -184,7 +190,35 @@ static void buffer_append(kl_buffer *b, const char *text, size_t length) {
   b->data[b->length] = 0;
 }
 
-static void buffer_puts(kl_buffer *b, const char *text) { buffer_append(b, text, strlen(text)); }
+static void buffer_puts(kl_buffer *b, const char *text) {
+  buffer_append(b, text, strlen(text));
+}
+
+/* The source line and a caret under the column; a line longer than
+ * KL_SHOWN_LINE (generated code, a minified kernel) is shown as the window
+ * around the column, with "..." where it was cut. */
+enum { KL_SHOWN_LINE = 160 };
+
+static void append_source_line(kl_buffer *b, const kl_source *source, int line_number, int column) {
+  const char *p = source->text, *end = source->text + source->length;
+  for (int line = 1; line < line_number && p < end; p++)
+    if (*p == '\n') line++;
+  const char *line_end = p;
+  while (line_end < end && *line_end != '\n' && *line_end != '\r') line_end++;
+  const char *at =
+      column > 1 && (size_t)(column - 1) <= (size_t)(line_end - p) ? p + column - 1 : p;
+  const char *from = p, *to = line_end;
+  if (to - from > KL_SHOWN_LINE) {
+    from = at - p > KL_SHOWN_LINE / 2 ? at - KL_SHOWN_LINE / 2 : p;
+    to = line_end - from > KL_SHOWN_LINE ? from + KL_SHOWN_LINE : line_end;
+  }
+  buffer_puts(b, from > p ? "  ..." : "  ");
+  buffer_append(b, from, (size_t)(to - from));
+  buffer_puts(b, to < line_end ? "...\n  " : "\n  ");
+  if (from > p) buffer_puts(b, "   ");
+  for (const char *q = from; q < at; q++) buffer_append(b, *q == '\t' ? "\t" : " ", 1);
+  buffer_puts(b, "^\n");
+}
 
 const char *kl_diagnostics_text(kl_context *ctx) {
   if (ctx->diagnostics_text) return ctx->diagnostics_text;
@@ -204,18 +238,7 @@ const char *kl_diagnostics_text(kl_context *ctx) {
     buffer_puts(&b, kl_format(ctx, "%s:%d:%d: %s: %s\n", source ? source->name : "<source>",
                               d->location.line, d->location.column, severity, d->message));
     if (!source || d->location.line < 1) continue;
-    /* The source line and a caret under the column. */
-    const char *p = source->text, *end = source->text + source->length;
-    for (int line = 1; line < d->location.line && p < end; p++)
-      if (*p == '\n') line++;
-    const char *line_end = p;
-    while (line_end < end && *line_end != '\n' && *line_end != '\r') line_end++;
-    buffer_puts(&b, "  ");
-    buffer_append(&b, p, (size_t)(line_end - p));
-    buffer_puts(&b, "\n  ");
-    for (int column = 1; column < d->location.column && p + column - 1 < line_end; column++)
-      buffer_append(&b, p[column - 1] == '\t' ? "\t" : " ", 1);
-    buffer_puts(&b, "^\n");
+    append_source_line(&b, source, d->location.line, d->location.column);
     /* Where a header was included, innermost first. */
     int shown = 0;
     for (const kl_source *s = source; s->included_from; s = s->included_from, shown++) {

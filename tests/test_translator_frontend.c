@@ -23,7 +23,9 @@ static kl_program *parse_with(const char *source, const char *options, bool fp64
   return kl_parse_program(ctx, source, strlen(source), &o);
 }
 
-static kl_program *parse(const char *source) { return parse_with(source, NULL, true); }
+static kl_program *parse(const char *source) {
+  return parse_with(source, NULL, true);
+}
 
 static bool has_diagnostic(kl_severity severity, const char *needle) {
   for (const kl_diagnostic *d = kl_diagnostics(ctx); d; d = d->next)
@@ -31,14 +33,14 @@ static bool has_diagnostic(kl_severity severity, const char *needle) {
   return false;
 }
 
-#define CHECK_TEXT(actual, expected)                                                                  \
-  do {                                                                                                \
-    const char *a_ = (actual), *e_ = (expected);                                                      \
-    if (!a_ || strcmp(a_, e_) != 0) {                                                                 \
-      printf("  FAIL %s:%d: %s: got \"%s\", expected \"%s\"\n", __FILE__, __LINE__, agpu_test_g.case_name, \
-             a_ ? a_ : "(null)", e_);                                                                 \
-      agpu_test_g.case_failed = 1;                                                                    \
-    }                                                                                                 \
+#define CHECK_TEXT(actual, expected)                                                \
+  do {                                                                              \
+    const char *a_ = (actual), *e_ = (expected);                                    \
+    if (!a_ || strcmp(a_, e_) != 0) {                                               \
+      printf("  FAIL %s:%d: %s: got \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
+             agpu_test_g.case_name, a_ ? a_ : "(null)", e_);                        \
+      agpu_test_g.case_failed = 1;                                                  \
+    }                                                                               \
   } while (0)
 
 /* ------------------------------------------------------- preprocessor */
@@ -50,9 +52,11 @@ static const char *preprocess(const char *source, const char *options) {
 
 static void preprocessor_macros(void) {
   CHECK_TEXT(preprocess("#define N 4\nint x = N;", NULL), "int x = 4;");
-  CHECK_TEXT(preprocess("#define SQ(x) ((x) * (x))\nint y = SQ(1 + 2);", NULL), "int y = ((1 + 2) * (1 + 2));");
+  CHECK_TEXT(preprocess("#define SQ(x) ((x) * (x))\nint y = SQ(1 + 2);", NULL),
+             "int y = ((1 + 2) * (1 + 2));");
   CHECK_TEXT(preprocess("#define STR(x) #x\nSTR(a  +  \"b\")", NULL), "\"a + \\\"b\\\"\"");
-  CHECK_TEXT(preprocess("#define CAT(a, b) a ## b\nint CAT(va, lue) = CAT(1, 2);", NULL), "int value = 12;");
+  CHECK_TEXT(preprocess("#define CAT(a, b) a ## b\nint CAT(va, lue) = CAT(1, 2);", NULL),
+             "int value = 12;");
   CHECK_TEXT(preprocess("#define foo foo + 1\nfoo", NULL), "foo + 1");
   CHECK_TEXT(preprocess("#define f(x) g(x)\n#define g(x) x * 2\nf(f(3))", NULL), "3 * 2 * 2");
   CHECK_TEXT(preprocess("#define A 1\n#undef A\nA", NULL), "A");
@@ -60,16 +64,24 @@ static void preprocessor_macros(void) {
   CHECK_TEXT(preprocess("#define F() 7\nF()", NULL), "7");
   CHECK_TEXT(preprocess("int l = __LINE__;\n\nint m = __LINE__;", NULL), "int l = 1;\nint m = 3;");
   CHECK_TEXT(preprocess("__FILE__", NULL), "\"k.cl\"");
-  CHECK_TEXT(preprocess("__OPENCL_VERSION__ __OPENCL_C_VERSION__ CL_VERSION_1_2 __ENDIAN_LITTLE__ __ANYGPU__", NULL),
-             "120 120 120 1 1");
+  CHECK_TEXT(
+      preprocess(
+          "__OPENCL_VERSION__ __OPENCL_C_VERSION__ CL_VERSION_1_2 __ENDIAN_LITTLE__ __ANYGPU__",
+          NULL),
+      "120 120 120 1 1");
 }
 
 static void preprocessor_conditionals(void) {
-  CHECK_TEXT(preprocess("#if 1 + 2 * 3 == 7 && (10 / 3) == 3 && -1 < 0 && (1 ? 5 : 6) == 5\nyes\n#else\nno\n#endif", NULL),
+  CHECK_TEXT(preprocess("#if 1 + 2 * 3 == 7 && (10 / 3) == 3 && -1 < 0 && (1 ? 5 : 6) == "
+                        "5\nyes\n#else\nno\n#endif",
+                        NULL),
              "yes");
   CHECK_TEXT(preprocess("#if -1 < 0u\nsigned\n#else\nunsigned\n#endif", NULL), "unsigned");
-  CHECK_TEXT(preprocess("#define X 2\n#if X == 1\none\n#elif X == 2\ntwo\n#else\nother\n#endif", NULL), "two");
-  CHECK_TEXT(preprocess("#if defined(X) || defined Y\nd\n#elif !defined(Z)\nnz\n#endif", NULL), "nz");
+  CHECK_TEXT(
+      preprocess("#define X 2\n#if X == 1\none\n#elif X == 2\ntwo\n#else\nother\n#endif", NULL),
+      "two");
+  CHECK_TEXT(preprocess("#if defined(X) || defined Y\nd\n#elif !defined(Z)\nnz\n#endif", NULL),
+             "nz");
   CHECK_TEXT(preprocess("#ifdef UNDEFINED\na\n#ifndef B\nb\n#endif\n#else\nc\n#endif", NULL), "c");
   CHECK_TEXT(preprocess("#if UNDEFINED_NAME\na\n#else\nb\n#endif", NULL), "b");
   CHECK_TEXT(preprocess("#if 0\n#error not me\n#bogus\n#endif\nok", NULL), "ok");
@@ -91,7 +103,9 @@ static void preprocessor_conditionals(void) {
 
 static void macro_locations(void) {
   /* An error inside a macro expansion is reported where the macro is used. */
-  CHECK(!parse("#define BAD(x) (x + undefined_thing)\n__kernel void k(__global int *o) {\n  o[0] = BAD(1);\n}"));
+  CHECK(
+      !parse("#define BAD(x) (x + undefined_thing)\n__kernel void k(__global int *o) {\n  o[0] = "
+             "BAD(1);\n}"));
   const kl_diagnostic *d = kl_diagnostics(ctx);
   CHECK(d && d->location.line == 3 && d->location.column == 10);
   CHECK(d && strstr(d->message, "undefined_thing"));
@@ -111,7 +125,8 @@ static const kl_node *first_expression(kl_program *program) {
 static const kl_node *expression_with(const char *expression, bool fp64) {
   char source[2048];
   snprintf(source, sizeof source,
-           "__kernel void k(__global int *o, int n, uint u, float f, float4 v, int4 iv, char c, uchar uc) {\n"
+           "__kernel void k(__global int *o, int n, uint u, float f, float4 v, int4 iv, char c, "
+           "uchar uc) {\n"
            "  %s;\n}\n",
            expression);
   return first_expression(parse_with(source, NULL, fp64));
@@ -174,7 +189,8 @@ static void implicit_conversions_are_explicit(void) {
   n = expression_with("c + c", true);
   CHECK(n && n->lhs->kind == KL_EXPR_CONVERT && n->lhs->type->kind == KL_TYPE_INT);
   n = expression_with("v * 2.0f", true);
-  CHECK(n && n->rhs->kind == KL_EXPR_CONVERT && n->rhs->type->kind == KL_TYPE_VECTOR); /* scalar widened */
+  CHECK(n && n->rhs->kind == KL_EXPR_CONVERT &&
+        n->rhs->type->kind == KL_TYPE_VECTOR); /* scalar widened */
   n = expression_with("f = n", true);
   CHECK(n && n->kind == KL_EXPR_ASSIGN && n->rhs->kind == KL_EXPR_CONVERT);
 }
@@ -199,7 +215,8 @@ static void vector_types(void) {
   const kl_node *n = expression_with("(float4)(1.0f, v.xy, n)", true);
   CHECK(n && n->kind == KL_EXPR_VECTOR_LITERAL && n->arg_count == 3);
   n = expression_with("v.zx", true);
-  CHECK(n && n->kind == KL_EXPR_SWIZZLE && n->component_count == 2 && n->components[0] == 2 && n->components[1] == 0);
+  CHECK(n && n->kind == KL_EXPR_SWIZZLE && n->component_count == 2 && n->components[0] == 2 &&
+        n->components[1] == 0);
   /* no implicit conversions between vector types, no vector casts */
   CHECK(!expression_with("v + iv", true));
   CHECK(has_diagnostic(KL_ERROR, "invalid operands to binary '+'"));
@@ -277,16 +294,19 @@ static void builtin_types(void) {
   CHECK_TEXT(type_of("atom_inc(o)"), "int");
   CHECK_TEXT(type_of("get_work_dim()"), "uint");
   const kl_node *n = expression_with("atom_add(o, 1)", true);
-  CHECK(n && n->kind == KL_EXPR_BUILTIN && n->builtin->id == KL_BUILTIN_ATOMIC_ADD && strcmp(n->spelling, "atom_add") == 0);
+  CHECK(n && n->kind == KL_EXPR_BUILTIN && n->builtin->id == KL_BUILTIN_ATOMIC_ADD &&
+        strcmp(n->spelling, "atom_add") == 0);
   n = expression_with("convert_int_sat_rtz(f)", true);
-  CHECK(n && n->builtin->id == KL_BUILTIN_CONVERT && n->builtin->saturate && n->builtin->rounding == KL_ROUND_RTZ);
+  CHECK(n && n->builtin->id == KL_BUILTIN_CONVERT && n->builtin->saturate &&
+        n->builtin->rounding == KL_ROUND_RTZ);
   n = expression_with("native_exp(f)", true);
   CHECK(n && n->builtin->id == KL_BUILTIN_EXP && n->builtin->relaxed);
-  CHECK(!expression_with("sqrt(2)", true));             /* ambiguous in OpenCL C */
+  CHECK(!expression_with("sqrt(2)", true));              /* ambiguous in OpenCL C */
   CHECK(!expression_with("convert_float_sat(n)", true)); /* _sat needs an integer destination */
   CHECK(!expression_with("as_uint(v)", true));           /* sizes differ */
   CHECK(!expression_with("atomic_add(&n, 1)", true));    /* private memory */
-  CHECK(kl_builtin_get(KL_BUILTIN_GET_GLOBAL_ID) && strcmp(kl_builtin_id_name(KL_BUILTIN_ATOMIC_ADD), "atomic_add") == 0);
+  CHECK(kl_builtin_get(KL_BUILTIN_GET_GLOBAL_ID) &&
+        strcmp(kl_builtin_id_name(KL_BUILTIN_ATOMIC_ADD), "atomic_add") == 0);
 }
 
 /* -------------------------------------------------------- diagnostics */
@@ -296,9 +316,11 @@ static void diagnostics_format(void) {
   CHECK_TEXT(kl_diagnostics_text(ctx),
              "k.cl:2:11: error: use of undeclared identifier 'y'\n    int x = y;\n            ^\n");
   /* several errors in one run */
-  CHECK(!parse("__kernel void k(__global int *o) {\n  o[0] = a;\n  o[1] = b;\n  o[2] = 1.0f % 2.0f;\n}\n"));
+  CHECK(!parse(
+      "__kernel void k(__global int *o) {\n  o[0] = a;\n  o[1] = b;\n  o[2] = 1.0f % 2.0f;\n}\n"));
   int errors = 0;
-  for (const kl_diagnostic *d = kl_diagnostics(ctx); d; d = d->next) errors += d->severity == KL_ERROR;
+  for (const kl_diagnostic *d = kl_diagnostics(ctx); d; d = d->next)
+    errors += d->severity == KL_ERROR;
   CHECK(errors == 3);
   /* a cap on the count */
   char source[8192] = "__kernel void k(__global int *o) {\n";
@@ -313,6 +335,19 @@ static void diagnostics_format(void) {
   /* warnings do not fail a program */
   CHECK(parse("__kernel __attribute__((frobnicate(4))) void k(__global int *o) { o[0] = 1; }"));
   CHECK(has_diagnostic(KL_WARNING, "ignored"));
+  /* a long line (generated code) is shown as the window around the column */
+  char *wide = malloc(20000);
+  strcpy(wide, "__kernel void k(__global int *o) {");
+  for (int i = 0; i < 600; i++) strcat(wide, "o[0]+=1;");
+  strcat(wide, "o[1]=zz;");
+  for (int i = 0; i < 600; i++) strcat(wide, "o[0]+=1;");
+  strcat(wide, "}\n");
+  CHECK(!parse(wide));
+  const char *text = kl_diagnostics_text(ctx), *shown = strchr(text, '\n') + 1;
+  const char *caret_line = strchr(shown, '\n') + 1, *zz = strstr(shown, "zz;");
+  CHECK(strlen(text) < 600 && strstr(shown, "  ...") == shown && zz && zz < caret_line);
+  CHECK(strstr(shown, "...\n") && strchr(caret_line, '^') - caret_line == zz - shown);
+  free(wide);
 }
 
 static void rejected_constructs(void) {
@@ -321,10 +356,12 @@ static void rejected_constructs(void) {
   } cases[] = {
       {"__kernel void k(image2d_t i) {}", "image types are not supported"},
       {"__kernel void k(__global int **p) {}", "pointer to pointer"},
-      {"int f(int x) { return f(x); }\n__kernel void k(__global int *o) { o[0] = f(1); }", "recursion"},
+      {"int f(int x) { return f(x); }\n__kernel void k(__global int *o) { o[0] = f(1); }",
+       "recursion"},
       {"__kernel void k(__global int *o) { again: goto again; }", "goto"},
       {"__kernel void k(__global int *o, int n) { int a[n]; }", "variable-length arrays"},
-      {"__kernel void k(__global int *o, __local int *l) { o = (__global int *)l; }", "between address spaces"},
+      {"__kernel void k(__global int *o, __local int *l) { o = (__global int *)l; }",
+       "between address spaces"},
       {"__kernel void k(__global int *o) { int (*fp)(int); }", "function pointers"},
       {"float g = 1.0f;\n__kernel void k(__global int *o) {}", "must be __constant"},
       {"__kernel void k(__global int *o) { o[0] = \"text\"[0]; }", "string literals"},
@@ -344,7 +381,8 @@ static void rejected_constructs(void) {
 static const char reduce_source[] =
     "#define WG 64\n"
     "__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))\n"
-    "void reduce(__global const float *restrict in, __global float *out, __local float *scratch, uint n) {\n"
+    "void reduce(__global const float *restrict in, __global float *out, __local float *scratch, "
+    "uint n) {\n"
     "  __local float tile[WG];\n"
     "  uint lid = get_local_id(0);\n"
     "  size_t gid = get_global_id(0);\n"
@@ -403,17 +441,22 @@ static void kernel_facts(void) {
   CHECK(strstr(json, "\"barrier\""));
 
   /* a barrier under a condition that depends on the work-item */
-  CHECK(parse("__kernel void k(__global int *o) {\n  if (get_local_id(0) < 4) barrier(CLK_LOCAL_MEM_FENCE);\n}"));
+  CHECK(
+      parse("__kernel void k(__global int *o) {\n  if (get_local_id(0) < 4) "
+            "barrier(CLK_LOCAL_MEM_FENCE);\n}"));
   CHECK(has_diagnostic(KL_WARNING, "not provably uniform"));
   /* a variable assigned a uniform value under a varying condition is varying */
-  program = parse("__kernel void k(__global int *o, int n) {\n  int a = n * 2, b = 0;\n"
-                  "  if (get_global_id(0) == 0) b = n;\n  o[0] = a + b;\n}");
+  program = parse(
+      "__kernel void k(__global int *o, int n) {\n  int a = n * 2, b = 0;\n"
+      "  if (get_global_id(0) == 0) b = n;\n  o[0] = a + b;\n}");
   f = program ? kl_find_kernel(program, "k") : NULL;
   CHECK(f && local_named(f, "a")->is_uniform && !local_named(f, "b")->is_uniform);
   /* features and callees */
-  program = parse("double twice(double x) { return 2.0 * x; }\nlong wide(long x) { return x; }\n"
-                  "__kernel void k(__global double *o, __local int *l) {\n"
-                  "  o[0] = twice(1.0) + (double)wide(2);\n  atomic_add(l, 1);\n  atom_inc((__global int *)0);\n}");
+  program = parse(
+      "double twice(double x) { return 2.0 * x; }\nlong wide(long x) { return x; }\n"
+      "__kernel void k(__global double *o, __local int *l) {\n"
+      "  o[0] = twice(1.0) + (double)wide(2);\n  atomic_add(l, 1);\n  atom_inc((__global int "
+      "*)0);\n}");
   f = program ? kl_find_kernel(program, "k") : NULL;
   CHECK(f && f->callee_count == 2 && strcmp(f->callees[0]->name, "twice") == 0);
   CHECK(f && (f->features & KL_FEATURE_FP64) && (f->features & KL_FEATURE_INT64) &&
@@ -426,10 +469,19 @@ static void kernel_facts(void) {
 static void hostile_inputs(void) {
   uint64_t seed = 12345;
   static const char *const vocabulary[] = {
-      "__kernel", "void", "k", "(", ")", "{", "}", "[", "]", ";", ",", "int", "float4", "*", "+", "=",
-      "#define", "#if", "#endif", "\n", "x", "1", "0x", "1.5f", ".", "->", "struct", "?", ":", "for",
-      "if", "while", "return", "__global", "barrier", "get_global_id", "'", "\"", "/*", "##", "#", "\\",
-      "(float4)", "sizeof", "switch", "case", "default", "break", "..", "<<=", "typedef", "__attribute__",
+      "__kernel", "void",     "k",        "(",
+      ")",        "{",        "}",        "[",
+      "]",        ";",        ",",        "int",
+      "float4",   "*",        "+",        "=",
+      "#define",  "#if",      "#endif",   "\n",
+      "x",        "1",        "0x",       "1.5f",
+      ".",        "->",       "struct",   "?",
+      ":",        "for",      "if",       "while",
+      "return",   "__global", "barrier",  "get_global_id",
+      "'",        "\"",       "/*",       "##",
+      "#",        "\\",       "(float4)", "sizeof",
+      "switch",   "case",     "default",  "break",
+      "..",       "<<=",      "typedef",  "__attribute__",
   };
   char buffer[4096];
   for (int round = 0; round < 3000; round++) {
@@ -440,7 +492,8 @@ static void hostile_inputs(void) {
     } else {
       int tokens = (int)(agpu_test_rand(&seed) % 120);
       for (int i = 0; i < tokens; i++) {
-        const char *t = vocabulary[agpu_test_rand(&seed) % (sizeof vocabulary / sizeof vocabulary[0])];
+        const char *t =
+            vocabulary[agpu_test_rand(&seed) % (sizeof vocabulary / sizeof vocabulary[0])];
         size_t len = strlen(t);
         if (n + len + 2 >= sizeof buffer) break;
         memcpy(buffer + n, t, len);
@@ -467,7 +520,8 @@ static void hostile_inputs(void) {
   deep[at] = 0;
   CHECK(!parse(deep));
   at = 0;
-  for (int i = 0; i < 40; i++) at += (size_t)sprintf(deep + at, "#define M%d M%d M%d\n", i, i + 1, i + 1);
+  for (int i = 0; i < 40; i++)
+    at += (size_t)sprintf(deep + at, "#define M%d M%d M%d\n", i, i + 1, i + 1);
   strcpy(deep + at, "M0\n");
   CHECK(!parse(deep));
   CHECK(has_diagnostic(KL_ERROR, "more than"));
@@ -544,13 +598,15 @@ static void translate_time(void) {
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
     for (int i = 0; i < rounds; i++) {
       kl_context *c = kl_context_create();
-      kl_translate_options o = {.source_name = "typical.cl", .traits = {.fp64 = true, .int64 = true}};
+      kl_translate_options o = {.source_name = "typical.cl",
+                                .traits = {.fp64 = true, .int64 = true}};
       kl_program *p = kl_parse_program(c, typical_kernel, sizeof typical_kernel - 1, &o);
       if (!p) agpu_test_g.case_failed = 1;
       kl_context_destroy(c);
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-    double t = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / rounds;
+    double t =
+        ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / rounds;
     if (t < us) us = t;
   }
   int lines = 0;
