@@ -22,9 +22,12 @@
  * statements after it run under `if (!done)` (barriers excepted: with the
  * return in uniform control flow every work-item is done, and a barrier all
  * of them reach is harmless), and loops around it stop (`!done && cond`,
- * their step skipped). The original tree is not changed. Helpers without
- * barriers stay ordinary C functions; a call of one with a barrier anywhere
- * else (inside an expression, a condition) is left for emit_c.c to report. */
+ * their step skipped). A call inside a larger expression, or in the
+ * condition of an `if` or `switch`, is first computed into a temporary
+ * (kc_hoist_call). The original tree is not changed. Helpers without
+ * barriers stay ordinary C functions; a call of one with a barrier where it
+ * may run other than once (under && or ||, an arm of ?:, after a comma, in
+ * a loop's condition) is left for emit_c.c to report. */
 #include <string.h>
 
 #include "emit_c_internal.h"
@@ -460,6 +463,66 @@ static kl_node *kc_expand(kc_inliner *in, kl_node *call, kl_variable *result) {
   return kc_compound(in, head.next, call->location);
 }
 
+/* The slot of the first call of a helper with a barrier inside `*slot`
+ * that is evaluated whenever the expression is, once, and may run before
+ * the rest of it: not under the right of && or ||, an arm of ?:, or after
+ * a comma (a sequence point would move). NULL when there is none. */
+static kl_node **kc_nested_call(kl_node **slot, int depth) {
+  kl_node *n = *slot;
+  if (!n || depth > KC_INLINE_MAX_TREE) return NULL;
+  if (n->kind == KL_EXPR_CALL && kc_barrier_helper(n->function))
+    return n->function->return_type->kind == KL_TYPE_VOID ? NULL : slot;
+  if (n->kind == KL_EXPR_CONDITIONAL) return kc_nested_call(&n->condition, depth + 1);
+  kl_node **found = kc_nested_call(&n->lhs, depth + 1);
+  bool lhs_only =
+      n->kind == KL_EXPR_COMMA ||
+      (n->kind == KL_EXPR_BINARY && (n->op == KL_OP_LOGICAL_AND || n->op == KL_OP_LOGICAL_OR));
+  if (!found && !lhs_only) found = kc_nested_call(&n->rhs, depth + 1);
+  for (kl_node **arg = &n->args; *arg && !found; arg = &(*arg)->next)
+    found = kc_nested_call(arg, depth + 1);
+  return found;
+}
+
+/* Where a statement evaluates an expression once, before anything else it
+ * does: the expression's slot, or NULL. */
+static kl_node **kc_evaluated_once(kl_node *stmt) {
+  switch (stmt->kind) {
+    case KL_STMT_EXPRESSION:
+    case KL_STMT_RETURN:
+      return &stmt->lhs;
+    case KL_STMT_DECLARATION:
+      return stmt->variable && stmt->variable->space != KL_SPACE_LOCAL
+                 ? &stmt->variable->initializer
+                 : NULL;
+    case KL_STMT_IF:
+    case KL_STMT_SWITCH:
+      return &stmt->condition;
+    default:
+      return NULL;
+  }
+}
+
+/* A call of a helper with a barrier inside a larger expression,
+ * `a = b * f(v)` or `return x + f(v)`, is first computed into a temporary,
+ * `T f_value = f(v); a = b * f_value;`, as a compiler would; then both
+ * statements are inlined as usual. NULL when `stmt` has no such call. */
+static kl_node *kc_hoist_call(kc_inliner *in, kl_node *stmt) {
+  kl_node **expr = kc_evaluated_once(stmt);
+  kl_node **slot = expr ? kc_nested_call(expr, 0) : NULL;
+  if (!slot) return NULL;
+  kl_node *call = *slot;
+  kl_variable *value =
+      kc_new_variable(in, kl_format(in->ctx, "%s_value", call->function->name),
+                      kl_type_qualified(in->ctx, call->function->return_type, 0), call->location);
+  kl_node *ref = kc_var_ref(in, value, call->location);
+  ref->next = call->next; /* an argument keeps its place in the list */
+  call->next = NULL;
+  *slot = ref;
+  kl_node *hoisted = kc_declare(in, value, call);
+  hoisted->next = stmt;
+  return kc_inline_list(in, hoisted);
+}
+
 /* A statement that is such a call, or declares a variable initialised
  * with one, or assigns one, or (in an inlined body) returns one: the
  * statements that replace it; NULL when it is none of these. */
@@ -491,7 +554,7 @@ static kl_node *kc_inline_stmt(kc_inliner *in, kl_node *stmt) {
     default:
       break;
   }
-  if (!call) return NULL;
+  if (!call) return kc_hoist_call(in, stmt);
   if (in->depth >= KC_INLINE_MAX_DEPTH) {
     kc_error(in->e, call->location,
              "helper functions with barriers nest too deeply for the C target");
