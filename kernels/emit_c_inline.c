@@ -622,12 +622,138 @@ static kl_node *kc_inline_list(kc_inliner *in, kl_node *first) {
   return head.next;
 }
 
+/* ------------------------------------------------------------ loop counters */
+
+/* Renames `from` to `to` in a tree (in place); `uniform`: marks the uses. */
+static void kc_rename(kl_node *n, const kl_variable *from, kl_variable *to, int depth) {
+  for (; n && depth <= KC_INLINE_MAX_TREE; n = n->next) {
+    if (n->kind == KL_EXPR_VARIABLE && n->variable == from) {
+      n->variable = to;
+      n->is_uniform = true; /* kc_fresh_counter proved it */
+    }
+    kl_node *children[] = {n->lhs,       n->rhs,       n->condition, n->then, n->init,
+                           n->otherwise, n->increment, n->args,      n->body};
+    for (size_t i = 0; i < sizeof children / sizeof *children; i++)
+      kc_rename(children[i], from, to, depth + 1);
+    if (n->kind == KL_STMT_DECLARATION && n->variable && n->variable->initializer)
+      kc_rename(n->variable->initializer, from, to, depth + 1);
+  }
+}
+
+/* A tree that assigns `var` or takes its address. */
+static bool kc_writes(const kl_node *n, const kl_variable *var, int depth) {
+  for (; n; n = n->next) {
+    if (depth > KC_INLINE_MAX_TREE) return true;
+    bool changes =
+        n->kind == KL_EXPR_ASSIGN ||
+        (n->kind == KL_EXPR_UNARY && (n->op == KL_OP_ADDRESS_OF || n->op >= KL_OP_PRE_INCREMENT));
+    if (changes && kc_root(n->lhs) == var) return true;
+    const kl_node *children[] = {n->lhs,       n->rhs,       n->condition, n->then, n->init,
+                                 n->otherwise, n->increment, n->args,      n->body};
+    for (size_t i = 0; i < sizeof children / sizeof *children; i++)
+      if (kc_writes(children[i], var, depth + 1)) return true;
+    if (n->kind == KL_STMT_DECLARATION && n->variable && n->variable->initializer &&
+        kc_writes(n->variable->initializer, var, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/* `var++`, `--var`, `var += e` or `var -= e` with `e` uniform. */
+static bool kc_uniform_step(const kl_node *step, const kl_variable *var) {
+  if (!step || step->next || kc_root(step->lhs) != var || step->lhs->kind != KL_EXPR_VARIABLE)
+    return false;
+  if (step->kind == KL_EXPR_UNARY) return step->op >= KL_OP_PRE_INCREMENT;
+  return step->kind == KL_EXPR_ASSIGN && (step->op == KL_OP_ADD || step->op == KL_OP_SUB) &&
+         step->rhs->is_uniform && !kc_writes(step->rhs, var, 0);
+}
+
+/* The counter a `for` with a barrier starts by assignment, `for (i = 0; ...)`,
+ * when it is a private scalar declared before the loop; else NULL. */
+static kl_variable *kc_reused_counter(const kl_node *loop) {
+  if (loop->kind != KL_STMT_FOR || !kc_holds_barrier(loop->body, 0)) return NULL;
+  const kl_node *init = loop->init;
+  if (!init || init->next || init->kind != KL_STMT_EXPRESSION || !init->lhs) return NULL;
+  const kl_node *assign = init->lhs;
+  if (assign->kind != KL_EXPR_ASSIGN || assign->op != KL_OP_NONE ||
+      assign->lhs->kind != KL_EXPR_VARIABLE)
+    return NULL;
+  kl_variable *var = assign->lhs->variable;
+  bool integer = kl_type_is_integer(var->type) && var->space == KL_SPACE_PRIVATE &&
+                 !var->is_program_scope && !var->address_taken;
+  /* one value in every work-item for the whole loop: a uniform start, a
+   * uniform step, and no other write */
+  bool uniform = integer && assign->rhs->is_uniform && !kc_writes(assign->rhs, var, 0) &&
+                 kc_uniform_step(loop->increment, var) && !kc_writes(loop->body, var, 0) &&
+                 !kc_writes(loop->condition, var, 0);
+  return uniform ? var : NULL;
+}
+
+/* `for (i = start; cond; step) body` with a barrier in the body, where `i`
+ * was declared (and maybe stepped by a divergent loop) before, becomes
+ * `{ T i_loop = start; for (; cond'; step') body'; i = i_loop; }` with the
+ * loop's uses of `i` renamed and marked uniform: the region splitter judges
+ * a variable's uniformity over the whole kernel, and this loop's counter
+ * has one value in every work-item whatever `i` held before
+ * (kc_reused_counter checks the start, the step and that nothing else
+ * writes it). */
+static kl_node *kc_fresh_counter(kc_inliner *in, kl_node *loop) {
+  kl_variable *var = kc_reused_counter(loop);
+  if (!var) return loop;
+  kl_location at = loop->location;
+  kl_variable *fresh = kc_new_variable(in, kl_format(in->ctx, "%s_loop", var->name),
+                                       kl_type_qualified(in->ctx, var->type, 0), at);
+  kl_node *start = loop->init->lhs->rhs;
+  loop->init = NULL;
+  kc_rename(loop->condition, var, fresh, 0);
+  kc_rename(loop->increment, var, fresh, 0);
+  kc_rename(loop->body, var, fresh, 0);
+  kl_node *decl = kc_declare(in, fresh, start);
+  decl->next = loop;
+  loop->next = kc_assign_to(in, var, kc_var_ref(in, fresh, at));
+  return kc_compound(in, decl, at);
+}
+
+/* Every such loop in a statement list (in place). */
+static void kc_fresh_counters(kc_inliner *in, kl_node **link, int depth) {
+  for (; *link && depth <= KC_INLINE_MAX_TREE; link = &(*link)->next) {
+    kl_node *stmt = *link, *next = stmt->next;
+    if (!kc_holds_barrier(stmt, 0)) continue;
+    if (stmt->kind == KL_STMT_COMPOUND) kc_fresh_counters(in, &stmt->body, depth + 1);
+    if (stmt->kind == KL_STMT_IF || stmt->kind == KL_STMT_FOR || stmt->kind == KL_STMT_WHILE ||
+        stmt->kind == KL_STMT_DO) {
+      kl_node **arms[] = {&stmt->then, &stmt->otherwise, &stmt->body};
+      for (size_t i = 0; i < 3; i++)
+        if (*arms[i]) {
+          kl_node *arm_next = (*arms[i])->next;
+          kc_fresh_counters(in, arms[i], depth + 1);
+          (*arms[i])->next = arm_next;
+        }
+    }
+    kl_node *replaced = kc_fresh_counter(in, stmt);
+    if (replaced != stmt) {
+      replaced->next = next;
+      *link = replaced;
+    }
+  }
+}
+
+static bool kc_has_reused_counter(const kl_node *n, int depth) {
+  for (; n && depth <= KC_INLINE_MAX_TREE; n = n->next) {
+    if (kc_reused_counter(n)) return true;
+    const kl_node *kids[] = {n->then, n->otherwise, n->body};
+    for (size_t i = 0; i < 3; i++)
+      if (kc_has_reused_counter(kids[i], depth + 1)) return true;
+  }
+  return false;
+}
+
 const kl_function *kc_inline_barrier_helpers(kc_emitter *e, const kl_function *kernel) {
   if (!kernel->body || !(kernel->features & KL_FEATURE_BARRIER)) return kernel;
   bool calls = false;
   for (int i = 0; i < kernel->callee_count; i++)
     if (kc_barrier_helper(kernel->callees[i])) calls = true;
-  if (!calls) return kernel;
+  if (!calls && !kc_has_reused_counter(kernel->body, 0)) return kernel;
   kc_inliner in = {.e = e, .ctx = e->ctx};
   in.locals_tail = &in.locals;
   /* a copy of the kernel's tree, with its own variables, to change in place */
@@ -635,10 +761,9 @@ const kl_function *kc_inline_barrier_helpers(kc_emitter *e, const kl_function *k
   kl_node *body = kc_copy(&in, &self, kernel->body, 0);
   for (const kl_variable *var = kernel->locals; var; var = var->next)
     if (!kc_mapped(&self, var)) return kernel; /* not declared in the tree: leave it be */
-  if (body->kind == KL_STMT_COMPOUND)
-    body->body = kc_inline_list(&in, body->body);
-  else
-    body = kc_compound(&in, kc_inline_list(&in, body), body->location);
+  if (body->kind != KL_STMT_COMPOUND) body = kc_compound(&in, body, body->location);
+  body->body = kc_inline_list(&in, body->body);
+  kc_fresh_counters(&in, &body->body, 0);
   kl_function *fn = kl_alloc(e->ctx, sizeof *fn);
   *fn = *kernel;
   fn->body = body;
