@@ -172,8 +172,10 @@ static const char *kc_base(kc_emitter *e, const kl_type *type) {
       return kl_format(e->ctx, "%s%d", kc_vector_element_name(type->element->kind), type->length);
     case KL_TYPE_STRUCT: {
       int index = kc_struct_index(e, type);
-      if (index < 0) return kl_format(e->ctx, "struct kl_t_%s", type->name ? type->name : "anon");
-      return kl_format(e->ctx, "struct kl_s%d", index);
+      const char *keyword = type->is_union ? "union" : "struct";
+      if (index < 0)
+        return kl_format(e->ctx, "%s kl_t_%s", keyword, type->name ? type->name : "anon");
+      return kl_format(e->ctx, "%s kl_s%d", keyword, index);
     }
     default: {
       const char *name = kc_scalar_name(type->kind);
@@ -719,16 +721,17 @@ static void kc_prelude(kc_buf *o) {
 static void kc_structs(kc_emitter *e, kc_buf *o) {
   for (int i = 0; i < e->program->struct_count; i++) {
     const kl_type *s = e->program->structs[i];
-    kc_printf(o, "struct kl_s%d {\n", i);
+    const char *keyword = s->is_union ? "union" : "struct";
+    kc_printf(o, "%s kl_s%d {\n", keyword, i);
     for (const kl_member *m = s->members; m; m = m->next)
       kc_printf(o, "  %s%s;\n", kc_decl(e, m->type, m->name), kl_member_gnu_attributes(e->ctx, m));
     kc_printf(o, "}%s;\n", kl_struct_gnu_attributes(e->ctx, s));
     for (const kl_member *m = s->members; m; m = m->next)
-      kc_printf(o, "_Static_assert(offsetof(struct kl_s%d, %s) == %d, \"layout of %s\");\n", i,
-                m->name, m->offset, s->name ? s->name : "struct");
+      kc_printf(o, "_Static_assert(offsetof(%s kl_s%d, %s) == %d, \"layout of %s\");\n", keyword, i,
+                m->name, m->offset, s->name ? s->name : keyword);
     if (s->size > 0)
-      kc_printf(o, "_Static_assert(sizeof(struct kl_s%d) == %d, \"size of %s\");\n", i, s->size,
-                s->name ? s->name : "struct");
+      kc_printf(o, "_Static_assert(sizeof(%s kl_s%d) == %d, \"size of %s\");\n", keyword, i,
+                s->size, s->name ? s->name : keyword);
   }
   if (e->program->struct_count) kc_puts(o, "\n");
 }

@@ -821,7 +821,8 @@ static void cuda_stmt(cuda_emitter *e, const kl_node *n, int depth) {
 static void cuda_struct(cuda_emitter *e, const kl_type *t) {
   klg_buf *o = &e->out;
   /* EDG reads a struct's attributes before its name only */
-  klg_printf(o, "struct%s %s {\n", kl_struct_gnu_attributes(e->ctx, t), cuda_struct_name(e, t));
+  klg_printf(o, "%s%s %s {\n", t->is_union ? "union" : "struct",
+             kl_struct_gnu_attributes(e->ctx, t), cuda_struct_name(e, t));
   for (const kl_member *m = t->members; m; m = m->next)
     klg_printf(o, "  %s%s;\n", cuda_decl(e, m->type, m->name, m->location),
                kl_member_gnu_attributes(e->ctx, m));

@@ -310,6 +310,14 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
 }
 
 void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
+  if (t->is_union) {
+    glsl_fail(e, t->members ? t->members->location : (kl_location){0},
+              kl_format(e->ctx,
+                        "union '%s' (GLSL has no unions: the Vulkan target cannot "
+                        "overlay members)",
+                        t->name ? t->name : "anonymous"));
+    return;
+  }
   klg_printf(o, "struct %s {\n",
              glsl_type(e, t, t->members ? t->members->location : (kl_location){0}));
   int offset = 0, pad = 0;

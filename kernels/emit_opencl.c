@@ -60,7 +60,9 @@ static const char *ocl_type(ocl_emitter *e, const kl_type *t, kl_location at) {
   if (!t) return "void";
   switch (t->kind) {
     case KL_TYPE_VECTOR: return kl_format(e->ctx, "%s%d", ocl_scalar(t->element), t->length);
-    case KL_TYPE_STRUCT: return kl_format(e->ctx, "struct %s", klg_struct_name(e->ctx, e->program, t));
+    case KL_TYPE_STRUCT:
+      return kl_format(e->ctx, "%s %s", t->is_union ? "union" : "struct",
+                       klg_struct_name(e->ctx, e->program, t));
     case KL_TYPE_POINTER: {
       const kl_type *p = t->element;
       if (p->kind == KL_TYPE_POINTER || p->kind == KL_TYPE_ARRAY || p->kind == KL_TYPE_FUNCTION) {
@@ -310,7 +312,8 @@ const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
                 "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n");
   for (int i = 0; i < program->struct_count; i++) {
     const kl_type *t = program->structs[i];
-    klg_printf(o, "struct %s {\n", klg_struct_name(ctx, program, t));
+    const char *keyword = t->is_union ? "union" : "struct";
+    klg_printf(o, "%s %s {\n", keyword, klg_struct_name(ctx, program, t));
     for (const kl_member *m = t->members; m; m = m->next)
       klg_printf(o, "  %s%s;\n", ocl_decl(&e, m->type, m->name, m->location),
                  kl_member_gnu_attributes(ctx, m));
@@ -319,11 +322,11 @@ const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
      * compilers check the front end's numbers too. */
     const char *name = klg_struct_name(ctx, program, t);
     klg_puts(o, "#ifdef __clang__\n");
-    klg_printf(o, "_Static_assert(sizeof(struct %s) == %d, \"size of %s\");\n", name, t->size,
-               name);
+    klg_printf(o, "_Static_assert(sizeof(%s %s) == %d, \"size of %s\");\n", keyword, name,
+               t->size, name);
     for (const kl_member *m = t->members; m; m = m->next)
-      klg_printf(o, "_Static_assert(__builtin_offsetof(struct %s, %s) == %d, \"offset of %s\");\n",
-                 name, m->name, m->offset, m->name);
+      klg_printf(o, "_Static_assert(__builtin_offsetof(%s %s, %s) == %d, \"offset of %s\");\n",
+                 keyword, name, m->name, m->offset, m->name);
     klg_puts(o, "#endif\n");
   }
   for (const kl_variable *v = program->constants; v; v = v->next) {

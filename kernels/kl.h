@@ -156,6 +156,7 @@ struct kl_type {
   kl_member *members;       /* struct */
   int aligned;              /* struct: __attribute__((aligned(N))): N, else 0 */
   bool packed;              /* struct: __attribute__((packed)) */
+  bool is_union;            /* struct: a union (every member at offset 0) */
   kl_type *return_type;     /* function */
   kl_type **params;
   int param_count;

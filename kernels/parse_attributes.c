@@ -215,9 +215,14 @@ void kp_layout_struct(parser *p, kl_type *type, const decl_spec *attributes) {
     if (m->type->kind == KL_TYPE_STRUCT && m->type->aligned > m->aligned)
       m->aligned = m->type->aligned; /* a typedef's aligned(N) */
     if (m->aligned > a) a = m->aligned;
-    offset = (offset + a - 1) / a * a;
-    m->offset = offset;
-    offset += m->type->size;
+    if (type->is_union) {
+      m->offset = 0; /* the size is the largest member's */
+      if (m->type->size > offset) offset = m->type->size;
+    } else {
+      offset = (offset + a - 1) / a * a;
+      m->offset = offset;
+      offset += m->type->size;
+    }
     if (a > align) align = a;
   }
   if (attributes->aligned > align) align = attributes->aligned;

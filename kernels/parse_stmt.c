@@ -66,7 +66,7 @@ kl_node *kp_init_list(parser *p, kl_type *type, int depth) {
       tail->next = e;
       tail = e;
       count++;
-      m = m->next;
+      m = type->is_union ? NULL : m->next; /* a union's list sets its first member */
       if (!kp_accept(p, ",")) break;
     }
   } else {
@@ -97,7 +97,8 @@ static uint64_t scalar_count(const kl_type *type) {
   }
   if (type->kind == KL_TYPE_STRUCT) {
     uint64_t sum = 0;
-    for (const kl_member *m = type->members; m && sum < (UINT64_C(1) << 40); m = m->next)
+    for (const kl_member *m = type->members; m && sum < (UINT64_C(1) << 40);
+         m = type->is_union ? NULL : m->next)
       sum += scalar_count(m->type);
     return sum;
   }
@@ -111,7 +112,7 @@ void kp_pad_list(parser *p, kl_node *list, int depth) {
   if (type->kind == KL_TYPE_ARRAY)
     wanted = type->length;
   else if (type->kind == KL_TYPE_STRUCT)
-    for (kl_member *m = type->members; m; m = m->next) wanted++;
+    for (kl_member *m = type->members; m; m = type->is_union ? NULL : m->next) wanted++;
   kl_node *tail = NULL;
   int count = 0;
   for (kl_node *e = list->args; e; e = e->next) {

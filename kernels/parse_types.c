@@ -336,8 +336,7 @@ kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space,
 
 static kl_type *struct_decl(parser *p, bool is_union) {
   kl_location at = kp_here(p);
-  kp_advance(p); /* struct */
-  if (is_union) kl_error(p->ctx, at, "unions are not supported");
+  kp_advance(p);        /* struct or union */
   decl_spec attributes; /* after 'struct' and after the closing brace */
   memset(&attributes, 0, sizeof attributes);
   kp_attributes(p, &attributes);
@@ -437,6 +436,7 @@ static kl_type *struct_decl(parser *p, bool is_union) {
   kp_expect(p, "}", "to close the struct");
   if (!head.next) kl_error(p->ctx, at, "a struct needs at least one member");
   type->members = head.next;
+  type->is_union = is_union;
   kp_attributes(p, &attributes);
   kp_layout_struct(p, type, &attributes);
   if (!type->name) type->name = kl_format(p->ctx, "__anon%d", ++p->anonymous_structs);
