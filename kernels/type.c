@@ -284,7 +284,9 @@ const char *kl_type_name(kl_context *ctx, const kl_type *type) {
     }
     case KL_TYPE_ARRAY:
       return kl_format(ctx, "%s[%d]", kl_type_name(ctx, type->element), type->length);
-    case KL_TYPE_STRUCT: return kl_format(ctx, "%sstruct %s", q, type->name ? type->name : "<anonymous>");
+    case KL_TYPE_STRUCT:
+      return kl_format(ctx, "%s%s %s", q, type->is_union ? "union" : "struct",
+                       type->name ? type->name : "<anonymous>");
     case KL_TYPE_FUNCTION: {
       const char *s = kl_format(ctx, "%s(", kl_type_name(ctx, type->return_type));
       for (int i = 0; i < type->param_count; i++)

@@ -183,6 +183,45 @@ static void struct_layout_is_opencl_c(void) {
   if (!glsl) printf("%s", kl_diagnostics_text(ctx));
 }
 
+/* Unions: every member at offset 0, the size of the largest rounded to the
+ * largest alignment; printed as unions by the C-family targets, refused
+ * with its name by GLSL; a brace list sets the first member. */
+static void union_layout(void) {
+  kl_program *program = parse(
+      "typedef union { char c; double d; int4 v; } big;\n"
+      "typedef union { char c[5]; short s; } odd;\n"
+      "typedef struct { char tag; odd o; } holder;\n"
+      "__kernel void k(__global big *b, __global int *out) {\n"
+      "  odd x = {{1, 2, 3, 4, 5}};\n"
+      "  holder h = {7, {{1}}};\n"
+      "  out[0] = x.s + h.o.c[0] + (int)b[0].d + (int)sizeof(holder);\n"
+      "}\n");
+  CHECK(program != NULL);
+  if (!program) {
+    printf("%s", kl_diagnostics_text(ctx));
+    return;
+  }
+  const kl_type *big = struct_named(program, "big"), *odd = struct_named(program, "odd");
+  const kl_type *holder = struct_named(program, "holder");
+  CHECK(big && odd && holder);
+  if (!big || !odd || !holder) return;
+  CHECK(big->is_union && big->size == 16 && big->align == 16);
+  CHECK(member(big, "d")->offset == 0 && member(big, "v")->offset == 0);
+  CHECK(odd->size == 6 && odd->align == 2);
+  CHECK(holder->size == 8 && member(holder, "o")->offset == 2);
+  CHECK(strstr(kl_signature_json(ctx, program), "union big"));
+  const char *c = kl_emit(ctx, program, KL_TARGET_C, NULL);
+  CHECK(c && strstr(c, "union kl_s0 {") && strstr(c, "sizeof(union kl_s1) == 6"));
+  const char *ocl = kl_emit(ctx, program, KL_TARGET_OPENCL, NULL);
+  CHECK(ocl && strstr(ocl, "union odd {"));
+  CHECK(kl_emit(ctx, program, KL_TARGET_GLSL, "k") == NULL);
+  CHECK(strstr(kl_diagnostics_text(ctx), "union 'big' (GLSL has no unions"));
+  /* a second initializer for a union is one too many */
+  CHECK(!parse("typedef union { int a; float b; } u;\n"
+               "__kernel void k(__global int *o) { u x = {1, 2}; o[0] = x.a; }\n"));
+  CHECK(strstr(kl_diagnostics_text(ctx), "too many initializers"));
+}
+
 static void shared_struct_rules(void) {
   check_error(
       "typedef struct { float v; bool alive; } cell;\n"
@@ -431,6 +470,7 @@ int main(void) {
   RUN(vector_brace_initialisers);
   RUN(images_are_named);
   RUN(struct_layout_is_opencl_c);
+  RUN(union_layout);
   RUN(shared_struct_rules);
   RUN(glsl_refuses_a_layout_std430_cannot_give);
   RUN(c_target_keeps_every_for_declarator);
