@@ -217,8 +217,9 @@ static void union_layout(void) {
   CHECK(kl_emit(ctx, program, KL_TARGET_GLSL, "k") == NULL);
   CHECK(strstr(kl_diagnostics_text(ctx), "union 'big' (GLSL has no unions"));
   /* a second initializer for a union is one too many */
-  CHECK(!parse("typedef union { int a; float b; } u;\n"
-               "__kernel void k(__global int *o) { u x = {1, 2}; o[0] = x.a; }\n"));
+  CHECK(
+      !parse("typedef union { int a; float b; } u;\n"
+             "__kernel void k(__global int *o) { u x = {1, 2}; o[0] = x.a; }\n"));
   CHECK(strstr(kl_diagnostics_text(ctx), "too many initializers"));
 }
 
