@@ -592,6 +592,10 @@ static kl_node *primary(parser *p) {
       return kp_error_expr(p, at);
     }
     sym *s = kp_find_sym(p, t->text, t->length);
+    if (s && s->is_enumerator) {
+      kp_advance(p);
+      return kp_new_int(p, (uint64_t)s->enumerator, NULL, at);
+    }
     if (s && s->variable) {
       kp_advance(p);
       if (kp_is(p, "(")) {

@@ -19,6 +19,8 @@ typedef struct sym {
   kl_variable *variable;
   kl_type *typedef_type;
   kl_function *function;
+  bool is_enumerator; /* an enumeration constant: an int of value `enumerator` */
+  int64_t enumerator;
   struct sym *next;
 } sym;
 

@@ -156,19 +156,47 @@ static void image_word(parser *p, spec_words *w) {
 }
 
 /* enum: refused, skipped, parsed on as int. */
-static void enum_word(parser *p, spec_words *w) {
-  kl_error(p->ctx, kp_here(p), "enumerations are not supported: use #define or const int");
-  kp_advance(p);
-  if (p->tok->kind == KL_TOKEN_IDENTIFIER) kp_advance(p);
-  if (kp_is(p, "{")) {
-    int level = 0;
-    do {
-      if (kp_is(p, "{")) level++;
-      if (kp_is(p, "}")) level--;
-      kp_advance(p);
-    } while (level > 0 && p->tok->kind != KL_TOKEN_END);
+/* One enumerator, `NAME` or `NAME = constant`: an int constant in scope,
+ * one more than the previous one unless given. */
+static void enumerator(parser *p, int64_t *next) {
+  kl_token *name = p->tok;
+  if (name->kind != KL_TOKEN_IDENTIFIER) {
+    kp_syntax_error_at(p, kp_here(p), "expected an enumerator name", NULL);
+    return;
   }
+  kp_advance(p);
+  if (kp_accept(p, "=")) {
+    kl_node *value = kp_conditional(p);
+    if (!kl_eval_int(p->ctx, value, next))
+      kl_error(p->ctx, value->location, "the value of '%.*s' must be an integer constant",
+               name->length, name->text);
+  }
+  if (*next < INT32_MIN || *next > INT32_MAX)
+    kl_error(p->ctx, kl_token_where(name), "the value of '%.*s' does not fit an int", name->length,
+             name->text);
+  sym *s;
+  kp_declare_name(p, name, &s);
+  s->is_enumerator = true;
+  s->enumerator = (*next)++;
+}
+
+/* enum [tag] { A, B = 3, C } or enum tag: the type is int (OpenCL C's
+ * enumerations, whose constants fit an int), the enumerators int constants. */
+static void enum_word(parser *p, spec_words *w) {
+  decl_spec ignored;
+  memset(&ignored, 0, sizeof ignored);
+  kp_advance(p); /* enum */
+  kp_attributes(p, &ignored);
+  if (p->tok->kind == KL_TOKEN_IDENTIFIER) kp_advance(p); /* the tag names int */
   w->named = kp_int_type(p);
+  if (!kp_accept(p, "{")) return;
+  int64_t next = 0;
+  while (!kp_is(p, "}") && p->tok->kind != KL_TOKEN_END && !p->panic) {
+    enumerator(p, &next);
+    if (!kp_accept(p, ",")) break;
+  }
+  kp_expect(p, "}", "to close the enumeration");
+  kp_attributes(p, &ignored);
 }
 
 static bool has_type_words(const spec_words *w) {

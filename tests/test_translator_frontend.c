@@ -350,6 +350,30 @@ static void diagnostics_format(void) {
   free(wide);
 }
 
+/* Enumerations: int constants, counted on from the last given value; the
+ * type names int. */
+static void enumerations(void) {
+  kl_program *program = parse(
+      "typedef enum { C = 0, N, S, E = 7, W, NEG = -3, AFTER, LAST = N + W * 2 } dir;\n"
+      "enum flags { F_A = 1 << 0, F_B = 1 << 3 };\n"
+      "__kernel void k(__global int *o, dir d) {\n"
+      "  o[0] = C + 10 * N + 100 * S + 1000 * E + 10000 * W + 100000 * NEG + 1000000 * AFTER "
+      "+ LAST;\n"
+      "  enum flags f = F_B;\n"
+      "}\n");
+  CHECK(program != NULL);
+  const kl_node *sum = first_expression(program);
+  int64_t value = 0;
+  CHECK(sum && sum->kind == KL_EXPR_ASSIGN && kl_eval_int(ctx, sum->rhs, &value));
+  CHECK(value == 0 + 10 * 1 + 100 * 2 + 1000 * 7 + 10000 * 8 + 100000 * -3 + 1000000 * -2 + 17);
+  CHECK(!parse("enum e { A = 1.5f };\n__kernel void k(__global int *o) { o[0] = A; }\n"));
+  CHECK(has_diagnostic(KL_ERROR, "must be an integer constant"));
+  CHECK(!parse("enum e { A = 4294967296 };\n__kernel void k(__global int *o) { o[0] = A; }\n"));
+  CHECK(has_diagnostic(KL_ERROR, "does not fit an int"));
+  CHECK(!parse("enum e { A, A };\n__kernel void k(__global int *o) { o[0] = A; }\n"));
+  CHECK(has_diagnostic(KL_ERROR, "redefinition of 'A'"));
+}
+
 static void rejected_constructs(void) {
   static const struct {
     const char *source, *message;
@@ -623,6 +647,7 @@ int main(void) {
   RUN(vector_types);
   RUN(builtin_types);
   RUN(diagnostics_format);
+  RUN(enumerations);
   RUN(rejected_constructs);
   RUN(kernel_facts);
   RUN(hostile_inputs);
