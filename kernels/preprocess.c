@@ -363,6 +363,12 @@ kl_token *kpp_preprocess2(pp *p, kl_token *token) {
         kl_warning(ctx, kl_token_where(hash), "#warning %.*s", length, start ? start : "");
       continue;
     }
+    if (d->kind == KL_TOKEN_NUMBER) {
+      /* a line marker of preprocessed output, `# 12 "file.cl" 2`: like
+       * #line, ignored, but silently (such files hold hundreds) */
+      while (!token->at_line_start && token->kind != KL_TOKEN_END) token = token->next;
+      continue;
+    }
     if (kpp_token_equals(d, "line")) {
       kl_warning(ctx, kl_token_where(d), "#line is ignored: diagnostics keep the real lines");
       while (!token->at_line_start && token->kind != KL_TOKEN_END) token = token->next;

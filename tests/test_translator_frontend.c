@@ -64,6 +64,10 @@ static void preprocessor_macros(void) {
   CHECK_TEXT(preprocess("#define F() 7\nF()", NULL), "7");
   CHECK_TEXT(preprocess("int l = __LINE__;\n\nint m = __LINE__;", NULL), "int l = 1;\nint m = 3;");
   CHECK_TEXT(preprocess("__FILE__", NULL), "\"k.cl\"");
+  /* line markers of preprocessed output are skipped without a word */
+  CHECK_TEXT(preprocess("# 1 \"../k.cl\"\n# 7 \"<built-in>\" 2\n__constant int q = 1;", NULL),
+             "__constant int q = 1;");
+  CHECK(!kl_diagnostics(ctx));
   CHECK_TEXT(
       preprocess(
           "__OPENCL_VERSION__ __OPENCL_C_VERSION__ CL_VERSION_1_2 __ENDIAN_LITTLE__ __ANYGPU__",
