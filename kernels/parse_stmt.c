@@ -281,8 +281,6 @@ static kl_node *local_declaration(parser *p) {
                "not in '%s'",
                p->function->name);
     kp_check_variable_type(p, type, kl_token_where(name), name);
-    if (var_space == KL_SPACE_LOCAL && type->kind == KL_TYPE_STRUCT)
-      kl_error(p->ctx, kl_token_where(name), "structs in __local memory are not supported");
     if (spec.is_static) kl_error(p->ctx, at, "'static' variables are not supported");
     kl_variable *v = kp_new_variable(p, name, type, var_space);
     type = kp_view_declare(p, v);
