@@ -64,6 +64,7 @@ typedef struct agpu_tracer {
   char *path;
   pid_t owner; /* the process that started it: a forked child does not write it */
   uint64_t session;
+  bool device_time; /* false: ANYGPU_TRACE_DEVICE_TIME=0, host timestamps only */
   uint64_t origin_ns;
   agpu_trace_entry *entries;
   size_t entry_count, entry_capacity;

@@ -219,6 +219,7 @@ void agpu_trace_begin_slow(agpu_trace_span *span, agpu_queue *timed_queue) {
   span->active = t->file != NULL;
   span->session = t->session;
   agpu_trace_queue *record = span->active && timed_queue ? agpu_trace_queue_of(timed_queue) : NULL;
+  if (record && record->timing == 0 && !t->device_time) record->timing = -1;
   bool establish = record && record->timing == 0 && !record->establishing;
   if (establish) record->establishing = true;
   bool timed = record && (record->timing == 1 || establish);

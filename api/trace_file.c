@@ -55,7 +55,9 @@ static void agpu_trace_write_tracks(FILE *out, const agpu_tracer *t) {
     snprintf(name, sizeof name, "queue %u%s: host calls", record->number, which);
     agpu_trace_metadata(out, "thread_name", record->pid, 2 * record->number - 1, name, 0);
     snprintf(name, sizeof name, "queue %u%s: %s", record->number, which,
-             record->timing == 1 ? "device time" : "device time (no timestamps)");
+             record->timing == 1 ? "device time"
+             : t->device_time    ? "no device time (the backend gave no timestamps)"
+                                 : "no device time (ANYGPU_TRACE_DEVICE_TIME=0)");
     agpu_trace_metadata(out, "thread_name", record->pid, 2 * record->number, name, 0);
     for (uint32_t tid = 2 * record->number - 1; tid <= 2 * record->number; tid++)
       agpu_trace_metadata(out, "thread_sort_index", record->pid, tid, NULL, tid);
@@ -166,6 +168,8 @@ AGPU_API agpu_status agpu_trace_start(const char *path) {
     t->owner = getpid();
     t->session++;
     t->origin_ns = agpu_trace_now_ns();
+    const char *device_time = getenv("ANYGPU_TRACE_DEVICE_TIME");
+    t->device_time = !(device_time && strcmp(device_time, "0") == 0);
     atomic_store(&agpu_trace_on, true);
   } else {
     free(copy);
