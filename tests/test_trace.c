@@ -33,23 +33,6 @@ static const char *trace_path(const char *name, char *out, size_t size) {
   return out;
 }
 
-/* The file's bytes, NUL-terminated; NULL when unreadable. */
-static char *read_all(const char *path) {
-  FILE *file = fopen(path, "rb");
-  if (!file) return NULL;
-  fseek(file, 0, SEEK_END);
-  long size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  char *text = malloc((size_t)size + 1);
-  if (text && fread(text, 1, (size_t)size, file) != (size_t)size) {
-    free(text);
-    text = NULL;
-  }
-  if (text) text[size] = '\0';
-  fclose(file);
-  return text;
-}
-
 static int count_of(const char *text, const char *needle) {
   int count = 0;
   for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle)) count++;
@@ -71,7 +54,7 @@ static void trace_misuse(void) {
                AGPU_ERROR_INVALID_ARGUMENT);
   CHECK_MESSAGE("already recording");
   CHECK_OK(agpu_trace_stop());
-  char *text = read_all(path);
+  char *text = agpu_test_read_file(path, NULL);
   CHECK(text && strstr(text, "\"traceEvents\":[") && strstr(text, "]}\n"));
   free(text);
   CHECK_STATUS(agpu_trace_stop(), AGPU_ERROR_INVALID_ARGUMENT);
@@ -156,7 +139,7 @@ static void threads_on(const char *selector) {
   agpu_kernel *kernel = build(device, "bump", &program);
   if (kernel) CHECK(run_workers(device, kernel, NULL, NULL));
   CHECK_OK(agpu_trace_stop());
-  char *text = read_all(path);
+  char *text = agpu_test_read_file(path, NULL);
   CHECK(text != NULL);
   if (text) {
     /* by name: a backend may launch kernels of its own (Vulkan's probes) */
@@ -200,7 +183,7 @@ static void toggle_traces(void) {
     if (agpu_trace_start(path) != AGPU_SUCCESS) continue;
     usleep(2000);
     if (agpu_trace_stop() != AGPU_SUCCESS) continue;
-    char *text = read_all(path);
+    char *text = agpu_test_read_file(path, NULL);
     toggle_files_ok += text && strstr(text, "\"traceEvents\":[") && strstr(text, "\n]}\n");
     free(text);
   }
