@@ -286,7 +286,10 @@ void agpu_trace_end_slow(agpu_trace_span *span, agpu_status status, const agpu_t
   agpu_trace_event_free(pending.start);
   agpu_trace_event_free(pending.end);
   if (resolve_some) agpu_trace_resolve(what->queue, span->session, AGPU_TRACE_MAX_PENDING / 2);
-  if (what->kind == AGPU_TRACE_FINISH && status == AGPU_SUCCESS && what->queue)
+  /* After a finish, and after a read (blocking, on an in-order queue), the
+   * queue's earlier work is done: its pairs resolve without waiting. */
+  if ((what->kind == AGPU_TRACE_FINISH || what->kind == AGPU_TRACE_READ) &&
+      status == AGPU_SUCCESS && what->queue)
     agpu_trace_resolve(what->queue, span->session, SIZE_MAX);
 }
 
