@@ -12,9 +12,9 @@
 /* Past this many entries a trace counts what it drops (about 230 bytes
  * each: at most about 120 MB). */
 #define AGPU_TRACE_MAX_ENTRIES (1u << 19)
-/* A queue with this many unresolved device spans resolves its older half
- * (their events are long done) without waiting for a finish. */
-#define AGPU_TRACE_MAX_PENDING 1024
+/* A queue with this many device spans not yet resolved (no finish or read
+ * since) records no more until one comes; those are counted. */
+#define AGPU_TRACE_MAX_PENDING 4096
 
 enum {
   AGPU_TRACE_ENTRY_DEVICE = 1u << 0, /* on the queue's device track */
@@ -28,6 +28,8 @@ typedef struct agpu_trace_entry {
   int32_t status;
   uint32_t pid, tid;
   uint64_t ts_ns, dur_ns; /* CLOCK_MONOTONIC */
+  uint64_t host_ns;       /* when the call began, for a device span too */
+  uint32_t queue_slot;    /* a device span's queue: its index in agpu_tracer.queues */
   uint64_t bytes;
   uint64_t global[3], local[3];
   char name[128];
@@ -36,6 +38,7 @@ typedef struct agpu_trace_entry {
 /* A device span waiting for its times: the events around the work. */
 typedef struct agpu_trace_pending {
   agpu_event *start, *end;
+  uint64_t end_ns; /* host time just after `end` was recorded */
   agpu_trace_entry entry;
 } agpu_trace_pending;
 
@@ -49,6 +52,7 @@ typedef struct agpu_trace_queue {
   agpu_queue *queue;    /* referenced until the trace stops */
   const char *role;     /* " (default)", " (internal)" or "" */
   uint32_t pid, number; /* tracks: 2 * number - 1 host calls, 2 * number device time */
+  uint32_t slot;        /* its index in agpu_tracer.queues */
   int timing;           /* 0 not asked yet, 1 device timestamps, -1 none */
   bool establishing;
   agpu_event *reference;
@@ -69,6 +73,7 @@ typedef struct agpu_tracer {
   agpu_trace_entry *entries;
   size_t entry_count, entry_capacity;
   uint64_t dropped;
+  uint64_t device_dropped; /* spans past AGPU_TRACE_MAX_PENDING: no device time */
   agpu_trace_device *devices;
   uint32_t device_count;
   agpu_trace_queue **queues;
@@ -82,7 +87,9 @@ uint64_t agpu_trace_now_ns(void);
 const char *agpu_trace_kind_name(uint32_t kind);
 /* The stop's part in trace.c: resolves every pending pair of `tracer` (a
  * copy the stop owns), releases the events and the queue references; the
- * queue records stay (queue NULL) for the file's track names. */
-void agpu_trace_settle(agpu_tracer *tracer);
+ * queue records stay (queue NULL) for the file's track names. Returns the
+ * first failure to time a pair: it may be an error that the pairs' work
+ * raised, which no wait of the user's reported yet. */
+agpu_status agpu_trace_settle(agpu_tracer *tracer);
 
 #endif /* AGPU_TRACE_RECORD_H */

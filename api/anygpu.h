@@ -728,7 +728,10 @@ AGPU_API void agpu_translation_release(agpu_translation *translation);
  * a trace when the backends are loaded; a trace still recording at exit is
  * written then (without device times not yet resolved). Starting while a
  * trace records, or stopping when none does, is AGPU_ERROR_INVALID_ARGUMENT;
- * so is a path that cannot be opened for writing (checked at start). */
+ * so is a path that cannot be opened for writing (checked at start).
+ * agpu_trace_stop waits for the traced work still queued, to learn its
+ * device times, and returns an error that work raised (as a finish would),
+ * after writing the file. */
 AGPU_API agpu_status agpu_trace_start(const char *path);
 AGPU_API agpu_status agpu_trace_stop(void);
 

@@ -84,6 +84,7 @@ static agpu_trace_queue *agpu_trace_queue_of(agpu_queue *queue) {
   added->queue = queue;
   added->role = queue->is_default ? " (default)" : queue->listed ? "" : " (internal)";
   added->pid = device->pid;
+  added->slot = (uint32_t)t->queue_count;
   added->number = ++device->queue_count;
   atomic_fetch_add(&queue->references, 1);
   t->queues[t->queue_count++] = added;
@@ -110,16 +111,16 @@ static void agpu_trace_append(agpu_tracer *t, const agpu_trace_entry *entry) {
 
 /* ------------------------------------------------- device timestamps */
 
-/* A queue's first timed span records a reference event and waits for it:
- * the host time just after the wait stands for the reference's device
- * time, and every later device time is placed by its distance from it. */
+/* A queue's first timed span records a reference event, and the host time
+ * just before stands for its device time: every later device time is placed
+ * by its distance from it (the file then moves the queue's spans as little
+ * as makes none start before its host call, trace_file.c). Nothing here
+ * waits: a wait would take an error that earlier work raised, which the
+ * user's own next wait must get (the CPU backend reports it once). */
 static void agpu_trace_establish(agpu_queue *queue, uint64_t session) {
+  uint64_t host = agpu_trace_now_ns();
   agpu_event *reference = agpu_trace_event_new(queue);
-  const agpu_backend_ops *ops = queue->device->backend->ops;
-  uint64_t host = 0, probe = 0;
-  bool timed = reference && ops->event_wait(reference) == AGPU_SUCCESS &&
-               (host = agpu_trace_now_ns(),
-                ops->event_elapsed_ns(reference, reference, &probe) == AGPU_SUCCESS);
+  bool timed = reference != NULL;
   agpu_tracer *t = &agpu_the_tracer;
   pthread_mutex_lock(&t->lock);
   agpu_trace_queue *record = t->session == session ? agpu_trace_queue_of(queue) : NULL;
@@ -136,77 +137,98 @@ static void agpu_trace_establish(agpu_queue *queue, uint64_t session) {
   agpu_trace_event_free(reference);
 }
 
-/* Turns pending pairs into device entries (appended when `session` still
- * runs) and releases their events. Called without the lock, by a resolver
- * counted in t->resolving or by the stop, which owns them. */
-static size_t agpu_trace_time_pending(agpu_event *reference, uint64_t reference_ns,
-                                      agpu_trace_pending *pending, size_t count) {
-  size_t timed = 0;
+/* Turns pending pairs into device entries (flagged TIMED) and releases
+ * their events. Called without the lock, by a resolver counted in
+ * t->resolving or by the stop, which owns them. Returns the first failure
+ * (*timed counts the pairs timed): where the pairs' work was not waited
+ * for, it may be an error that work raised. */
+static agpu_status agpu_trace_time_pending(agpu_event *reference, uint64_t reference_ns,
+                                           agpu_trace_pending *pending, size_t count,
+                                           size_t *timed) {
+  agpu_status first = AGPU_SUCCESS;
+  *timed = 0;
   for (size_t i = 0; i < count; i++) {
     agpu_trace_pending *p = &pending[i];
     const agpu_backend_ops *ops = reference->queue->device->backend->ops;
     uint64_t offset = 0, duration = 0;
-    if (ops->event_elapsed_ns(reference, p->start, &offset) == AGPU_SUCCESS &&
-        ops->event_elapsed_ns(p->start, p->end, &duration) == AGPU_SUCCESS) {
+    agpu_status status = ops->event_elapsed_ns(reference, p->start, &offset);
+    if (status == AGPU_SUCCESS) status = ops->event_elapsed_ns(p->start, p->end, &duration);
+    if (status == AGPU_SUCCESS) {
       p->entry.ts_ns = reference_ns + offset;
       p->entry.dur_ns = duration;
       p->entry.flags |= AGPU_TRACE_ENTRY_TIMED;
-      timed++;
+      (*timed)++;
+    } else if (first == AGPU_SUCCESS) {
+      first = status;
     }
     agpu_trace_event_free(p->start);
     agpu_trace_event_free(p->end);
     p->start = p->end = NULL;
   }
-  return timed;
+  return first;
 }
 
-/* Resolves the `count` oldest pending pairs of `queue` (all: SIZE_MAX). */
-static void agpu_trace_resolve(agpu_queue *queue, uint64_t session, size_t count) {
+/* Resolves the pending pairs of `queue` whose end event was recorded
+ * before `before_ns`: called after a wait that began then, so that their
+ * work is done and its errors were the wait's to report. */
+static void agpu_trace_resolve(agpu_queue *queue, uint64_t session, uint64_t before_ns) {
   agpu_tracer *t = &agpu_the_tracer;
   pthread_mutex_lock(&t->lock);
   agpu_trace_queue *record = t->session == session ? agpu_trace_queue_of(queue) : NULL;
-  if (!record || !record->pending_count) {
-    pthread_mutex_unlock(&t->lock);
-    return;
-  }
-  if (count > record->pending_count) count = record->pending_count;
-  agpu_trace_pending *taken = malloc(count * sizeof *taken);
+  size_t count = 0;
+  agpu_trace_pending *taken =
+      record && record->pending_count ? malloc(record->pending_count * sizeof *taken) : NULL;
   if (!taken) {
     pthread_mutex_unlock(&t->lock);
     return;
   }
-  memcpy(taken, record->pending, count * sizeof *taken);
-  record->pending_count -= count;
-  memmove(record->pending, record->pending + count, record->pending_count * sizeof *taken);
+  size_t kept = 0;
+  for (size_t i = 0; i < record->pending_count; i++) {
+    if (record->pending[i].end_ns < before_ns)
+      taken[count++] = record->pending[i];
+    else
+      record->pending[kept++] = record->pending[i];
+  }
+  record->pending_count = kept;
   agpu_event *reference = record->reference;
   uint64_t reference_ns = record->reference_ns;
   t->resolving++;
   pthread_mutex_unlock(&t->lock);
 
-  agpu_trace_time_pending(reference, reference_ns, taken, count);
+  size_t timed = 0;
+  agpu_status status = agpu_trace_time_pending(reference, reference_ns, taken, count, &timed);
 
   pthread_mutex_lock(&t->lock);
   for (size_t i = 0; i < count && t->session == session; i++)
     if (taken[i].entry.flags & AGPU_TRACE_ENTRY_TIMED) agpu_trace_append(t, &taken[i].entry);
+  /* A backend that gives no times (a Vulkan queue without timestamps)
+   * gets no more events. */
+  if (count && !timed && status == AGPU_ERROR_UNSUPPORTED && t->session == session)
+    record->timing = -1;
   if (--t->resolving == 0) pthread_cond_broadcast(&t->resolved);
   pthread_mutex_unlock(&t->lock);
   free(taken);
 }
 
-/* Keeps a pair for later (false: out of memory, the caller frees it);
- * *resolve_some says the queue holds so many that the older half should
- * be resolved now. Under the lock. */
-static bool agpu_trace_keep(agpu_trace_queue *record, const agpu_trace_pending *pending,
-                            bool *resolve_some) {
+/* Keeps a pair for later; false (the caller frees it) past
+ * AGPU_TRACE_MAX_PENDING or when out of memory, counted. Under the lock. */
+static bool agpu_trace_keep(agpu_tracer *t, agpu_trace_queue *record,
+                            const agpu_trace_pending *pending) {
+  if (record->pending_count >= AGPU_TRACE_MAX_PENDING) {
+    t->device_dropped++;
+    return false;
+  }
   if (record->pending_count == record->pending_capacity) {
     size_t capacity = record->pending_capacity ? record->pending_capacity * 2 : 64;
     agpu_trace_pending *grown = realloc(record->pending, capacity * sizeof *grown);
-    if (!grown) return false;
+    if (!grown) {
+      t->device_dropped++;
+      return false;
+    }
     record->pending = grown;
     record->pending_capacity = capacity;
   }
   record->pending[record->pending_count++] = *pending;
-  *resolve_some = record->pending_count >= AGPU_TRACE_MAX_PENDING;
   return true;
 }
 
@@ -225,8 +247,7 @@ void agpu_trace_begin_slow(agpu_trace_span *span, agpu_queue *timed_queue) {
   bool timed = record && (record->timing == 1 || establish);
   pthread_mutex_unlock(&t->lock);
   if (establish) agpu_trace_establish(timed_queue, span->session);
-  /* The host time starts after the reference wait, which is the trace's
-   * cost, not the call's. */
+  /* The host time starts after the reference event, the trace's cost. */
   span->host_start_ns = agpu_trace_now_ns();
   if (timed && span->active) span->device_start = agpu_trace_event_new(timed_queue);
 }
@@ -265,40 +286,46 @@ void agpu_trace_end_slow(agpu_trace_span *span, agpu_status status, const agpu_t
   agpu_trace_entry entry;
   agpu_trace_fill_entry(&entry, span, status, what);
   agpu_trace_pending pending = {.start = span->device_start};
-  if (pending.start && status == AGPU_SUCCESS) pending.end = agpu_trace_event_new(what->queue);
+  if (pending.start && status == AGPU_SUCCESS) {
+    pending.end = agpu_trace_event_new(what->queue);
+    pending.end_ns = agpu_trace_now_ns(); /* after: a wait begun later covers it */
+  }
   agpu_tracer *t = &agpu_the_tracer;
-  bool resolve_some = false;
   pthread_mutex_lock(&t->lock);
   if (t->file && t->session == span->session) {
     agpu_trace_queue *record = what->queue ? agpu_trace_queue_of(what->queue) : NULL;
     agpu_trace_device *device = agpu_trace_device_of(what->device);
     entry.pid = device ? device->pid : 0;
+    entry.host_ns = entry.ts_ns;
     entry.tid = record ? 2 * record->number - 1 : 0;
     agpu_trace_append(t, &entry);
     if (record && pending.end && record->timing == 1) {
       pending.entry = entry;
       pending.entry.flags |= AGPU_TRACE_ENTRY_DEVICE;
       pending.entry.tid = 2 * record->number;
-      if (agpu_trace_keep(record, &pending, &resolve_some)) pending.start = pending.end = NULL;
+      pending.entry.queue_slot = record->slot;
+      if (agpu_trace_keep(t, record, &pending)) pending.start = pending.end = NULL;
     }
   }
   pthread_mutex_unlock(&t->lock);
   agpu_trace_event_free(pending.start);
   agpu_trace_event_free(pending.end);
-  if (resolve_some) agpu_trace_resolve(what->queue, span->session, AGPU_TRACE_MAX_PENDING / 2);
   /* After a finish, and after a read (blocking, on an in-order queue), the
    * queue's earlier work is done: its pairs resolve without waiting. */
   if ((what->kind == AGPU_TRACE_FINISH || what->kind == AGPU_TRACE_READ) &&
       status == AGPU_SUCCESS && what->queue)
-    agpu_trace_resolve(what->queue, span->session, SIZE_MAX);
+    agpu_trace_resolve(what->queue, span->session, span->host_start_ns);
 }
 
-void agpu_trace_settle(agpu_tracer *tracer) {
+agpu_status agpu_trace_settle(agpu_tracer *tracer) {
+  agpu_status first = AGPU_SUCCESS;
   for (size_t q = 0; q < tracer->queue_count; q++) {
     agpu_trace_queue *record = tracer->queues[q];
     if (record->reference) {
-      agpu_trace_time_pending(record->reference, record->reference_ns, record->pending,
-                              record->pending_count);
+      size_t timed = 0;
+      agpu_status status = agpu_trace_time_pending(record->reference, record->reference_ns,
+                                                   record->pending, record->pending_count, &timed);
+      if (first == AGPU_SUCCESS && status != AGPU_ERROR_UNSUPPORTED) first = status;
       for (size_t i = 0; i < record->pending_count; i++)
         if (record->pending[i].entry.flags & AGPU_TRACE_ENTRY_TIMED)
           agpu_trace_append(tracer, &record->pending[i].entry);
@@ -310,4 +337,5 @@ void agpu_trace_settle(agpu_tracer *tracer) {
     agpu_queue_unreference(record->queue);
     record->queue = NULL; /* the record stays, for the track names */
   }
+  return first;
 }

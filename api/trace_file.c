@@ -76,13 +76,30 @@ static void agpu_trace_sizes(FILE *out, const char *key, const uint64_t sizes[3]
   fputc(']', out);
 }
 
-static void agpu_trace_write_entry(FILE *out, const agpu_tracer *t, const agpu_trace_entry *e) {
+/* How far each queue's device spans move later: the least that makes none
+ * start before its host call (the reference's device time may be later
+ * than the host time it was given: the queue was busy then). malloc'd,
+ * one a queue; NULL when out of memory (no move). */
+static uint64_t *agpu_trace_shifts(const agpu_tracer *t) {
+  uint64_t *shift = calloc(t->queue_count ? t->queue_count : 1, sizeof *shift);
+  for (size_t i = 0; shift && i < t->entry_count; i++) {
+    const agpu_trace_entry *e = &t->entries[i];
+    if ((e->flags & AGPU_TRACE_ENTRY_DEVICE) && e->queue_slot < t->queue_count &&
+        e->host_ns > e->ts_ns && e->host_ns - e->ts_ns > shift[e->queue_slot])
+      shift[e->queue_slot] = e->host_ns - e->ts_ns;
+  }
+  return shift;
+}
+
+static void agpu_trace_write_entry(FILE *out, const agpu_tracer *t, const uint64_t *shifts,
+                                   const agpu_trace_entry *e) {
   bool device = e->flags & AGPU_TRACE_ENTRY_DEVICE;
+  uint64_t ts = e->ts_ns + (device && shifts ? shifts[e->queue_slot] : 0);
   fputs(",\n{\"name\":", out);
   agpu_trace_json_string(out, e->name);
   fprintf(out, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f",
-          device ? "device" : agpu_trace_kind_name(e->kind), e->pid, e->tid,
-          agpu_trace_us(t, e->ts_ns), (double)e->dur_ns / 1e3);
+          device ? "device" : agpu_trace_kind_name(e->kind), e->pid, e->tid, agpu_trace_us(t, ts),
+          (double)e->dur_ns / 1e3);
   fprintf(out, ",\"args\":{\"%s\":\"%s\"", device ? "call" : "clock",
           device ? agpu_trace_kind_name(e->kind) : "host");
   if (device) fprintf(out, ",\"device_ns\":%llu", (unsigned long long)e->dur_ns);
@@ -101,12 +118,17 @@ static bool agpu_trace_write(FILE *out, const agpu_tracer *t, uint64_t unresolve
   fprintf(out,
           "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"anygpu\":\"%s\",\"clock\":"
           "\"CLOCK_MONOTONIC, microseconds from agpu_trace_start\",\"dropped_events\":%llu,"
-          "\"unresolved_device_spans\":%llu},\n\"traceEvents\":[\n"
+          "\"unresolved_device_spans\":%llu,\"device_spans_dropped\":%llu},\n"
+          "\"traceEvents\":[\n"
           "{\"name\":\"trace\",\"cat\":\"anygpu\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,"
           "\"ts\":0}",
-          agpu_version(), (unsigned long long)t->dropped, (unsigned long long)unresolved);
+          agpu_version(), (unsigned long long)t->dropped, (unsigned long long)unresolved,
+          (unsigned long long)t->device_dropped);
   agpu_trace_write_tracks(out, t);
-  for (size_t i = 0; i < t->entry_count; i++) agpu_trace_write_entry(out, t, &t->entries[i]);
+  uint64_t *shifts = agpu_trace_shifts(t);
+  for (size_t i = 0; i < t->entry_count; i++)
+    agpu_trace_write_entry(out, t, shifts, &t->entries[i]);
+  free(shifts);
   fputs("\n]}\n", out);
   bool ok = !ferror(out);
   return fclose(out) == 0 && ok;
@@ -195,18 +217,23 @@ AGPU_API agpu_status agpu_trace_stop(void) {
   t->path = NULL;
   t->entries = NULL;
   t->entry_count = t->entry_capacity = 0;
-  t->dropped = 0;
+  t->dropped = t->device_dropped = 0;
   t->devices = NULL;
   t->device_count = 0;
   t->queues = NULL;
   t->queue_count = 0;
   pthread_mutex_unlock(&t->lock);
 
-  agpu_trace_settle(&taken);
-  agpu_status status = AGPU_SUCCESS;
+  /* The device times of work the user did not wait for: a failure may be
+   * an error that work raised, and this is the wait that reports it. */
+  agpu_status status = agpu_trace_settle(&taken);
+  char raised[1024] = "";
+  if (status != AGPU_SUCCESS) snprintf(raised, sizeof raised, "%s", agpu_last_error());
   if (!agpu_trace_write(file, &taken, 0))
     status = agpu_error_set(AGPU_ERROR_BACKEND, "%s: writing %s failed: %s", function, taken.path,
                             strerror(errno));
+  else if (status != AGPU_SUCCESS)
+    status = agpu_error_set(status, "%s: %s (the trace is written)", function, raised);
   agpu_trace_free(&taken);
   return status;
 }
