@@ -11,13 +11,11 @@ Usage: test_trace.py ANYGPU
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_harness import run_cases  # noqa: E402
+from cli_harness import CommandFixture, main_with_fixture  # noqa: E402
 
 COMMAND_TIMEOUT_S = 300
 # Backends whose events give device timestamps.
@@ -33,22 +31,12 @@ VADD_ARGS = ("--kernel", "vadd", "--global", "1024", "--local", "64", "--arg",
              "buf:float:1024", "--arg", "buf:float:1024", "--arg", "buf:float:1024")
 
 
-class Fixture:
+class Fixture(CommandFixture):
     def __init__(self, binary):
-        self.binary = binary
-        self.env = {k: v for k, v in os.environ.items()
-                    if k not in ("ANYGPU_DEVICE", "ANYGPU_TRACE", "ANYGPU_TRACE_DEVICE_TIME")}
-        self.work = tempfile.mkdtemp(prefix="anygpu-trace-")
-        self.source = os.path.join(self.work, "vadd.cl")
-        with open(self.source, "w", encoding="utf-8") as file:
-            file.write(VADD)
-
-    def run(self, *args, env=None):
-        result = subprocess.run([self.binary, *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env or self.env,
-                                timeout=COMMAND_TIMEOUT_S)
-        return (result.returncode, result.stdout.decode("utf-8", "replace"),
-                result.stderr.decode("utf-8", "replace"))
+        super().__init__(binary, "anygpu-trace-",
+                         drop=("ANYGPU_TRACE", "ANYGPU_TRACE_DEVICE_TIME"),
+                         timeout=COMMAND_TIMEOUT_S)
+        self.source = self.write("vadd.cl", VADD)
 
     def path(self, name):
         return os.path.join(self.work, name)
@@ -218,14 +206,8 @@ CASES = [
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1])
-        return 2
-    fixture = Fixture(os.path.abspath(sys.argv[1]))
-    try:
-        return run_cases(CASES, fixture, None, errors=(OSError, subprocess.TimeoutExpired, KeyError))
-    finally:
-        shutil.rmtree(fixture.work, ignore_errors=True)
+    return main_with_fixture(CASES, __doc__.strip().splitlines()[-1], Fixture,
+                             errors=(OSError, subprocess.TimeoutExpired, KeyError))
 
 
 if __name__ == "__main__":
