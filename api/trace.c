@@ -210,14 +210,10 @@ static void agpu_trace_resolve(agpu_queue *queue, uint64_t session, uint64_t bef
   free(taken);
 }
 
-/* Keeps a pair for later; false (the caller frees it) past
- * AGPU_TRACE_MAX_PENDING or when out of memory, counted. Under the lock. */
+/* Keeps a pair for later; false (the caller frees it) when out of memory,
+ * counted. Under the lock. */
 static bool agpu_trace_keep(agpu_tracer *t, agpu_trace_queue *record,
                             const agpu_trace_pending *pending) {
-  if (record->pending_count >= AGPU_TRACE_MAX_PENDING) {
-    t->device_dropped++;
-    return false;
-  }
   if (record->pending_count == record->pending_capacity) {
     size_t capacity = record->pending_capacity ? record->pending_capacity * 2 : 64;
     agpu_trace_pending *grown = realloc(record->pending, capacity * sizeof *grown);
@@ -245,6 +241,12 @@ void agpu_trace_begin_slow(agpu_trace_span *span, agpu_queue *timed_queue) {
   bool establish = record && record->timing == 0 && !record->establishing;
   if (establish) record->establishing = true;
   bool timed = record && (record->timing == 1 || establish);
+  /* At the cap no events at all: freeing a pair unkept would wait for it
+   * on Vulkan, a launch then waiting for its own work. */
+  if (timed && record->pending_count >= AGPU_TRACE_MAX_PENDING) {
+    t->device_dropped++;
+    timed = false;
+  }
   pthread_mutex_unlock(&t->lock);
   if (establish) agpu_trace_establish(timed_queue, span->session);
   /* The host time starts after the reference event, the trace's cost. */

@@ -4,7 +4,8 @@
  * each on its own queue, are each recorded once with their device time;
  * a trace started and stopped over and over while other threads launch
  * loses nothing it should keep and writes a whole file each time (this
- * test is in the TSan stage). The file's format is checked in full by
+ * test is in the TSan stage); a queue with 4096 device spans unresolved
+ * records no more until a finish. The file's format is checked in full by
  * tests/test_trace.py.
  *
  *   test_trace                 the checks
@@ -202,6 +203,36 @@ static void trace_toggled_while_launching(void) {
   if (program) agpu_program_release(program);
 }
 
+/* A queue with 4096 device spans unresolved records no more (counted)
+ * until a finish resolves them; then it does again. */
+static void trace_pending_cap(void) {
+  agpu_device *device = agpu_test_device("cpu:0");
+  if (!device) SKIP("no cpu:0");
+  agpu_program *program = NULL;
+  agpu_kernel *kernel = build(device, "empty", &program);
+  agpu_queue *queue = NULL;
+  CHECK_OK(agpu_queue_create(device, &queue));
+  char path[512];
+  CHECK_OK(agpu_trace_start(trace_path("cap.json", path, sizeof path)));
+  size_t one = 1;
+  for (int i = 0; kernel && i < 4096 + 104; i++) agpu_launch(queue, kernel, 1, &one, &one, 0, NULL);
+  CHECK_OK(agpu_queue_finish(queue));
+  for (int i = 0; kernel && i < 10; i++) agpu_launch(queue, kernel, 1, &one, &one, 0, NULL);
+  CHECK_OK(agpu_queue_finish(queue));
+  CHECK_OK(agpu_trace_stop());
+  char *text = agpu_test_read_file(path, NULL);
+  CHECK(text != NULL);
+  if (text) {
+    CHECK(count_of(text, "{\"name\":\"empty\",\"cat\":\"launch\"") == 4096 + 104 + 10);
+    CHECK(count_of(text, "{\"name\":\"empty\",\"cat\":\"device\"") == 4096 + 10);
+    CHECK(strstr(text, "\"device_spans_dropped\":104") != NULL);
+  }
+  free(text);
+  if (queue) agpu_queue_release(queue);
+  if (kernel) agpu_kernel_release(kernel);
+  if (program) agpu_program_release(program);
+}
+
 static double now_ns(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -274,6 +305,7 @@ int main(int argc, char **argv) {
     RUN(trace_threads_opencl);
     RUN(trace_threads_vulkan);
     RUN(trace_toggled_while_launching);
+    RUN(trace_pending_cap);
     status = agpu_test_finish();
   }
   char command[400];
