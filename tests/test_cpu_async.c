@@ -170,17 +170,26 @@ static void failing_destroy(agpu_cpu_command *command) {
   free(command);
 }
 
+static agpu_status submit_failing(agpu_queue *queue) {
+  agpu_cpu_command *command = calloc(1, sizeof *command);
+  command->run = failing_run;
+  command->destroy = failing_destroy;
+  return agpu_cpu_queue_submit(queue, command);
+}
+
+/* A user queue (`queue` its object) and a 4096-byte buffer on cpu:0. */
+static void queue_and_buffer(agpu_queue **handle, agpu_queue **queue, agpu_buffer **buffer) {
+  CHECK_OK(agpu_queue_create(cpu(), handle));
+  CHECK_OK(agpu_lookup_queue(*handle, "test", "queue", queue));
+  CHECK_OK(agpu_buffer_create(cpu(), 4096, 0, buffer));
+}
+
 static void queued_error_reaches_next_wait(void) {
   agpu_queue *handle = NULL, *queue = NULL;
-  CHECK_OK(agpu_queue_create(cpu(), &handle));
-  CHECK_OK(agpu_lookup_queue(handle, "test", "queue", &queue));
   agpu_buffer *buffer = NULL;
-  CHECK_OK(agpu_buffer_create(cpu(), 4096, 0, &buffer));
+  queue_and_buffer(&handle, &queue, &buffer);
   for (int round = 0; round < 2 && queue; round++) {
-    agpu_cpu_command *command = calloc(1, sizeof *command);
-    command->run = failing_run;
-    command->destroy = failing_destroy;
-    CHECK_OK(agpu_cpu_queue_submit(queue, command));
+    CHECK_OK(submit_failing(queue));
     const uint8_t zero = 0;
     CHECK_OK(agpu_buffer_fill(handle, buffer, 0, 4096, &zero, 1)); /* queued after it */
     uint8_t host[16];
@@ -207,10 +216,8 @@ static void queued_error_reaches_next_wait(void) {
  * next finish, and one no wait reported reaches agpu_trace_stop. */
 static void queued_error_reaches_the_user_while_tracing(void) {
   agpu_queue *handle = NULL, *queue = NULL;
-  CHECK_OK(agpu_queue_create(cpu(), &handle));
-  CHECK_OK(agpu_lookup_queue(handle, "test", "queue", &queue));
   agpu_buffer *buffer = NULL;
-  CHECK_OK(agpu_buffer_create(cpu(), 4096, 0, &buffer));
+  queue_and_buffer(&handle, &queue, &buffer);
   char path[] = "/tmp/anygpu-async-trace-XXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0);
@@ -218,10 +225,7 @@ static void queued_error_reaches_the_user_while_tracing(void) {
   CHECK_OK(agpu_trace_start(path));
   const uint8_t zero = 0;
   for (int round = 0; round < 2 && queue; round++) {
-    agpu_cpu_command *command = calloc(1, sizeof *command);
-    command->run = failing_run;
-    command->destroy = failing_destroy;
-    CHECK_OK(agpu_cpu_queue_submit(queue, command));
+    CHECK_OK(submit_failing(queue));
     /* traced: its device time's events come after the failing command */
     CHECK_OK(agpu_buffer_fill(handle, buffer, 0, 4096, &zero, 1));
     if (round == 0)
