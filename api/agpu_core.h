@@ -76,6 +76,8 @@ void agpu_device_list_queue(agpu_queue *queue);
 void agpu_device_unlist_queue(agpu_queue *queue);
 /* The device's default queue if it was created, else NULL. */
 agpu_queue *agpu_device_existing_default_queue(agpu_device *device);
+/* Waits for one queue, traced (api/device_finish.c); `function` prefixes a failure. */
+agpu_status agpu_finish_queue(agpu_queue *queue, const char *function);
 /* Finishes the default queue of every device that has one (a NULL queue). */
 agpu_status agpu_finish_default_queues(const char *function);
 

@@ -715,6 +715,26 @@ AGPU_API const char *agpu_translation_signature_json(const agpu_translation *tra
 AGPU_API const char *agpu_translation_diagnostics(const agpu_translation *translation);
 AGPU_API void agpu_translation_release(agpu_translation *translation);
 
+/* ----------------------------------------------------------------- trace */
+
+/* The timeline trace (docs/debugging.md): from agpu_trace_start to
+ * agpu_trace_stop, every program build, buffer read, write, copy and fill,
+ * launch, queue finish and event wait, on every thread, is recorded with
+ * host timestamps, and launches, copies and fills also with the device's own
+ * (through the backend's events, where it has them). agpu_trace_stop writes
+ * them to `path` in the Chrome trace event format (chrome://tracing,
+ * Perfetto): a track group per device, and per queue a track of host calls
+ * and one of device time. The environment variable ANYGPU_TRACE=FILE starts
+ * a trace when the backends are loaded; a trace still recording at exit is
+ * written then (without device times not yet resolved). Starting while a
+ * trace records, or stopping when none does, is AGPU_ERROR_INVALID_ARGUMENT;
+ * so is a path that cannot be opened for writing (checked at start).
+ * agpu_trace_stop waits for the traced work still queued, to learn its
+ * device times, and returns an error that work raised (as a finish would),
+ * after writing the file. */
+AGPU_API agpu_status agpu_trace_start(const char *path);
+AGPU_API agpu_status agpu_trace_stop(void);
+
 #ifdef __cplusplus
 }
 #endif

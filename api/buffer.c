@@ -4,6 +4,7 @@
 
 #include "agpu_core.h"
 #include "agpu_telemetry.h"
+#include "agpu_trace.h"
 
 /* Live maps of every buffer, so that unmapping a pointer that was never
  * mapped (or twice) is refused by the core on every backend. */
@@ -214,10 +215,14 @@ AGPU_API agpu_status agpu_buffer_write(agpu_queue *queue_handle, agpu_buffer *ha
   agpu_status status = agpu_check_transfer(queue_handle, handle, offset, size, src,
                                            "agpu_buffer_write", &queue, &buffer);
   if (status != AGPU_SUCCESS) return status;
+  agpu_trace_span span;
+  AGPU_TRACE_BEGIN(&span, NULL);
   if (size)
     status = agpu_error_prefix(
         buffer->device->backend->ops->buffer_write(queue, buffer, offset, size, src),
         "agpu_buffer_write");
+  AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_WRITE, .device = buffer->device, .queue = queue,
+                 .bytes = size);
   agpu_buffer_unpin(buffer);
   return status;
 }
@@ -229,10 +234,14 @@ AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue_handle, agpu_buffer *han
   agpu_status status = agpu_check_transfer(queue_handle, handle, offset, size, dst,
                                            "agpu_buffer_read", &queue, &buffer);
   if (status != AGPU_SUCCESS) return status;
+  agpu_trace_span span;
+  AGPU_TRACE_BEGIN(&span, NULL);
   if (size)
     status = agpu_error_prefix(
         buffer->device->backend->ops->buffer_read(queue, buffer, offset, size, dst),
         "agpu_buffer_read");
+  AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_READ, .device = buffer->device, .queue = queue,
+                 .bytes = size);
   agpu_buffer_unpin(buffer);
   return status;
 }
@@ -269,10 +278,15 @@ AGPU_API agpu_status agpu_buffer_copy(agpu_queue *queue_handle, agpu_buffer *src
   status = agpu_check_copy(src, src_offset, dst, dst_offset, size, function);
   if (status == AGPU_SUCCESS)
     status = agpu_resolve_queue(queue_handle, src->device, function, &queue);
-  if (status == AGPU_SUCCESS && size)
+  if (status == AGPU_SUCCESS && size) {
+    agpu_trace_span span;
+    AGPU_TRACE_BEGIN(&span, queue);
     status = agpu_error_prefix(
         src->device->backend->ops->buffer_copy(queue, src, src_offset, dst, dst_offset, size),
         function);
+    AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_COPY, .device = src->device, .queue = queue,
+                   .bytes = size);
+  }
   agpu_buffer_unpin(src);
   agpu_buffer_unpin(dst);
   return status;
@@ -302,10 +316,15 @@ AGPU_API agpu_status agpu_buffer_fill(agpu_queue *queue_handle, agpu_buffer *han
       agpu_check_transfer(queue_handle, handle, offset, size, pattern, function, &queue, &buffer);
   if (status != AGPU_SUCCESS) return status;
   status = agpu_check_fill(offset, size, pattern_size, function);
-  if (status == AGPU_SUCCESS && size)
+  if (status == AGPU_SUCCESS && size) {
+    agpu_trace_span span;
+    AGPU_TRACE_BEGIN(&span, queue);
     status = agpu_error_prefix(buffer->device->backend->ops->buffer_fill(
                                    queue, buffer, offset, size, pattern, pattern_size),
                                function);
+    AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_FILL, .device = buffer->device, .queue = queue,
+                   .bytes = size);
+  }
   agpu_buffer_unpin(buffer);
   return status;
 }

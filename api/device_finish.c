@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_trace.h"
 
 static pthread_mutex_t agpu_queue_list_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -59,8 +60,13 @@ static agpu_status agpu_device_user_queues(agpu_device *device, agpu_queue ***qu
   return AGPU_SUCCESS;
 }
 
-static agpu_status agpu_finish_queue(agpu_queue *queue, const char *function) {
-  return agpu_error_prefix(queue->device->backend->ops->queue_finish(queue), function);
+agpu_status agpu_finish_queue(agpu_queue *queue, const char *function) {
+  agpu_trace_span span;
+  AGPU_TRACE_BEGIN(&span, NULL);
+  agpu_status status =
+      agpu_error_prefix(queue->device->backend->ops->queue_finish(queue), function);
+  AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_FINISH, .device = queue->device, .queue = queue);
+  return status;
 }
 
 AGPU_API agpu_status agpu_device_finish(agpu_device *device) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_trace.h"
 
 static const char agpu_launch_name[] = "agpu_launch";
 
@@ -351,10 +352,15 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
   }
   uint32_t pinned = 0;
   status = agpu_check_args(kernel, nargs, args, resolved, &pinned);
-  if (status == AGPU_SUCCESS)
+  if (status == AGPU_SUCCESS) {
+    agpu_trace_span span;
+    AGPU_TRACE_BEGIN(&span, queue);
     status = agpu_error_prefix(
         device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, resolved),
         agpu_launch_name);
+    AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_LAUNCH, .device = device, .queue = queue,
+                   .name = kernel->info.name, .dims = dims, .global = global3, .local = local3);
+  }
   for (uint32_t i = 0; i < pinned; i++)
     if (resolved[i].kind == AGPU_ARG_BUFFER) agpu_buffer_unpin(resolved[i].buffer);
   if (resolved != stack) free(resolved);

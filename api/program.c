@@ -6,6 +6,7 @@
 
 #include "agpu_core.h"
 #include "agpu_parsed.h"
+#include "agpu_trace.h"
 
 static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
   agpu_program *program = calloc(1, sizeof *program);
@@ -113,8 +114,12 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
   copy.options = options;
 
   agpu_program *created = NULL;
+  agpu_trace_span span;
+  AGPU_TRACE_BEGIN(&span, NULL);
   status = agpu_program_new(device, &created);
   if (status == AGPU_SUCCESS) status = agpu_program_build_parsed(created, &copy);
+  AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_BUILD, .device = device,
+                 .name = copy.source_name);
   free(options);
   if (status != AGPU_SUCCESS) {
     if (!created) return status;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_trace.h"
 
 void agpu_queue_unreference(agpu_queue *queue) {
   if (atomic_fetch_sub(&queue->references, 1) != 1) return;
@@ -30,7 +31,7 @@ AGPU_API agpu_status agpu_queue_finish(agpu_queue *handle) {
   agpu_queue *queue;
   agpu_status status = agpu_lookup_queue(handle, "agpu_queue_finish", "queue", &queue);
   if (status != AGPU_SUCCESS) return status;
-  return agpu_error_prefix(queue->device->backend->ops->queue_finish(queue), "agpu_queue_finish");
+  return agpu_finish_queue(queue, "agpu_queue_finish");
 }
 
 AGPU_API agpu_status agpu_event_record(agpu_queue *handle, agpu_event **event) {
@@ -69,8 +70,13 @@ AGPU_API agpu_status agpu_event_wait(agpu_event *handle) {
   agpu_event *event;
   agpu_status status = agpu_lookup_event(handle, "agpu_event_wait", "event", &event);
   if (status != AGPU_SUCCESS) return status;
-  return agpu_error_prefix(event->queue->device->backend->ops->event_wait(event),
-                           "agpu_event_wait");
+  agpu_trace_span span;
+  AGPU_TRACE_BEGIN(&span, NULL);
+  status =
+      agpu_error_prefix(event->queue->device->backend->ops->event_wait(event), "agpu_event_wait");
+  AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_EVENT_WAIT, .device = event->queue->device,
+                 .queue = event->queue);
+  return status;
 }
 
 AGPU_API agpu_status agpu_event_elapsed_ns(agpu_event *start_handle, agpu_event *end_handle,

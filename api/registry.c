@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_trace.h"
 
 #include "backend_list.h"
 
@@ -114,6 +115,7 @@ static void agpu_registry_load(void) {
     for (uint32_t i = 0; i < agpu_backends[kind].device_count; i++)
       agpu_all_devices[next++] = agpu_backends[kind].devices[i];
   agpu_process_watch();
+  agpu_trace_from_environment();
   agpu_error_clear();
 }
 

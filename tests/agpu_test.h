@@ -87,6 +87,26 @@ static inline int agpu_test_finish(void) {
   return 0;
 }
 
+/* A file's bytes, NUL-terminated, malloc'd; *length (when not NULL) their
+ * count. NULL when it cannot be read. */
+static inline char *agpu_test_read_file(const char *path, size_t *length) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
+    free(text);
+    text = NULL;
+  }
+  fclose(f);
+  if (!text) return NULL;
+  text[n] = '\0';
+  if (length) *length = (size_t)n;
+  return text;
+}
+
 /* The device a selector names, or NULL. */
 static inline agpu_device *agpu_test_device(const char *selector) {
   agpu_device *device = NULL;

@@ -30,6 +30,15 @@ if(Python3_Interpreter_FOUND)
     LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0)
 endif()
 
+# The timeline trace of run and bench (issue 21): the files against the
+# trace event format, a launch event per launch, device times.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cli_trace COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_trace.py
+                                  $<TARGET_FILE:anygpu_cli>)
+  set_tests_properties(cli_trace PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-drivers.supp:print_suppressions=0)
+endif()
+
 # Physical-device grouping: the rules on staged devices (the grouping source
 # is compiled in), then the API and the selectors on this machine's devices.
 add_executable(test_physical test_physical.c ${PROJECT_SOURCE_DIR}/api/physical_group.c)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agpu_test.h"
 #include "translate.h"
 
 #ifndef AGPU_KERNELS_DIR
@@ -26,21 +27,7 @@ typedef struct emit_source {
 } emit_source;
 
 static inline char *emit_read_file(const char *path, size_t *length) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
-    free(text);
-    text = NULL;
-  }
-  fclose(f);
-  if (!text) return NULL;
-  text[n] = '\0';
-  *length = (size_t)n;
-  return text;
+  return agpu_test_read_file(path, length);
 }
 
 static int emit_compare_names(const void *a, const void *b) {

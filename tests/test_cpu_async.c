@@ -6,6 +6,7 @@
  * Random inputs, poisoned outputs, every element checked. */
 #include <math.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agpu_core.h"
 #include "agpu_test.h"
@@ -169,17 +170,26 @@ static void failing_destroy(agpu_cpu_command *command) {
   free(command);
 }
 
+static agpu_status submit_failing(agpu_queue *queue) {
+  agpu_cpu_command *command = calloc(1, sizeof *command);
+  command->run = failing_run;
+  command->destroy = failing_destroy;
+  return agpu_cpu_queue_submit(queue, command);
+}
+
+/* A user queue (`queue` its object) and a 4096-byte buffer on cpu:0. */
+static void queue_and_buffer(agpu_queue **handle, agpu_queue **queue, agpu_buffer **buffer) {
+  CHECK_OK(agpu_queue_create(cpu(), handle));
+  CHECK_OK(agpu_lookup_queue(*handle, "test", "queue", queue));
+  CHECK_OK(agpu_buffer_create(cpu(), 4096, 0, buffer));
+}
+
 static void queued_error_reaches_next_wait(void) {
   agpu_queue *handle = NULL, *queue = NULL;
-  CHECK_OK(agpu_queue_create(cpu(), &handle));
-  CHECK_OK(agpu_lookup_queue(handle, "test", "queue", &queue));
   agpu_buffer *buffer = NULL;
-  CHECK_OK(agpu_buffer_create(cpu(), 4096, 0, &buffer));
+  queue_and_buffer(&handle, &queue, &buffer);
   for (int round = 0; round < 2 && queue; round++) {
-    agpu_cpu_command *command = calloc(1, sizeof *command);
-    command->run = failing_run;
-    command->destroy = failing_destroy;
-    CHECK_OK(agpu_cpu_queue_submit(queue, command));
+    CHECK_OK(submit_failing(queue));
     const uint8_t zero = 0;
     CHECK_OK(agpu_buffer_fill(handle, buffer, 0, 4096, &zero, 1)); /* queued after it */
     uint8_t host[16];
@@ -199,6 +209,36 @@ static void queued_error_reaches_next_wait(void) {
   }
   agpu_buffer_release(buffer);
   agpu_queue_release(handle);
+}
+
+/* While tracing (docs/debugging.md): the trace's own waits for device
+ * times take no error from the user's: a queued error still reaches the
+ * next finish, and one no wait reported reaches agpu_trace_stop. */
+static void queued_error_reaches_the_user_while_tracing(void) {
+  agpu_queue *handle = NULL, *queue = NULL;
+  agpu_buffer *buffer = NULL;
+  queue_and_buffer(&handle, &queue, &buffer);
+  char path[] = "/tmp/anygpu-async-trace-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd >= 0) close(fd);
+  CHECK_OK(agpu_trace_start(path));
+  const uint8_t zero = 0;
+  for (int round = 0; round < 2 && queue; round++) {
+    CHECK_OK(submit_failing(queue));
+    /* traced: its device time's events come after the failing command */
+    CHECK_OK(agpu_buffer_fill(handle, buffer, 0, 4096, &zero, 1));
+    if (round == 0)
+      CHECK_STATUS(agpu_queue_finish(handle), AGPU_ERROR_OUT_OF_HOST_MEMORY);
+    else
+      CHECK_STATUS(agpu_trace_stop(), AGPU_ERROR_OUT_OF_HOST_MEMORY);
+    CHECK_MESSAGE("kernel 'injected': no memory");
+    printf("  reported: %s\n", agpu_last_error());
+  }
+  CHECK_OK(agpu_queue_finish(handle));
+  agpu_buffer_release(buffer);
+  agpu_queue_release(handle);
+  unlink(path);
 }
 
 /* Released right after the launch: the launch still runs on live memory
@@ -293,6 +333,7 @@ int main(void) {
   }
   RUN(launch_returns_before_kernel_ends);
   RUN(queued_error_reaches_next_wait);
+  RUN(queued_error_reaches_the_user_while_tracing);
   RUN(release_while_queued);
   RUN(buffers_order_work_across_queues);
   return agpu_test_finish();

@@ -5,14 +5,11 @@
 Usage: test_run_sizes.py ANYGPU
 """
 import os
-import shutil
 import struct
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_harness import run_cases  # noqa: E402
+from cli_harness import CommandFixture, main_with_fixture  # noqa: E402
 
 COMMAND_TIMEOUT_S = 300
 
@@ -42,26 +39,6 @@ def sizes_expected(n, big):
         d = (g - 3) & mask
         values.append((s if s >= 1 << 32 else 0) ^ d ^ (((g - 1) * 4294967311) & mask) ^ 8)
     return values
-
-
-class Fixture:
-    def __init__(self, binary):
-        self.binary = binary
-        self.env = {k: v for k, v in os.environ.items() if k != "ANYGPU_DEVICE"}
-        self.work = tempfile.mkdtemp(prefix="anygpu-run-sizes-")
-
-    def run(self, *args, env=None):
-        result = subprocess.run([self.binary, *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env or self.env,
-                                timeout=COMMAND_TIMEOUT_S)
-        return (result.returncode, result.stdout.decode("utf-8", "replace"),
-                result.stderr.decode("utf-8", "replace"))
-
-    def write(self, name, text):
-        path = os.path.join(self.work, name)
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(text)
-        return path
 
 
 def test_run_count_times_size_overflows(fixture, case, options):
@@ -133,14 +110,9 @@ CASES = [
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__.strip().splitlines()[-1])
-        return 2
-    fixture = Fixture(os.path.abspath(sys.argv[1]))
-    try:
-        return run_cases(CASES, fixture, None)
-    finally:
-        shutil.rmtree(fixture.work, ignore_errors=True)
+    return main_with_fixture(CASES, __doc__.strip().splitlines()[-1],
+                             lambda binary: CommandFixture(binary, "anygpu-run-sizes-",
+                                                           timeout=COMMAND_TIMEOUT_S))
 
 
 if __name__ == "__main__":

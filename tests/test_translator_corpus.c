@@ -12,24 +12,6 @@
 #define AGPU_KERNEL_CORPUS "tests/kernels"
 #endif
 
-static char *read_text(const char *path, size_t *length) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc((size_t)n + 1);
-  if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-    free(text);
-    fclose(f);
-    return NULL;
-  }
-  text[n] = 0;
-  fclose(f);
-  *length = (size_t)n;
-  return text;
-}
-
 static int compare_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -86,7 +68,7 @@ static void valid_corpus(void) {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", folder, names[i]);
     size_t length = 0;
-    char *text = read_text(path, &length);
+    char *text = agpu_test_read_file(path, &length);
     CHECK(text != NULL);
     if (!text) continue;
     char build_options[512];
@@ -130,7 +112,7 @@ static void invalid_corpus(void) {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", folder, names[i]);
     size_t length = 0;
-    char *text = read_text(path, &length);
+    char *text = agpu_test_read_file(path, &length);
     CHECK(text != NULL);
     if (!text) continue;
     char expected[512];

@@ -36,6 +36,14 @@ int cli_usage_error(const char *what, const char *argument);
 int cli_library_error(agpu_status status);
 int cli_out_of_memory(void);
 
+/* --trace FILE of run and bench (docs/debugging.md): cli_trace_start starts
+ * the library's trace when `path` is not NULL (CLI_EXIT_FAILURE with the
+ * message when it cannot); cli_trace_stop writes it and says where on
+ * stderr. Each returns `status`, or CLI_EXIT_FAILURE for a trace that
+ * failed where `status` was CLI_EXIT_OK. */
+int cli_trace_start(const char *path);
+int cli_trace_stop(const char *path, int status);
+
 /* A kernel source file, the way compile and run read one (cli_source.c):
  * PATH, or standard input for "-", NUL-terminated, at most
  * CLI_MAX_SOURCE_BYTES (the library's limit, docs/kernel-language.md). A

@@ -32,3 +32,22 @@ int cli_finish_output(void) {
   fprintf(stderr, "anygpu: cannot write the output: %s\n", errno ? strerror(errno) : "write error");
   return CLI_EXIT_FAILURE;
 }
+
+int cli_trace_start(const char *path) {
+  if (!path) return CLI_EXIT_OK;
+  agpu_status status = agpu_trace_start(path);
+  return status == AGPU_SUCCESS ? CLI_EXIT_OK : cli_library_error(status);
+}
+
+int cli_trace_stop(const char *path, int status) {
+  if (!path) return status;
+  agpu_status stopped = agpu_trace_stop();
+  if (stopped != AGPU_SUCCESS) {
+    int failed = cli_library_error(stopped);
+    return status == CLI_EXIT_OK ? failed : status;
+  }
+  fprintf(stderr,
+          "anygpu: trace written to %s (open it in https://ui.perfetto.dev or chrome://tracing)\n",
+          path);
+  return status;
+}

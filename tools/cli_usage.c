@@ -81,6 +81,7 @@ static const cli_usage cli_usages[] = {
      "Usage: anygpu run FILE --kernel NAME --global X[,Y[,Z]] [--local X[,Y[,Z]]]\n"
      "                  --arg SPEC... [-D NAME[=VALUE]]... [--device SEL | --all-devices]\n"
      "                  [--compare] [--atol A] [--rtol R] [--ulp N] [--seed N] [--out DIR]\n"
+     "                  [--trace FILE]\n"
      "\n"
      "Runs one kernel with generated or file inputs, one --arg per parameter:\n"
      "  buf:TYPE:N[:random|:random=LO,HI|:fill=V|:iota|:file=PATH]  a buffer\n"
@@ -97,7 +98,10 @@ static const cli_usage cli_usages[] = {
      "                   and another summation order; docs/cli.md)\n"
      "  --ulp N          floats agree within N units in the last place instead\n"
      "  --seed N         the random inputs (printed; a fresh seed without it)\n"
-     "  --out DIR        write every buffer after the run to DIR\n"},
+     "  --out DIR        write every buffer after the run to DIR\n"
+     "  --trace FILE     write a timeline of the builds, transfers, launch and waits\n"
+     "                   to FILE (Chrome trace format: Perfetto, chrome://tracing;\n"
+     "                   docs/debugging.md)\n"},
     {"bench", NULL}, /* cmd_bench prints its own */
 };
 

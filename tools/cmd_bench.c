@@ -17,6 +17,7 @@ typedef struct bench_request {
   bench_options options;
   bool json;
   const char *html;
+  const char *trace;
 } bench_request;
 
 static const char *option_value(int argc, char **argv, int *i) {
@@ -54,7 +55,7 @@ static void print_bench_help(FILE *out) {
   fputs(
       "Usage: anygpu bench [-d SELECTOR] [--bench NAME[,NAME...]] [--size ELEMENTS]\n"
       "                    [--sgemm-size N] [--iterations K] [--repeat R] [--quick]\n"
-      "                    [--no-native] [--json] [--html FILE]\n"
+      "                    [--no-native] [--json] [--html FILE] [--trace FILE]\n"
       "\n"
       "Measures every device (or those SELECTOR matches), one table per physical device\n"
       "with a column per backend: BabelStream's copy, mul, add, triad and dot in float\n"
@@ -73,7 +74,10 @@ static void print_bench_help(FILE *out) {
       "  --quick           small sizes and few repeats: a smoke run, not a measurement\n"
       "  --no-native       do not run the native programs\n"
       "  --json            print {\"results\": [...]} instead of the tables\n"
-      "  --html FILE       also write a self-contained page with charts\n",
+      "  --html FILE       also write a self-contained page with charts\n"
+      "  --trace FILE      write a timeline of every build, transfer, launch and wait\n"
+      "                    to FILE (Chrome trace format; docs/debugging.md); tracing\n"
+      "                    adds its own cost to what is measured\n",
       out);
 }
 
@@ -129,6 +133,9 @@ static int parse_bench_arguments(int argc, char **argv, bench_request *request) 
     } else if (option_is(argument, "--html")) {
       if (!(request->html = option_value(argc, argv, &i)) || !request->html[0])
         return cli_usage_error("missing file after", argument);
+    } else if (option_is(argument, "--trace")) {
+      if (!(request->trace = option_value(argc, argv, &i)) || !request->trace[0])
+        return cli_usage_error("missing file after", argument);
     } else if (argument[0] == '-') {
       return cli_usage_error("unknown option", argument);
     } else {
@@ -147,19 +154,13 @@ static size_t bench_steps(uint32_t benches) {
   return steps;
 }
 
-int cmd_bench(int argc, char **argv) {
-  bench_request request;
-  memset(&request, 0, sizeof request);
-  request.options.native = true;
-  int status = parse_bench_arguments(argc, argv, &request);
-  if (status != CLI_EXIT_OK) return status < 0 ? cli_finish_output() : status;
-  request.options.progress = isatty(STDERR_FILENO);
-
+/* Every device's benchmarks, then the report. */
+static int bench_run(bench_request *request) {
   agpu_device *devices[BENCH_MAX_DEVICES];
   uint32_t found = 0;
   agpu_status got;
-  if (request.options.selector) {
-    got = agpu_device_select_all(request.options.selector, devices, BENCH_MAX_DEVICES, &found);
+  if (request->options.selector) {
+    got = agpu_device_select_all(request->options.selector, devices, BENCH_MAX_DEVICES, &found);
   } else {
     got = agpu_device_count(&found);
     for (uint32_t i = 0; got == AGPU_SUCCESS && i < found && i < BENCH_MAX_DEVICES; i++)
@@ -168,21 +169,21 @@ int cmd_bench(int argc, char **argv) {
   if (got != AGPU_SUCCESS) return cli_library_error(got);
   if (found == 0) {
     fprintf(stderr, "anygpu: no device to benchmark%s%s%s (anygpu list shows the devices)\n",
-            request.options.selector ? " matches '" : "",
-            request.options.selector ? request.options.selector : "",
-            request.options.selector ? "'" : "");
+            request->options.selector ? " matches '" : "",
+            request->options.selector ? request->options.selector : "",
+            request->options.selector ? "'" : "");
     return CLI_EXIT_FAILURE;
   }
   uint32_t count = found < BENCH_MAX_DEVICES ? found : BENCH_MAX_DEVICES;
 
   bench_results results = {0};
   double start = bench_seconds();
-  size_t steps = bench_steps(request.options.benches);
+  size_t steps = bench_steps(request->options.benches);
   for (uint32_t d = 0; d < count; d++) {
     bench_device device;
     memset(&device, 0, sizeof device);
     device.device = devices[d];
-    device.options = &request.options;
+    device.options = &request->options;
     device.results = &results;
     device.steps = steps;
     if ((got = agpu_device_get_info(devices[d], &device.info)) != AGPU_SUCCESS ||
@@ -201,7 +202,7 @@ int cmd_bench(int argc, char **argv) {
     bench_transfer(&device);
     if (device.program) agpu_program_release(device.program);
   }
-  if (request.options.progress) fputs("\r\033[K", stderr);
+  if (request->options.progress) fputs("\r\033[K", stderr);
   double seconds = bench_seconds() - start;
 
   bool failed = false;
@@ -209,25 +210,36 @@ int cmd_bench(int argc, char **argv) {
     const bench_result *r = &results.items[i];
     if (r->status != BENCH_FAILED) continue;
     failed = true;
-    if (request.json) /* the text report lists them itself */
+    if (request->json) /* the text report lists them itself */
       fprintf(stderr, "anygpu: bench %s on %s failed: %s\n", r->benchmark, r->selector, r->message);
   }
-  if (request.json) {
+  if (request->json) {
     bench_print_json(stdout, &results, seconds);
   } else {
     printf("anygpu bench: %u device%s in %.1f s%s\n\n", count, count == 1 ? "" : "s", seconds,
-           request.options.quick ? " (--quick: a smoke run, not a measurement)" : "");
+           request->options.quick ? " (--quick: a smoke run, not a measurement)" : "");
     bench_print_table(stdout, &results);
   }
-  if (request.html) {
+  if (request->html) {
     char error[512];
-    if (!bench_write_html(request.html, &results, error, sizeof error)) {
+    if (!bench_write_html(request->html, &results, error, sizeof error)) {
       fprintf(stderr, "anygpu: %s\n", error);
       failed = true;
     }
   }
   bench_results_free(&results);
-  status = cli_finish_output();
+  int status = cli_finish_output();
   if (status != CLI_EXIT_OK) return status;
   return failed ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+}
+
+int cmd_bench(int argc, char **argv) {
+  bench_request request;
+  memset(&request, 0, sizeof request);
+  request.options.native = true;
+  int status = parse_bench_arguments(argc, argv, &request);
+  if (status != CLI_EXIT_OK) return status < 0 ? cli_finish_output() : status;
+  request.options.progress = isatty(STDERR_FILENO);
+  if ((status = cli_trace_start(request.trace)) != CLI_EXIT_OK) return status;
+  return cli_trace_stop(request.trace, bench_run(&request));
 }

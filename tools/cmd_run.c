@@ -68,7 +68,7 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
                        run_option_is(argument, "--device") || run_option_is(argument, "--tol") ||
                        run_option_is(argument, "--atol") || run_option_is(argument, "--rtol") ||
                        run_option_is(argument, "--ulp") || run_option_is(argument, "--seed") ||
-                       run_option_is(argument, "--out");
+                       run_option_is(argument, "--out") || run_option_is(argument, "--trace");
     if (takes_value && !(value = run_option_value(argc, argv, &i)))
       return cli_usage_error("missing value after", argument);
     if (strcmp(argument, "--help") == 0 || strcmp(argument, "-h") == 0) {
@@ -138,6 +138,9 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
       seed_given = true;
     } else if (run_option_is(argument, "--out")) {
       request->out_dir = value;
+    } else if (run_option_is(argument, "--trace")) {
+      if (!*value) return cli_usage_error("missing file after", argument);
+      request->trace = value;
     } else if (argument[0] == '-' && argument[1]) {
       return cli_usage_error("unknown option", argument);
     } else if (!request->file) {
@@ -389,6 +392,8 @@ int cmd_run(int argc, char **argv) {
       status = CLI_EXIT_FAILURE;
     }
   }
+  bool tracing = status == CLI_EXIT_OK && request->trace;
+  if (tracing && (status = cli_trace_start(request->trace)) != CLI_EXIT_OK) tracing = false;
   if (status == CLI_EXIT_OK) status = run_select_devices(request, devices, &count);
   if (status == CLI_EXIT_OK) {
     printf("anygpu run %s: kernel %s, global %zu", request->file, request->kernel,
@@ -413,6 +418,7 @@ int cmd_run(int argc, char **argv) {
     int flushed = cli_finish_output();
     if (status == CLI_EXIT_OK) status = flushed;
   }
+  if (tracing) status = cli_trace_stop(request->trace, status);
   for (uint32_t d = 0; devices && d < count; d++)
     for (uint32_t i = 0; i < RUN_MAX_ARGS; i++) free(devices[d].buffers[i]);
   for (uint32_t i = 0; i < RUN_MAX_ARGS; i++) free(initial[i]);

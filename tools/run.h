@@ -26,6 +26,7 @@ typedef struct run_request {
   run_tolerance tolerance; /* for floats; integers are compared bit for bit */
   uint64_t seed;
   const char *out_dir;
+  const char *trace; /* --trace FILE */
   char options[RUN_OPTIONS_MAX];
   const char *include_dirs[CLI_MAX_INCLUDE_DIRS]; /* -I DIR */
   uint32_t include_dir_count;
