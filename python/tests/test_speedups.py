@@ -124,6 +124,24 @@ def test_get_reuses_host_memory_safely(dev, rng):
     assert shaped.flags.c_contiguous and shaped.flags.writeable
 
 
+def test_get_into_fresh_memory(dev, rng, monkeypatch):
+    """With the host cache off, get() of a large array reads into a fresh
+    mapping (_fresh_block: huge pages asked for, prefaulted); the array owns it."""
+    monkeypatch.setattr(buffer_module.host_cache, "max_bytes", 0)
+    n = (buffer_module.host_cache.MIN_BYTES // 8) + 777
+    x = rng.random(n - n % 7).reshape(-1, 7)
+    xb = dev.to_device(x)
+    got = xb.get()
+    np.testing.assert_array_equal(got, x)
+    assert got.flags.c_contiguous and got.flags.writeable and got.dtype == np.float64
+    del xb
+    gc.collect()
+    got[:] = 1  # still its own memory
+    assert got.sum() == got.size
+    block = buffer_module._fresh_block(5 << 20)
+    assert block.size == 5 << 20 and block.flags.writeable and not block.any()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int16, np.uint8, np.float64, np.bool_])
 def test_dlpack(dev, rng, dtype):
     x = (rng.random((7, 9)) * 100).astype(dtype)
