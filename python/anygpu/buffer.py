@@ -79,8 +79,9 @@ def _fresh_block(nbytes):
     """nbytes of fresh host memory (np.uint8) for a read: an anonymous mapping
     with huge pages asked for (as np.empty does) and prefaulted at once
     (MADV_POPULATE_WRITE), which costs the kernel less than taking the same page
-    faults one by one in the read's copy: about 15% off a 256 MiB get() into
-    fresh memory (python/bench/bench_get.py). np.empty where that fails."""
+    faults one by one in the read's copy: a 256 MiB get() into it took 0.83-1.00x
+    the time of one into np.empty's memory (python/bench/bench_get.py, docs/python.md).
+    np.empty where that fails."""
     if not _MADVISE:
         return np.empty(nbytes, np.uint8)
     try:
