@@ -155,6 +155,10 @@ struct agpu_backend_ops {
   agpu_status (*buffer_map)(agpu_queue *queue, agpu_buffer *buffer, size_t offset, size_t size,
                             void **ptr);
   agpu_status (*buffer_unmap)(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
+  /* optional: the buffer's address in the device's own address space (a
+   * CUdeviceptr, a HIP device pointer, the CPU backend's host pointer); NULL
+   * where the backend has none (agpu_buffer_device_address refuses) */
+  agpu_status (*buffer_device_address)(agpu_buffer *buffer, uint64_t *address);
 
   /* Optional (only called with AGPU_CAP_BUILD_PORTABLE). The core has
    * parsed and checked the source (program->parsed) and set build_log to

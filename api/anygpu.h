@@ -303,6 +303,16 @@ AGPU_API agpu_status agpu_buffer_map(agpu_queue *queue, agpu_buffer *buffer, siz
                                      size_t size, void **ptr);
 AGPU_API agpu_status agpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *ptr);
 
+/* The buffer's address in its device's address space, for handing the memory
+ * to another library without a copy (CuPy, PyTorch, Numba through the CUDA
+ * Array Interface or DLPack): a CUdeviceptr on CUDA (valid in the device's
+ * primary context), a device pointer on HIP, the host pointer on the CPU
+ * backend. Valid until the buffer is released; work queued on it may still be
+ * running (finish the queue before another library touches the memory).
+ * AGPU_ERROR_UNSUPPORTED, *address 0, where the backend has no plain device
+ * address (OpenCL, Vulkan: their buffers are reached through handles). */
+AGPU_API agpu_status agpu_buffer_device_address(const agpu_buffer *buffer, uint64_t *address);
+
 /* -------------------------------------------------------------- programs */
 
 typedef enum agpu_native_format {

@@ -191,6 +191,27 @@ AGPU_API agpu_device *agpu_buffer_device(const agpu_buffer *handle) {
   return buffer->device;
 }
 
+AGPU_API agpu_status agpu_buffer_device_address(const agpu_buffer *handle, uint64_t *address) {
+  static const char function[] = "agpu_buffer_device_address";
+  if (address) *address = 0;
+  agpu_buffer *buffer;
+  agpu_status status = agpu_lookup_buffer_pinned(handle, function, "buffer", &buffer);
+  if (status != AGPU_SUCCESS) return status;
+  const agpu_backend_ops *ops = buffer->device->backend->ops;
+  if (!address)
+    status = agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: address is NULL", function);
+  else if (!ops->buffer_device_address)
+    status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,
+                            "%s: %s (%s) has no plain device address for a buffer: its memory is "
+                            "reached through the backend's handles; use agpu_buffer_read, "
+                            "agpu_buffer_write or agpu_buffer_map",
+                            function, buffer->device->info.selector, buffer->device->info.name);
+  else
+    status = agpu_error_prefix(ops->buffer_device_address(buffer, address), function);
+  agpu_buffer_unpin(buffer);
+  return status;
+}
+
 /* The checks every transfer shares: a live buffer, a queue of its device, a
  * host pointer, and a range inside the buffer. On success the buffer is
  * pinned: the caller unpins it when the transfer is done with it. */

@@ -211,6 +211,31 @@ static void buffer_create_rows(fixture *f) {
   }
 }
 
+/* agpu_buffer_device_address: the host pointer on the CPU backend (what
+ * map gives), a refusal by name where the backend has no plain address. */
+static void device_address_rows(fixture *f) {
+  uint64_t address = 1;
+  ROW(agpu_buffer_device_address(f->buffer, NULL), AGPU_ERROR_INVALID_ARGUMENT,
+      "agpu_buffer_device_address", "NULL");
+  agpu_backend_info backend;
+  CHECK_OK(agpu_backend_get_info(f->info.backend, &backend));
+  bool plain =
+      !strcmp(backend.name, "cpu") || !strcmp(backend.name, "cuda") || !strcmp(backend.name, "hip");
+  if (!plain) {
+    ROW(agpu_buffer_device_address(f->buffer, &address), AGPU_ERROR_UNSUPPORTED,
+        "agpu_buffer_device_address", f->info.selector, "no plain device address");
+    CHECK(address == 0);
+    return;
+  }
+  ROW(agpu_buffer_device_address(f->buffer, &address), AGPU_SUCCESS, "");
+  CHECK(address != 0);
+  void *mapped = NULL;
+  if (!strcmp(backend.name, "cpu") && agpu_buffer_map(NULL, f->buffer, 0, 64, &mapped) == 0) {
+    CHECK((uint64_t)(uintptr_t)mapped == address);
+    CHECK_OK(agpu_buffer_unmap(NULL, f->buffer, mapped));
+  }
+}
+
 static void buffer_handle_rows(fixture *f) {
   uint8_t host[64] = {0};
   void *mapped = NULL;
@@ -222,6 +247,9 @@ static void buffer_handle_rows(fixture *f) {
   BAD_BUFFERS(f, "agpu_buffer_fill", "buffer", agpu_buffer_fill(NULL, bad_, 0, 4, host, 4));
   BAD_BUFFERS(f, "agpu_buffer_map", "buffer", agpu_buffer_map(NULL, bad_, 0, 4, &mapped));
   BAD_BUFFERS(f, "agpu_buffer_unmap", "buffer", agpu_buffer_unmap(NULL, bad_, host));
+  uint64_t address = 1;
+  BAD_BUFFERS(f, "agpu_buffer_device_address", "buffer",
+              agpu_buffer_device_address(bad_, &address));
   /* Functions that return a value instead of a status set the message too. */
   CHECK(agpu_buffer_size(f->released_buffer) == 0);
   ROW_MESSAGE(agpu_buffer_size(f->released_buffer), "agpu_buffer_size", "released");
@@ -306,6 +334,7 @@ static void transfer_rows(fixture *f) {
     unmap_expected = AGPU_ERROR_UNSUPPORTED;
   }
   ROW(agpu_buffer_unmap(NULL, f->buffer, host), unmap_expected, "agpu_buffer_unmap");
+  device_address_rows(f);
 }
 
 static void cross_device_rows(fixture *f) {

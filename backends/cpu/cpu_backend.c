@@ -213,9 +213,15 @@ static agpu_status agpu_cpu_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer,
   return AGPU_SUCCESS;
 }
 
+static agpu_status agpu_cpu_buffer_device_address(agpu_buffer *buffer, uint64_t *address) {
+  *address = (uint64_t)(uintptr_t)agpu_cpu_data(buffer);
+  return AGPU_SUCCESS;
+}
+
 const agpu_backend_ops agpu_cpu_backend_ops = {
     AGPU_CORE_OPS(agpu_cpu),
     .translate_traits = agpu_cpu_translate_traits,
     .buffer_map = agpu_cpu_buffer_map,
     .buffer_unmap = agpu_cpu_buffer_unmap,
+    .buffer_device_address = agpu_cpu_buffer_device_address,
 };

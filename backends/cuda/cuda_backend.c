@@ -8,4 +8,5 @@ AGPU_DEFINE_LOADED_INIT(agpu_cuda, agpu_cuda_api)
 const agpu_backend_ops agpu_cuda_backend_ops = {
     AGPU_CORE_OPS(agpu_cuda),
     .program_create_native = agpu_cuda_program_create_native,
+    .buffer_device_address = agpu_cuda_buffer_device_address,
 };

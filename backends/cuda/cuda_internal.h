@@ -87,6 +87,7 @@ void agpu_cuda_leave(const agpu_device *device);
 
 /* cuda_memory.c */
 AGPU_DECLARE_MEMORY_OPS(agpu_cuda);
+agpu_status agpu_cuda_buffer_device_address(agpu_buffer *buffer, uint64_t *address);
 
 /* cuda_nvrtc.c: NVRTC, found with dlopen once per process. */
 #define AGPU_NVRTC_MAX_ARCHES 64

@@ -142,6 +142,12 @@ void agpu_cuda_buffer_release(agpu_buffer *buffer) {
   buffer->native = NULL;
 }
 
+/* The CUdeviceptr, valid in the device's primary context (agpu_cuda_enter). */
+agpu_status agpu_cuda_buffer_device_address(agpu_buffer *buffer, uint64_t *address) {
+  *address = (uint64_t)agpu_cuda_pointer(buffer);
+  return AGPU_SUCCESS;
+}
+
 /* A host transfer: queued on the stream, then waited for, so that the host
  * memory may be reused (write) or read (read) on return. */
 static agpu_status agpu_cuda_host_transfer(agpu_queue *queue, agpu_buffer *buffer, size_t offset,

@@ -17,4 +17,5 @@ static agpu_status agpu_hip_init(agpu_backend *backend) {
 const agpu_backend_ops agpu_hip_backend_ops = {
     AGPU_CORE_OPS(agpu_hip),
     .program_create_native = agpu_hip_program_create_native,
+    .buffer_device_address = agpu_hip_buffer_device_address,
 };

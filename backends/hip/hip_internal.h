@@ -133,6 +133,7 @@ agpu_status agpu_hip_read_metadata(const void *data, size_t size, const char *ar
 
 /* hip_memory.c */
 AGPU_DECLARE_MEMORY_OPS(agpu_hip);
+agpu_status agpu_hip_buffer_device_address(agpu_buffer *buffer, uint64_t *address);
 
 /* hip_program.c */
 /* What a build depends on besides the source (the cache key, the checks). */

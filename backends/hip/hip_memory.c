@@ -147,6 +147,12 @@ void agpu_hip_buffer_release(agpu_buffer *buffer) {
   buffer->native = NULL;
 }
 
+/* hipMalloc's pointer, in the device's (unified) address space. */
+agpu_status agpu_hip_buffer_device_address(agpu_buffer *buffer, uint64_t *address) {
+  *address = (uint64_t)(uintptr_t)buffer->native;
+  return AGPU_SUCCESS;
+}
+
 /* Queues a copy and, for blocking transfers, waits for the stream. */
 static agpu_status agpu_hip_finish_transfer(const agpu_hip_api *api, agpu_queue *queue,
                                             const char *call, agpu_hipError_t error,

@@ -2,7 +2,9 @@
 """Buffers: device memory seen as an array of a shape and dtype."""
 import ctypes
 import math
+import mmap
 import os
+import sys
 import threading
 
 import numpy as np
@@ -53,15 +55,45 @@ class _HostCache:
             self.blocks, self.held = [], 0
 
     def empty(self, shape, dtype):
-        """np.empty(shape, dtype), in reused memory where it is large enough."""
+        """np.empty(shape, dtype), in reused memory where it is large enough,
+        else in fresh memory made ready before the read (_fresh_block)."""
         nbytes = math.prod(shape) * dtype.itemsize
-        if nbytes < self.MIN_BYTES or self.max_bytes <= 0 or dtype.hasobject:
+        if nbytes < self.MIN_BYTES or dtype.hasobject:
             return np.empty(shape, dtype)
+        if self.max_bytes <= 0:
+            return _fresh_block(nbytes).view(dtype).reshape(shape)
         block = self.take(nbytes)
         if block is None:
-            block = np.empty(nbytes, np.uint8)  # NumPy asks for huge pages here
+            block = _fresh_block(nbytes)
         owner = _Lease(self, block, nbytes)
         return np.asarray(owner).view(dtype).reshape(shape)
+
+
+# madvise(2) advice: MADV_HUGEPAGE, and MADV_POPULATE_WRITE (Linux 5.14; Python's
+# mmap module names it from 3.13 on only)
+_MADVISE = ([getattr(mmap, "MADV_HUGEPAGE", 14), getattr(mmap, "MADV_POPULATE_WRITE", 23)]
+            if sys.platform.startswith("linux") and hasattr(mmap.mmap, "madvise") else [])
+
+
+def _fresh_block(nbytes):
+    """nbytes of fresh host memory (np.uint8) for a read: an anonymous mapping
+    with huge pages asked for (as np.empty does) and prefaulted at once
+    (MADV_POPULATE_WRITE), which costs the kernel less than taking the same page
+    faults one by one in the read's copy: a 256 MiB get() into it took 0.83-1.00x
+    the time of one into np.empty's memory (python/bench/bench_get.py, docs/python.md).
+    np.empty where that fails."""
+    if not _MADVISE:
+        return np.empty(nbytes, np.uint8)
+    try:
+        region = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except (OSError, ValueError):
+        return np.empty(nbytes, np.uint8)
+    for advice in _MADVISE:
+        try:
+            region.madvise(advice)
+        except OSError:  # an older kernel: the read's copy faults the pages in
+            pass
+    return np.frombuffer(region, np.uint8)  # the array keeps the mapping alive
 
 
 class _Lease:
@@ -97,9 +129,10 @@ _DL_CODE = {"i": 0, "u": 1, "f": 2, "b": 6}
 
 
 class _Export:
-    """The owner of a DLPack export: the buffer's memory mapped for the host.
-    When the last consumer lets go, it is unmapped, and the buffer released if
-    release() (or the device's close()) came in the meantime."""
+    """The owner of a DLPack export: the buffer's memory mapped for the host
+    (CPU backend), or its device address (CUDA, HIP; ptr None, nothing to
+    unmap). When the last consumer lets go, the mapping goes, and the buffer
+    is released if release() (or the device's close()) came in the meantime."""
 
     def __init__(self, buf, handle, ptr):
         self.buf, self.handle, self.ptr = buf, handle, ptr
@@ -108,7 +141,8 @@ class _Export:
     def __del__(self):
         buf = self.buf
         try:
-            lib.agpu_buffer_unmap(None, self.handle, self.ptr)
+            if self.ptr is not None:
+                lib.agpu_buffer_unmap(None, self.handle, self.ptr)
             buf._exports -= 1
             if buf._exports == 0 and buf._release_deferred:
                 buf._release_deferred = False
@@ -118,9 +152,12 @@ class _Export:
 
 
 def _device_address(handle):
-    """A CUDA buffer's CUdeviceptr. The C API gives none yet (backends/ and api/
-    would need agpu_buffer_native or the like): AttributeError, so that
-    hasattr(buf, "__cuda_array_interface__") is False and consumers copy."""
+    """The buffer's address in its device's address space (agpu_buffer_device_address):
+    a CUdeviceptr on CUDA, a device pointer on HIP, the host pointer on the CPU
+    backend. AttributeError where the library (an older one, through
+    ANYGPU_LIBRARY) has no such call, so that hasattr(buf,
+    "__cuda_array_interface__") is False and consumers copy; UnsupportedError
+    on OpenCL and Vulkan."""
     fn = getattr(lib, "agpu_buffer_device_address", None)
     if fn is None:
         raise AttributeError("__cuda_array_interface__: this libanygpu gives no device address "
@@ -129,6 +166,13 @@ def _device_address(handle):
     address = ctypes.c_uint64()
     check(fn(handle, ctypes.byref(address)))
     return address.value
+
+
+def _cuda_array_interface(shape, dtype, address):
+    """The CUDA Array Interface, version 3, of C-contiguous memory at a device
+    address: no stream (the producer's work on it is finished)."""
+    return {"shape": tuple(shape), "typestr": np.dtype(dtype).str, "data": (address, False),
+            "strides": None, "version": 3}
 
 
 def _queue_handle(queue):
@@ -242,18 +286,22 @@ class Buffer(Resource):
         return (_DL_DEVICE.get(info["backend"], _DL_EXT_DEV), info["index"])
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule: np.from_dlpack(buf) (or torch.from_dlpack) sees the
-        buffer's own memory, without a copy, on the CPU backend (kDLCPU); on
-        other devices only copy=True (a host copy, as get()) is possible; else
-        BufferError. The memory stays valid while a consumer holds it, even
-        across release(). Finish kernels that write it before reading it."""
+        """A DLPack capsule without a copy: on the CPU backend the buffer's own
+        host memory (kDLCPU, np.from_dlpack(buf)); on CUDA and HIP its device
+        memory (kDLCUDA, kDLROCM: torch.from_dlpack(buf), cupy.from_dlpack),
+        after the device's work is finished (so any consumer stream may use
+        it). On OpenCL and Vulkan only copy=True (a host copy, as get()) is
+        possible; else BufferError. The memory stays valid while a consumer
+        holds it, even across release(). On the CPU backend, finish kernels
+        that write it before reading it."""
         handle = self._h()
         if copy:
             return self.get().__dlpack__()
         where = self.__dlpack_device__()
-        if where != (_DL_CPU, 0):
+        backend = self._device.info["backend"]
+        if backend not in ("cpu", "cuda", "hip"):
             raise BufferError(f"DLPack: a buffer on {self._device.selector} is not host memory "
-                              "(export with copy=True, or use get())")
+                              "and has no device address (export with copy=True, or use get())")
         if dl_device is not None and tuple(dl_device) != where:
             raise BufferError(f"DLPack: the buffer is on {where}, not {tuple(dl_device)}")
         code = _DL_CODE.get(self.dtype.kind)
@@ -261,25 +309,34 @@ class Buffer(Resource):
             raise BufferError(f"DLPack: no DLPack type for {self.dtype}")
         if _speedups is None:
             raise BufferError("DLPack: anygpu was installed without its C extension")
-        ptr = ctypes.c_void_p()
-        check(lib.agpu_buffer_map(None, handle, 0, max(self.nbytes, 1), ctypes.byref(ptr)))
-        owner = _Export(self, handle, ptr.value)
+        if backend == "cpu":
+            ptr = ctypes.c_void_p()
+            check(lib.agpu_buffer_map(None, handle, 0, max(self.nbytes, 1), ctypes.byref(ptr)))
+            address, owner = ptr.value, _Export(self, handle, ptr.value)
+        else:
+            try:
+                address = _device_address(handle)
+            except AttributeError as e:
+                raise BufferError(f"DLPack: {e}") from None
+            self._device.finish()  # the consumer's stream sees the work done
+            owner = _Export(self, handle, None)
         versioned = max_version is not None and tuple(max_version) >= (1, 0)
-        return _speedups.dlpack(ptr.value, self.shape, code, 8 * self.dtype.itemsize,
+        return _speedups.dlpack(address, self.shape, code, 8 * self.dtype.itemsize,
                                 where[0], where[1], owner, versioned)
 
     @property
     def __cuda_array_interface__(self):
         """On CUDA devices, the CUDA Array Interface (version 3) for CuPy,
-        PyTorch and Numba; absent (AttributeError) elsewhere."""
+        PyTorch and Numba, after the device's work is finished; absent
+        (AttributeError) elsewhere. The consumer's array does not keep the
+        buffer alive: keep the Buffer while it is used."""
         if self._device.info["backend"] != "cuda":
             raise AttributeError(f"__cuda_array_interface__: {self._device.selector} is not a "
                                  "CUDA device")
         handle = self._h()
         address = _device_address(handle)
         self._device.finish()  # no stream in the interface: the work on it is done
-        return {"shape": self.shape, "typestr": self.dtype.str, "data": (address, False),
-                "strides": None, "version": 3}
+        return _cuda_array_interface(self.shape, self.dtype, address)
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:

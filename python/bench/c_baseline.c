@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The C API's side of python/bench/overhead.py: launch overhead of an empty
- * kernel (launches queued back to back, then one finish; per launch) and the
- * time of agpu_buffer_read of a buffer (into memory read before and into fresh memory), as medians of repeated runs.
- * Usage: c_baseline SELECTOR REPEATS LAUNCHES READ_MIB */
+ * kernel (launches queued back to back, then one finish; per launch), the
+ * median of repeated runs. Reads are c_read.c's (bench_get.py).
+ * Usage: c_baseline SELECTOR REPEATS LAUNCHES */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,28 +26,26 @@ static double median(double *v, int n) {
   return v[n / 2];
 }
 
-#define CHECK(call)                                                                  \
-  do {                                                                               \
-    if ((call) != AGPU_SUCCESS) {                                                    \
-      fprintf(stderr, "%s: %s\n", #call, agpu_last_error());                         \
-      return 1;                                                                      \
-    }                                                                                \
+#define CHECK(call)                                          \
+  do {                                                       \
+    if ((call) != AGPU_SUCCESS) {                            \
+      fprintf(stderr, "%s: %s\n", #call, agpu_last_error()); \
+      return 1;                                              \
+    }                                                        \
   } while (0)
 
 int main(int argc, char **argv) {
-  if (argc != 5) return 2;
+  if (argc != 4) return 2;
   int repeats = atoi(argv[2]), launches = atoi(argv[3]);
-  size_t bytes = (size_t)atoi(argv[4]) << 20;
   agpu_device *dev;
   CHECK(agpu_device_select(argv[1], &dev));
   agpu_program_desc desc = {.source = "__kernel void empty(__global float* a, uint n) {}"};
   agpu_program *prog;
   agpu_kernel *kernel;
-  agpu_buffer *small, *big;
+  agpu_buffer *small;
   CHECK(agpu_program_build(dev, &desc, &prog));
   CHECK(agpu_kernel_create(prog, "empty", &kernel));
   CHECK(agpu_buffer_create(dev, 256, 0, &small));
-  CHECK(agpu_buffer_create(dev, bytes, 0, &big));
   size_t global[1] = {64}, local[1] = {64};
   double *t = calloc((size_t)repeats, sizeof *t);
   for (int r = 0; r < repeats; r++) {
@@ -59,24 +58,6 @@ int main(int argc, char **argv) {
     t[r] = (now_s() - t0) / launches;
   }
   printf("launch_us %.3f\n", 1e6 * median(t, repeats));
-  char *host = malloc(bytes);
-  CHECK(agpu_buffer_fill(NULL, big, 0, bytes, "\1\2\3\4", 4));
-  CHECK(agpu_device_finish(dev));
-  for (int r = 0; r < repeats; r++) {
-    double t0 = now_s();
-    CHECK(agpu_buffer_read(NULL, big, 0, bytes, host));
-    t[r] = now_s() - t0;
-  }
-  printf("read_ms %.3f\n", 1e3 * median(t, repeats));
-  free(host);
-  for (int r = 0; r < 5; r++) { /* into fresh memory, as buf.get() reads into a new array */
-    double t0 = now_s();
-    char *fresh = malloc(bytes);
-    CHECK(agpu_buffer_read(NULL, big, 0, bytes, fresh));
-    t[r] = now_s() - t0;
-    free(fresh);
-  }
-  printf("read_fresh_ms %.3f\n", 1e3 * median(t, 5));
   free(t);
   return 0;
 }

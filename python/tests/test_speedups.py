@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The repeat launch in C (anygpu._speedups), the host memory cache of get(),
 DLPack export and __cuda_array_interface__ (docs/python.md)."""
+import ctypes
 import gc
 import os
 
@@ -123,6 +124,24 @@ def test_get_reuses_host_memory_safely(dev, rng):
     assert shaped.flags.c_contiguous and shaped.flags.writeable
 
 
+def test_get_into_fresh_memory(dev, rng, monkeypatch):
+    """With the host cache off, get() of a large array reads into a fresh
+    mapping (_fresh_block: huge pages asked for, prefaulted); the array owns it."""
+    monkeypatch.setattr(buffer_module.host_cache, "max_bytes", 0)
+    n = (buffer_module.host_cache.MIN_BYTES // 8) + 777
+    x = rng.random(n - n % 7).reshape(-1, 7)
+    xb = dev.to_device(x)
+    got = xb.get()
+    np.testing.assert_array_equal(got, x)
+    assert got.flags.c_contiguous and got.flags.writeable and got.dtype == np.float64
+    del xb
+    gc.collect()
+    got[:] = 1  # still its own memory
+    assert got.sum() == got.size
+    block = buffer_module._fresh_block(5 << 20)
+    assert block.size == 5 << 20 and block.flags.writeable and not block.any()
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int16, np.uint8, np.float64, np.bool_])
 def test_dlpack(dev, rng, dtype):
     x = (rng.random((7, 9)) * 100).astype(dtype)
@@ -163,9 +182,77 @@ def test_dlpack_kernel_writes_are_seen(dev, rng):
 def test_cuda_array_interface_only_on_cuda(dev):
     buf = dev.empty((4, 4), np.float32)
     if dev.backend == "cuda":
-        iface = buf.__cuda_array_interface__  # needs the library's device address
+        iface = buf.__cuda_array_interface__  # the library's device address
         assert iface["shape"] == (4, 4) and iface["typestr"] == "<f4"
+        assert iface["data"][0] == buffer_module._device_address(buf._h()) != 0
     else:
         assert not hasattr(buf, "__cuda_array_interface__")
         with pytest.raises(AttributeError, match="not a CUDA device"):
             buf.__cuda_array_interface__
+
+
+def test_device_address(dev):
+    """agpu_buffer_device_address: the host pointer that DLPack exports on the
+    CPU backend, a device pointer on CUDA and HIP, refused by name on OpenCL
+    and Vulkan."""
+    buf = dev.empty((3, 5), np.float32)
+    if dev.backend in ("opencl", "vulkan"):
+        with pytest.raises(anygpu.UnsupportedError, match="no plain device address"):
+            buffer_module._device_address(buf._h())
+        return
+    address = buffer_module._device_address(buf._h())
+    assert address != 0
+    if dev.backend == "cpu":
+        view = np.from_dlpack(buf)
+        assert view.ctypes.data == address
+    buf.release()
+    with pytest.raises(anygpu.InvalidHandleError):
+        buf._h()
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.c_void_p),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+def _dltensor(capsule):
+    """The DLTensor at the start of an unversioned capsule's DLManagedTensor."""
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return _DLTensor.from_address(get(capsule, b"dltensor"))
+
+
+@pytest.mark.parametrize("backend, dl_type", [("cuda", 2), ("hip", 10)])
+def test_gpu_exports_with_a_fake_address(monkeypatch, backend, dl_type):
+    """The CUDA and HIP roads of __dlpack__ and __cuda_array_interface__, with
+    no GPU here: a CPU buffer whose device says it is CUDA or HIP, and a made-up
+    device address, which nothing dereferences (the capsule is only read)."""
+    if buffer_module._speedups is None:
+        pytest.skip("no C extension")
+    fake = 0x7F00DEAD0000
+    monkeypatch.setattr(buffer_module, "_device_address", lambda handle: fake)
+    with anygpu.device("cpu:0") as dev:
+        buf = dev.empty((6, 7), np.float64)
+        monkeypatch.setattr(dev, "info", dict(dev.info, backend=backend, index=3))
+        assert buf.__dlpack_device__() == (dl_type, 3)
+        if backend == "cuda":
+            assert buf.__cuda_array_interface__ == {
+                "shape": (6, 7), "typestr": "<f8", "data": (fake, False), "strides": None,
+                "version": 3}
+        else:
+            assert not hasattr(buf, "__cuda_array_interface__")
+        capsule = buf.__dlpack__()
+        t = _dltensor(capsule)
+        assert (t.data, t.device_type, t.device_id, t.ndim) == (fake, dl_type, 3, 2)
+        assert (t.code, t.bits, t.lanes) == (2, 64, 1) and t.shape[0] == 6 and t.shape[1] == 7
+        assert buf._exports == 1
+        with pytest.raises(BufferError, match="not"):
+            buf.__dlpack__(dl_device=(1, 0))
+        buf.release()  # deferred while the capsule holds the memory
+        assert buf.released and buf._exports == 1
+        del t, capsule
+        gc.collect()
+        assert buf._exports == 0
