@@ -252,6 +252,21 @@ static kl_variable *assigned_variable(kl_node *lhs) {
   return NULL;
 }
 
+/* Indexing `base` reads memory the whole group shares: __constant,
+ * __global or __local (a pointer into it, or a __local or program-scope
+ * array). A load of it at a uniform address is uniform: in a program
+ * without data races (OpenCL leaves races undefined) no work-item writes
+ * what another reads between two barriers, so they all read one value. */
+static bool shared_load(const kl_node *base) {
+  const kl_type *t = base->type;
+  if (t->kind == KL_TYPE_POINTER) return t->pointee_space != KL_SPACE_PRIVATE;
+  while (base->kind == KL_EXPR_INDEX || (base->kind == KL_EXPR_MEMBER && !base->is_arrow))
+    base = base->lhs;
+  if (base->kind == KL_EXPR_MEMBER) return base->lhs->type->pointee_space != KL_SPACE_PRIVATE;
+  return base->kind == KL_EXPR_VARIABLE &&
+         (base->variable->is_program_scope || base->variable->space == KL_SPACE_LOCAL);
+}
+
 static void make_varying(checker *c, kl_variable *v) {
   if (!v || v->id < 0 || v->id >= c->variable_count) return;
   if (c->uniform[v->id]) {
@@ -290,9 +305,10 @@ static bool expr(checker *c, kl_node *n, bool control, int depth) {
     case KL_EXPR_FLOAT_LITERAL: u = true; break;
     case KL_EXPR_VARIABLE:
       note_access(c, n->variable);
+      /* a __local variable's value is a load of shared memory (shared_load) */
       u = n->variable->space == KL_SPACE_PRIVATE && n->variable->type->kind != KL_TYPE_ARRAY
               ? var_uniform(c, n->variable)
-              : n->variable->is_program_scope;
+              : n->variable->is_program_scope || n->variable->space == KL_SPACE_LOCAL;
       break;
     case KL_EXPR_VECTOR_LITERAL:
     case KL_EXPR_INIT_LIST: u = expr_list(c, n->args, control, depth + 1); break;
@@ -301,7 +317,7 @@ static bool expr(checker *c, kl_node *n, bool control, int depth) {
       switch (n->op) {
         case KL_OP_DEREFERENCE:
           u = x && n->lhs->type && n->lhs->type->kind == KL_TYPE_POINTER &&
-              n->lhs->type->pointee_space == KL_SPACE_CONSTANT;
+              n->lhs->type->pointee_space != KL_SPACE_PRIVATE;
           break;
         case KL_OP_ADDRESS_OF: {
           /* the address of __local or __constant storage is the same for the whole group */
@@ -396,14 +412,14 @@ static bool expr(checker *c, kl_node *n, bool control, int depth) {
     case KL_EXPR_CAST:
     case KL_EXPR_CONVERT:
     case KL_EXPR_SWIZZLE: u = expr(c, n->lhs, control, depth + 1); break;
-    case KL_EXPR_MEMBER: u = expr(c, n->lhs, control, depth + 1) && !n->is_arrow; break;
+    case KL_EXPR_MEMBER:
+      u = expr(c, n->lhs, control, depth + 1) &&
+          (!n->is_arrow || n->lhs->type->pointee_space != KL_SPACE_PRIVATE);
+      break;
     case KL_EXPR_INDEX: {
       bool a = expr(c, n->lhs, control, depth + 1);
       bool i = expr(c, n->rhs, control, depth + 1);
-      const kl_type *t = n->lhs->type;
-      bool constant_memory = (t->kind == KL_TYPE_POINTER && t->pointee_space == KL_SPACE_CONSTANT) ||
-                             (n->lhs->kind == KL_EXPR_VARIABLE && n->lhs->variable->is_program_scope);
-      u = a && i && constant_memory;
+      u = a && i && shared_load(n->lhs);
       break;
     }
     default: u = false; break;

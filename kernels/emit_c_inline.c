@@ -659,13 +659,35 @@ static bool kc_writes(const kl_node *n, const kl_variable *var, int depth) {
   return false;
 }
 
-/* `var++`, `--var`, `var += e` or `var -= e` with `e` uniform. */
+/* An expression of `var` and uniform values, with no side effect. */
+static bool kc_uniform_given(const kl_node *n, const kl_variable *var, int depth) {
+  if (!n || depth > KC_INLINE_MAX_TREE) return false;
+  if (n->is_uniform || n->kind == KL_EXPR_INT_LITERAL) return true;
+  switch (n->kind) {
+    case KL_EXPR_VARIABLE:
+      return n->variable == var;
+    case KL_EXPR_UNARY:
+      if (n->op == KL_OP_DEREFERENCE || n->op == KL_OP_ADDRESS_OF || n->op >= KL_OP_PRE_INCREMENT)
+        return false;
+      return kc_uniform_given(n->lhs, var, depth + 1);
+    case KL_EXPR_BINARY:
+      return kc_uniform_given(n->lhs, var, depth + 1) && kc_uniform_given(n->rhs, var, depth + 1);
+    case KL_EXPR_CAST:
+    case KL_EXPR_CONVERT:
+      return kc_uniform_given(n->lhs, var, depth + 1);
+    default:
+      return false;
+  }
+}
+
+/* `var++`, `--var`, `var op= e` or `var = e` where e is an expression of
+ * var and uniform values (`th /= 2`, `i = 2 * i`). */
 static bool kc_uniform_step(const kl_node *step, const kl_variable *var) {
-  if (!step || step->next || kc_root(step->lhs) != var || step->lhs->kind != KL_EXPR_VARIABLE)
+  if (!step || step->next || !step->lhs || step->lhs->kind != KL_EXPR_VARIABLE ||
+      step->lhs->variable != var)
     return false;
   if (step->kind == KL_EXPR_UNARY) return step->op >= KL_OP_PRE_INCREMENT;
-  return step->kind == KL_EXPR_ASSIGN && (step->op == KL_OP_ADD || step->op == KL_OP_SUB) &&
-         step->rhs->is_uniform && !kc_writes(step->rhs, var, 0);
+  return step->kind == KL_EXPR_ASSIGN && kc_uniform_given(step->rhs, var, 0);
 }
 
 /* The counter a `for` with a barrier starts by assignment, `for (i = 0; ...)`,
