@@ -409,16 +409,23 @@ kl_node *kp_assign_convert(parser *p, kl_node *n, kl_type *to, kl_location at, c
         return NULL;
       }
       bool void_either = from->element->kind == KL_TYPE_VOID || to->element->kind == KL_TYPE_VOID;
-      if (!void_either && !kl_type_equal(from->element, to->element)) {
-        kl_error(p->ctx, at, "cannot convert '%s' to '%s' in %s", kp_type_name(p, from),
-                 kp_type_name(p, to), what);
-        return NULL;
-      }
       if ((from->element->qualifiers & KL_QUALIFIER_CONST) &&
           !(to->element->qualifiers & KL_QUALIFIER_CONST)) {
         kl_error(p->ctx, at, "%s discards the const qualifier of '%s'", what,
                  kp_type_name(p, from));
         return NULL;
+      }
+      if (!void_either && !kl_type_equal(from->element, to->element)) {
+        /* C (and every OpenCL C compiler) converts with a warning: the
+         * conversion becomes the cast the user left out, which the targets
+         * take as they take a written one (GLSL refuses it) */
+        kl_warning(p->ctx, at,
+                   "incompatible pointer types: '%s' converted to '%s' in %s (write the cast)",
+                   kp_type_name(p, from), kp_type_name(p, to), what);
+        kl_node *cast = kp_new_node(p, KL_EXPR_CAST, at);
+        cast->lhs = n;
+        cast->type = kl_type_unqualified(p->ctx, to);
+        return cast;
       }
       return kl_convert(p->ctx, n, to);
     }

@@ -223,6 +223,23 @@ static void union_layout(void) {
   CHECK(strstr(kl_diagnostics_text(ctx), "too many initializers"));
 }
 
+/* A pointer converted to another element type without a cast: a warning,
+ * and the cast the user left out (as C does); GLSL refuses it as it refuses
+ * a written one. */
+static void implicit_pointer_conversion(void) {
+  kl_program *program = parse(
+      "__kernel void k(__global uint2 *pairs, __global uint *out) {\n"
+      "  __global uint *flat = pairs;\n"
+      "  out[0] = flat[1];\n"
+      "}\n");
+  CHECK(program != NULL);
+  CHECK(strstr(kl_diagnostics_text(ctx), "2:25: warning: incompatible pointer types: '__global "
+                                         "uint2*' converted to '__global uint*'"));
+  const char *ocl = program ? kl_emit(ctx, program, KL_TARGET_OPENCL, NULL) : NULL;
+  CHECK(ocl && strstr(ocl, "(__global uint*)"));
+  CHECK(program && !kl_emit(ctx, program, KL_TARGET_GLSL, "k"));
+}
+
 static void shared_struct_rules(void) {
   check_error(
       "typedef struct { float v; bool alive; } cell;\n"
@@ -472,6 +489,7 @@ int main(void) {
   RUN(images_are_named);
   RUN(struct_layout_is_opencl_c);
   RUN(union_layout);
+  RUN(implicit_pointer_conversion);
   RUN(shared_struct_rules);
   RUN(glsl_refuses_a_layout_std430_cannot_give);
   RUN(c_target_keeps_every_for_declarator);
