@@ -129,6 +129,7 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
           kp_declarator(p, base, ps.has_space ? ps.space : KL_SPACE_PRIVATE, &pname, true);
       int unsized = 0;
       pt = kp_array_suffix(p, pt, &unsized);
+      kp_check_pointer_depth(p, pt, pname ? kl_token_where(pname) : kp_here(p));
       kp_declarator_attributes(p, &ps, pt, pname);
       if (ps.max_constant_size &&
           !(pt->kind == KL_TYPE_POINTER && ps.has_space && ps.space == KL_SPACE_CONSTANT))
@@ -326,8 +327,10 @@ static void external_declaration(parser *p) {
     if (!first && !kp_accept(p, ",")) break;
     kl_token *name = NULL;
     kl_type *base = kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers);
+    p->in_typedef = spec.is_typedef;
     kl_type *type =
         kp_declarator(p, base, spec.has_space ? spec.space : KL_SPACE_PRIVATE, &name, false);
+    p->in_typedef = false;
     if (!name) {
       kp_syntax_error_at(p, kp_here(p), "expected a name, found ", kp_token_text(p, p->tok));
       return;

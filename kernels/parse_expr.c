@@ -711,6 +711,7 @@ static kl_type *type_name_parse(parser *p, kl_location *at_out) {
   kl_token *name = NULL;
   kl_type *base = kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers);
   kl_type *t = kp_declarator(p, base, spec.has_space ? spec.space : KL_SPACE_PRIVATE, &name, true);
+  kp_check_pointer_depth(p, t, *at_out);
   if (name) kl_error(p->ctx, kl_token_where(name), "unexpected name in a type");
   t = kp_array_suffix(p, t, NULL);
   if (spec.has_space && t->kind != KL_TYPE_POINTER)

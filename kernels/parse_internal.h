@@ -52,6 +52,7 @@ typedef struct parser {
   kl_node *current_switch;
   bool panic;          /* after a syntax error, until the next statement boundary */
   kl_token *decl_name; /* the name being declared, where array size errors are reported */
+  bool in_typedef;     /* declaring a typedef: a pointer to a pointer is refused where used */
   int struct_capacity;
   int anonymous_structs;
   uint64_t padded_scalars; /* zeros written out by pad_list, bounded by PADDING_BUDGET */
@@ -141,6 +142,7 @@ void kp_declare_name(parser *p, kl_token *name, sym **out);
 kl_node *kp_init_list(parser *p, kl_type *type, int depth);
 void kp_pad_list(parser *p, kl_node *list, int depth);
 kl_node *kp_initializer(parser *p, kl_type *type, int depth);
+void kp_check_pointer_depth(parser *p, const kl_type *type, kl_location at);
 void kp_check_variable_type(parser *p, kl_type *type, kl_location at, kl_token *name);
 kl_node *kp_statement(parser *p);
 kl_node *kp_compound(parser *p, bool new_scope);

@@ -223,7 +223,17 @@ kl_node *kp_initializer(parser *p, kl_type *type, int depth) {
   return c ? c : e;
 }
 
+/* A pointer to a pointer, from a typedef (declared freely: host headers
+ * shared with kernels have them) where it is used. */
+void kp_check_pointer_depth(parser *p, const kl_type *type, kl_location at) {
+  for (; type && type->kind == KL_TYPE_ARRAY; type = type->element) {
+  }
+  if (type && type->kind == KL_TYPE_POINTER && type->element->kind == KL_TYPE_POINTER)
+    kl_error(p->ctx, at, "pointer to pointer types are not supported");
+}
+
 void kp_check_variable_type(parser *p, kl_type *type, kl_location at, kl_token *name) {
+  kp_check_pointer_depth(p, type, at);
   if (type->kind == KL_TYPE_VOID)
     kl_error(p->ctx, at, "variable '%.*s' has type 'void'", name->length, name->text);
   if (type->kind == KL_TYPE_STRUCT && !type->members)
@@ -246,7 +256,9 @@ static kl_node *local_declaration(parser *p) {
     if (!first && !kp_accept(p, ",")) break;
     kl_token *name = NULL;
     kl_type *base = kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers);
+    p->in_typedef = spec.is_typedef;
     kl_type *type = kp_declarator(p, base, space, &name, false);
+    p->in_typedef = false;
     if (!name) {
       kp_syntax_error_at(p, kp_here(p), "expected a variable name, found ",
                          kp_token_text(p, p->tok));

@@ -559,7 +559,7 @@ static kl_type *pointer_to_array(parser *p, kl_type *base, kl_address_space poin
   }
   kl_location at = kp_here(p);
   kp_advance(p); /* ) */
-  if (base->kind == KL_TYPE_POINTER)
+  if (base->kind == KL_TYPE_POINTER && !p->in_typedef)
     kl_error(p->ctx, *name ? kl_token_where(*name) : at,
              "pointer to pointer types are not supported");
   kl_type *array = kp_array_suffix(p, base, NULL);
@@ -635,7 +635,7 @@ kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space,
       kp_advance(p);
     }
   }
-  if (pointer_to_pointer.source)
+  if (pointer_to_pointer.source && !p->in_typedef)
     kl_error(p->ctx, *name ? kl_token_where(*name) : pointer_to_pointer,
              "pointer to pointer types are not supported");
   return type;

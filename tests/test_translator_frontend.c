@@ -379,11 +379,20 @@ static void enumerations(void) {
 }
 
 static void rejected_constructs(void) {
+  /* an unused typedef of a pointer to a pointer (host headers have them) */
+  CHECK(parse("typedef float *g;\ntypedef g *gp;\n__kernel void k(__global int *o) { o[0] = 1; }"));
   static const struct {
     const char *source, *message;
   } cases[] = {
       {"__kernel void k(image2d_t i) {}", "image types are not supported"},
       {"__kernel void k(__global int **p) {}", "pointer to pointer"},
+      /* a typedef of one is declared freely, refused where used */
+      {"typedef float *g;\ntypedef g *gp;\n__kernel void k(__global int *o) { gp x; }",
+       "pointer to pointer"},
+      {"typedef float *g;\ntypedef g *gp;\nvoid f(gp x) {}\n__kernel void k(__global int *o) {}",
+       "pointer to pointer"},
+      {"typedef float *g;\ntypedef g *gp;\n__kernel void k(__global int *o) { o[0] = (gp)0 != 0; }",
+       "pointer to pointer"},
       {"int f(int x) { return f(x); }\n__kernel void k(__global int *o) { o[0] = f(1); }",
        "recursion"},
       {"__kernel void k(__global int *o) { again: goto again; }", "goto"},
