@@ -130,7 +130,7 @@ const char *agpu_parsed_warnings(const agpu_parsed *parsed) {
 }
 
 const char *agpu_parsed_preprocessed(const agpu_parsed *parsed) {
-  return parsed->preprocessed;
+  return parsed ? parsed->preprocessed : NULL; /* NULL: a source passed through unparsed */
 }
 
 const char *agpu_parsed_options(const agpu_parsed *parsed) {

@@ -59,12 +59,78 @@ static agpu_translate_traits agpu_program_traits(agpu_device *device) {
   return traits;
 }
 
+/* "-Werror=portable" among the options: a source outside the portable
+ * subset is an error on OpenCL too. Removed from `options` (no driver
+ * knows it). */
+static bool agpu_take_strict_option(char *options) {
+  static const char flag[] = "-Werror=portable";
+  bool found = false;
+  for (char *at = options; (at = strstr(at, flag)) != NULL;) {
+    char after = at[sizeof flag - 1];
+    if ((at == options || at[-1] == ' ') && (after == '\0' || after == ' ')) {
+      memmove(at, at + sizeof flag - 1, strlen(at + sizeof flag - 1) + 1);
+      found = true;
+    } else {
+      at += sizeof flag - 1;
+    }
+  }
+  return found;
+}
+
+/* A refusal for one of the translator's limits (nesting, expansion, size:
+ * kernel-language.md, "Limits"), which guard the driver's compiler too (a
+ * 100,000-term chain overflows its stack): no pass-through. */
+static bool agpu_refusal_is_limit(const char *refusal) {
+  static const char *const limits[] = {"nested too deeply", "produces more than",
+                                       "a kernel source may be"};
+  for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
+    if (strstr(refusal, limits[i])) return true;
+  return false;
+}
+
+/* The translator refused the source and the backend compiles OpenCL C
+ * itself: the driver gets the source as written, and the refusal becomes a
+ * warning in the build log (the user's existing OpenCL keeps working on
+ * OpenCL devices). When the driver refuses it too, the translator's error
+ * stands. */
+static agpu_status agpu_program_pass_through(agpu_program *program,
+                                             const agpu_program_desc *desc) {
+  char *refusal = agpu_strdup(agpu_last_error());
+  if (!refusal)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
+  program->parsed = NULL;
+  agpu_status status = program->device->backend->ops->program_build(program, desc);
+  if (status != AGPU_SUCCESS) {
+    agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s", refusal);
+    agpu_error_append("\n(the OpenCL driver, given the source as written, refused it too)");
+    free(refusal);
+    return AGPU_ERROR_BUILD_FAILED;
+  }
+  char *log = NULL;
+  if (asprintf(&log,
+               "warning: outside anygpu's portable subset, so built for OpenCL devices only: "
+               "the driver compiled the source as written (-Werror=portable makes this an "
+               "error):\n%s\n%s",
+               refusal, program->build_log ? program->build_log : "") < 0)
+    log = NULL;
+  free(refusal);
+  if (!log)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
+  free(program->build_log);
+  program->build_log = log;
+  return AGPU_SUCCESS;
+}
+
 /* Parses and checks once, then the backend compiles what it needs. */
-static agpu_status agpu_program_build_parsed(agpu_program *program, const agpu_program_desc *desc) {
+static agpu_status agpu_program_build_parsed(agpu_program *program, const agpu_program_desc *desc,
+                                             bool strict) {
   agpu_device *device = program->device;
   agpu_translate_traits traits = agpu_program_traits(device);
   agpu_status status =
       agpu_parsed_create(desc, &traits, device->info.selector, &program->parsed, NULL);
+  if (status == AGPU_ERROR_BUILD_FAILED && !strict && !agpu_refusal_is_limit(agpu_last_error()) &&
+      (device->backend->descriptor->native_formats & (1u << AGPU_NATIVE_OPENCL_C)))
+    return agpu_program_pass_through(program, desc);
   if (status != AGPU_SUCCESS) return status;
   const char *warnings = agpu_parsed_warnings(program->parsed);
   if (*warnings && !(program->build_log = agpu_strdup(warnings)))
@@ -111,13 +177,14 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
       agpu_program_options_with_backend(desc->options, device->backend->descriptor->name);
   if (!options)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
+  bool strict = agpu_take_strict_option(options);
   copy.options = options;
 
   agpu_program *created = NULL;
   agpu_trace_span span;
   AGPU_TRACE_BEGIN(&span, NULL);
   status = agpu_program_new(device, &created);
-  if (status == AGPU_SUCCESS) status = agpu_program_build_parsed(created, &copy);
+  if (status == AGPU_SUCCESS) status = agpu_program_build_parsed(created, &copy, strict);
   AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_BUILD, .device = device,
                  .name = copy.source_name);
   free(options);

@@ -349,9 +349,70 @@ static void build_errors_carry_the_log(void) {
   agpu_program_desc bad_option = {.source = "__kernel void k(void) {}",
                                   .options = "-no-such-option"};
   CHECK_STATUS(agpu_program_build(device, &bad_option, &program), AGPU_ERROR_BUILD_FAILED);
-  /* refused by the translator, as on every backend (issue 33) */
+  /* refused by the translator, as on every backend (issue 33), and by the
+   * driver, which is given the source when the translator refuses it */
   CHECK_MESSAGE("agpu_program_build: the kernel source did not compile for opencl:0");
   CHECK_MESSAGE("unknown build option '-no-such-option'");
+  CHECK_MESSAGE("the OpenCL driver, given the source as written, refused it too");
+}
+
+/* OpenCL outside the portable subset that the driver accepts: built as
+ * written, with the translator's refusal as a warning in the build log;
+ * -Werror=portable keeps the refusal an error. A kernel with goto and
+ * recursion (both out of the subset) computes the right answer. */
+static void sources_outside_the_subset_pass_through(void) {
+  REQUIRE_DEVICE(device, "opencl");
+  static const char source[] =
+      "int tri(int n) { return n <= 0 ? 0 : n + tri(n - 1); }\n"
+      "__kernel void k(__global int *out, int n) {\n"
+      "  int i = (int)get_global_id(0);\n"
+      "  if (i >= n) goto done;\n"
+      "  out[i] = tri(i % 7);\n"
+      "done:;\n"
+      "}\n";
+  agpu_program_desc desc = {.source = source, .source_name = "outside.cl"};
+  agpu_program *program = NULL;
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  const char *log = program ? agpu_program_build_log(program) : "";
+  CHECK(strstr(log, "warning: outside anygpu's portable subset, so built for OpenCL devices only"));
+  CHECK(strstr(log, "outside.cl:"));
+  agpu_kernel *kernel = kernel_of(program, "k");
+  enum { N = 301 };
+  agpu_buffer *out = buffer_with(device, NULL, (N + 3) * sizeof(int));
+  int poison[N + 3], n = N;
+  for (int i = 0; i < N + 3; i++) poison[i] = -12345;
+  if (out) CHECK_OK(agpu_buffer_write(NULL, out, 0, sizeof poison, poison));
+  size_t global = N + 3, local = 8;
+  agpu_arg args[] = {agpu_arg_buffer(out), agpu_arg_value(&n, sizeof n)};
+  if (kernel && out) CHECK_OK(agpu_launch(NULL, kernel, 1, &global, &local, 2, args));
+  int got[N + 3];
+  if (out) CHECK_OK(agpu_buffer_read(NULL, out, 0, sizeof got, got));
+  for (int i = 0; out && i < N + 3; i++) {
+    int m = i % 7, want = i < N ? m * (m + 1) / 2 : -12345;
+    if (got[i] != want) {
+      CHECK(got[i] == want);
+      printf("  out[%d] = %d, expected %d\n", i, got[i], want);
+      break;
+    }
+  }
+  if (out) agpu_buffer_release(out);
+  if (kernel) agpu_kernel_release(kernel);
+  if (program) agpu_program_release(program);
+  /* -Werror=portable: the translator's refusal stands (and is not passed on) */
+  desc.options = "-DX=1 -Werror=portable";
+  CHECK_STATUS(agpu_program_build(device, &desc, &program), AGPU_ERROR_BUILD_FAILED);
+  CHECK_MESSAGE("outside.cl:");
+  CHECK(!strstr(agpu_last_error(), "refused it too"));
+  /* a limit of the translator is never passed to the driver */
+  char *deep = malloc(40000);
+  if (!deep) return;
+  strcpy(deep, "__kernel void k(__global int *o) { o[0] = 0");
+  for (int i = 0; i < 3000; i++) strcat(deep, " + 1");
+  strcat(deep, "; }\n");
+  desc = (agpu_program_desc){.source = deep, .source_name = "deep.cl"};
+  CHECK_STATUS(agpu_program_build(device, &desc, &program), AGPU_ERROR_BUILD_FAILED);
+  CHECK_MESSAGE("nested too deeply");
+  free(deep);
 }
 
 static void warnings_land_in_the_build_log(void) {
@@ -619,6 +680,7 @@ int main(void) {
   RUN(bad_launches_are_refused);
   RUN(build_errors_carry_the_log);
   RUN(warnings_land_in_the_build_log);
+  RUN(sources_outside_the_subset_pass_through);
   RUN(warm_builds_load_the_binary);
   RUN(unknown_kernels_are_not_found);
   RUN(kernels_outlive_their_program);
