@@ -566,12 +566,13 @@ static char *options_to_directives(kl_context *ctx, const char *options) {
       }
       continue; /* kept: the OpenCL backend passes them on */
     }
-    if ((n == 2 && memcmp(word, "-w", 2) == 0) || (n == 7 && memcmp(word, "-Werror", 7) == 0))
+    if ((n == 2 && memcmp(word, "-w", 2) == 0) || (n == 7 && memcmp(word, "-Werror", 7) == 0) ||
+        (n == 16 && memcmp(word, "-Werror=portable", 16) == 0)) /* the translator is strict */
       continue;
     /* One rule on every backend: an error, as OpenCL drivers make it. */
     kl_error(ctx, at,
-             "unknown build option '%.*s' (the options are -D, -U, -I, -w, -Werror and "
-             "OpenCL C 1.2's -cl-*)",
+             "unknown build option '%.*s' (the options are -D, -U, -I, -w, -Werror, "
+             "-Werror=portable and OpenCL C 1.2's -cl-*)",
              (int)n, word);
   }
   *o = 0;
