@@ -19,22 +19,43 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
-/* The entry points used, by instance (I) or device (D). */
-#define VK_ROUNDTRIP_SYMBOLS(I, D)                                                               \
-  I(vkDestroyInstance) I(vkEnumeratePhysicalDevices) I(vkGetPhysicalDeviceProperties)             \
-  I(vkGetPhysicalDeviceQueueFamilyProperties) I(vkCreateDevice) I(vkGetDeviceProcAddr)            \
-  D(vkDestroyDevice) D(vkGetDeviceQueue) D(vkCreateShaderModule) D(vkDestroyShaderModule)         \
-  D(vkCreatePipelineLayout) D(vkDestroyPipelineLayout) D(vkCreateComputePipelines)                \
-  D(vkDestroyPipeline) D(vkCreateCommandPool) D(vkDestroyCommandPool)                             \
-  D(vkAllocateCommandBuffers) D(vkCreateFence) D(vkDestroyFence) D(vkBeginCommandBuffer)          \
-  D(vkCmdBindPipeline) D(vkCmdPushConstants) D(vkCmdDispatch) D(vkEndCommandBuffer)               \
-  D(vkQueueSubmit) D(vkWaitForFences) D(vkResetFences) D(vkResetCommandBuffer)                    \
-  D(vkDeviceWaitIdle)
+/* X(name, on_device): the entry points used; device-level ones (1) come from
+ * vkGetDeviceProcAddr, straight to the driver. */
+#define VK_ROUNDTRIP_SYMBOLS(X)                  \
+  X(vkDestroyInstance, 0)                        \
+  X(vkEnumeratePhysicalDevices, 0)               \
+  X(vkGetPhysicalDeviceProperties, 0)            \
+  X(vkGetPhysicalDeviceQueueFamilyProperties, 0) \
+  X(vkCreateDevice, 0)                           \
+  X(vkGetDeviceProcAddr, 0)                      \
+  X(vkDestroyDevice, 1)                          \
+  X(vkGetDeviceQueue, 1)                         \
+  X(vkCreateShaderModule, 1)                     \
+  X(vkDestroyShaderModule, 1)                    \
+  X(vkCreatePipelineLayout, 1)                   \
+  X(vkDestroyPipelineLayout, 1)                  \
+  X(vkCreateComputePipelines, 1)                 \
+  X(vkDestroyPipeline, 1)                        \
+  X(vkCreateCommandPool, 1)                      \
+  X(vkDestroyCommandPool, 1)                     \
+  X(vkAllocateCommandBuffers, 1)                 \
+  X(vkCreateFence, 1)                            \
+  X(vkDestroyFence, 1)                           \
+  X(vkBeginCommandBuffer, 1)                     \
+  X(vkCmdBindPipeline, 1)                        \
+  X(vkCmdPushConstants, 1)                       \
+  X(vkCmdDispatch, 1)                            \
+  X(vkEndCommandBuffer, 1)                       \
+  X(vkQueueSubmit, 1)                            \
+  X(vkWaitForFences, 1)                          \
+  X(vkResetFences, 1)                            \
+  X(vkResetCommandBuffer, 1)                     \
+  X(vkDeviceWaitIdle, 1)
 
 struct vk_roundtrip {
   void *library;
-#define VK_ROUNDTRIP_FIELD(name) PFN_##name name;
-  VK_ROUNDTRIP_SYMBOLS(VK_ROUNDTRIP_FIELD, VK_ROUNDTRIP_FIELD)
+#define VK_ROUNDTRIP_FIELD(name, on_device) PFN_##name name;
+  VK_ROUNDTRIP_SYMBOLS(VK_ROUNDTRIP_FIELD)
 #undef VK_ROUNDTRIP_FIELD
   VkInstance instance;
   VkDevice device;
@@ -84,10 +105,9 @@ static int open_instance(vk_roundtrip *rt, char *error, size_t error_size) {
   VkInstanceCreateInfo instance_info = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                                         .pApplicationInfo = &app};
   VK_TRY(create(&instance_info, NULL, &rt->instance));
-#define VK_ROUNDTRIP_INSTANCE(name) \
-  if (!(rt->name = (PFN_##name)get(rt->instance, #name))) goto missing;
-#define VK_ROUNDTRIP_SKIP(name)
-  VK_ROUNDTRIP_SYMBOLS(VK_ROUNDTRIP_INSTANCE, VK_ROUNDTRIP_SKIP)
+#define VK_ROUNDTRIP_INSTANCE(name, on_device) \
+  if (!on_device && !(rt->name = (PFN_##name)get(rt->instance, #name))) goto missing;
+  VK_ROUNDTRIP_SYMBOLS(VK_ROUNDTRIP_INSTANCE)
   return 0;
 missing:
   snprintf(error, error_size, "the Vulkan loader lacks an instance entry point");
@@ -98,9 +118,10 @@ fail:
 
 /* The device's own entry points, after vkCreateDevice. */
 static int load_device(vk_roundtrip *rt, char *error, size_t error_size) {
-#define VK_ROUNDTRIP_DEVICE(name) \
-  if (!(rt->name = (PFN_##name)rt->vkGetDeviceProcAddr(rt->device, #name))) goto missing;
-  VK_ROUNDTRIP_SYMBOLS(VK_ROUNDTRIP_SKIP, VK_ROUNDTRIP_DEVICE)
+#define VK_ROUNDTRIP_DEVICE(name, on_device)                                             \
+  if (on_device && !(rt->name = (PFN_##name)rt->vkGetDeviceProcAddr(rt->device, #name))) \
+    goto missing;
+  VK_ROUNDTRIP_SYMBOLS(VK_ROUNDTRIP_DEVICE)
   return 0;
 missing:
   snprintf(error, error_size, "the Vulkan driver lacks a device entry point");

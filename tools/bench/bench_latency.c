@@ -25,9 +25,8 @@ static agpu_status latency_launch(bench_device *device, agpu_kernel *kernel) {
 #ifdef AGPU_BENCH_VK_ROUNDTRIP
 /* The raw-Vulkan roundtrip on the same device, or NULL with why in note. */
 static vk_roundtrip *latency_native_open(const bench_device *device, char *note, size_t size) {
-  agpu_translate_desc desc = {.source = "__kernel void empty(void) {}\n",
-                              .target = AGPU_TARGET_SPIRV,
-                              .kernel = "empty"};
+  agpu_translate_desc desc = {
+      .source = "__kernel void empty(void) {}\n", .target = AGPU_TARGET_SPIRV, .kernel = "empty"};
   agpu_translation *translation = NULL;
   if (agpu_translate(&desc, &translation) != AGPU_SUCCESS) {
     snprintf(note, size, "no SPIR-V for the raw-Vulkan roundtrip: %s", agpu_last_error());
