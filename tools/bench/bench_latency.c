@@ -94,12 +94,19 @@ static void latency_native_result(bench_result *roundtrip, const double *times,
   double paired = bench_median(pairs, LATENCY_ROUNDTRIPS);
   free(pairs);
   roundtrip->native = bench_median(native_times, LATENCY_ROUNDTRIPS);
+  /* lavapipe can keep one VkDevice's roundtrips about 3x slower for a whole
+   * run on a loaded machine (docs/vulkan.md): such a ratio says nothing of
+   * anygpu, so the note says so */
+  bool suspect = paired > 1.5 || paired < 1 / 1.5;
   snprintf(roundtrip->native_program, sizeof roundtrip->native_program, "vk_roundtrip");
   snprintf(roundtrip->native_note, sizeof roundtrip->native_note,
            "raw Vulkan in this process (bench/native/vk_roundtrip.c, the same SPIR-V), "
            "alternating with anygpu's roundtrips: median of %d, 10th percentile %.1f us; "
-           "median of the paired ratios %.3f",
-           LATENCY_ROUNDTRIPS, native_times[LATENCY_ROUNDTRIPS / 10], paired);
+           "median of the paired ratios %.3f%s",
+           LATENCY_ROUNDTRIPS, native_times[LATENCY_ROUNDTRIPS / 10], paired,
+           suspect ? "; over 1.5x either way: on lavapipe most likely its slow state, not "
+                     "anygpu (docs/vulkan.md, Benchmark)"
+                   : "");
 }
 
 void bench_latency(bench_device *device) {
