@@ -4,7 +4,7 @@
  * same with raw Vulkan and the same SPIR-V, as a ratio; and the triad
  * bandwidth (a = b + s * c) through anygpu.
  *
- *   vulkan_bench [SELECTOR] [--reps N]     (default vulkan:0, 2000 reps) */
+ *   vulkan_bench [SELECTOR] [--reps N] [--no-triad]   (default vulkan:0, 2000 reps) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,96 +51,8 @@ static double tenth_percentile(const double *sorted, int count) {
     }                                                                      \
   } while (0)
 
-int main(int argc, char **argv) {
-  const char *selector = "vulkan:0";
-  int reps = 2000;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
-      reps = atoi(argv[++i]);
-    else
-      selector = argv[i];
-  }
-  if (reps < 10) reps = 10;
-  agpu_device *device = NULL;
-  if (agpu_device_select(selector, &device) != AGPU_SUCCESS) {
-    fprintf(stderr, "vulkan_bench: no device '%s': %s\n", selector, agpu_last_error());
-    return 77;
-  }
-  agpu_device_info info;
-  TRY(agpu_device_get_info(device, &info));
-  printf("device: %s (%s, %s)\n", info.selector, info.name, info.driver_version);
-
-  agpu_program *program = NULL;
-  agpu_program_desc desc = {.source = source, .source_name = "vulkan_bench.cl"};
-  TRY(agpu_program_build(device, &desc, &program));
-  agpu_kernel *empty = NULL, *triad = NULL;
-  TRY(agpu_kernel_create(program, "empty", &empty));
-  TRY(agpu_kernel_create(program, "triad", &triad));
-  agpu_queue *queue = NULL;
-  TRY(agpu_device_default_queue(device, &queue));
-
-  /* The two roundtrips alternate, one repetition each, so that both see the
-   * same machine load; each reports the median of all its repetitions. */
-  agpu_translate_desc tdesc = {.source = source, .target = AGPU_TARGET_SPIRV, .kernel = "empty"};
-  agpu_translation *translation = NULL;
-  TRY(agpu_translate(&tdesc, &translation));
-  size_t spirv_bytes = 0;
-  const uint32_t *spirv = agpu_translation_binary(translation, &spirv_bytes);
-  char error[256] = "";
-  const char *native_name = info.backend == AGPU_BACKEND_VULKAN ? info.name : "";
-  vk_roundtrip *native =
-      vk_roundtrip_open(spirv, spirv_bytes, 32, native_name, error, sizeof error);
-  agpu_translation_release(translation);
-  enum { ROUND = 1 };
-  int rounds = (reps + ROUND - 1) / ROUND;
-  reps = rounds * ROUND;
-  double *ours = malloc((size_t)reps * sizeof *ours),
-         *theirs = malloc((size_t)reps * sizeof *theirs);
-  double warm[ROUND];
-  size_t one = 1;
-  if (!ours || !theirs) return 1;
-  for (int round = -100; round < rounds; round++) { /* negative rounds warm up */
-    double *a = round < 0 ? warm : ours + round * ROUND;
-    for (int i = 0; i < ROUND; i++) {
-      double start = now_ns();
-      TRY(agpu_launch(queue, empty, 1, &one, &one, 0, NULL));
-      TRY(agpu_queue_finish(queue));
-      a[i] = now_ns() - start;
-    }
-    if (native && vk_roundtrip_run(native, ROUND, round < 0 ? warm : theirs + round * ROUND, error,
-                                   sizeof error) != 0) {
-      vk_roundtrip_close(native);
-      native = NULL;
-    }
-  }
-  /* Each anygpu repetition over the raw one just after it: robust to load
-   * that changes during the run. */
-  double *pairs = malloc((size_t)reps * sizeof *pairs);
-  double paired = -1;
-  if (pairs && native) {
-    for (int i = 0; i < reps; i++) pairs[i] = ours[i] / theirs[i];
-    paired = median(pairs, reps);
-  }
-  free(pairs);
-  double anygpu_ns = median(ours, reps), anygpu_p10 = tenth_percentile(ours, reps);
-  double native_ns = native ? median(theirs, reps) : -1;
-  double native_p10 = native ? tenth_percentile(theirs, reps) : -1;
-  vk_roundtrip_close(native);
-  free(ours);
-  free(theirs);
-
-  printf("launch roundtrip (empty kernel, launch + finish, median of %d):\n", reps);
-  printf("  anygpu     %10.1f us  (10th percentile %.1f us)\n", anygpu_ns / 1e3, anygpu_p10 / 1e3);
-  if (native_ns > 0) {
-    printf("  raw Vulkan %10.1f us  (10th percentile %.1f us)\n", native_ns / 1e3,
-           native_p10 / 1e3);
-    printf("  ratio      %10.3f (goal <= 1.1)\n", anygpu_ns / native_ns);
-    printf("  paired     %10.3f (median of per-repetition ratios)\n", paired);
-  } else {
-    printf("  raw Vulkan: %s\n", error);
-  }
-
-  /* triad */
+/* The triad bandwidth through anygpu; 0 when its result is right. */
+static int run_triad(agpu_device *device, agpu_queue *queue, agpu_kernel *triad) {
   const size_t n = 16u << 20; /* 64 MiB per array */
   agpu_buffer *a = NULL, *b = NULL, *c = NULL;
   TRY(agpu_buffer_create(device, n * 4, 0, &a));
@@ -171,8 +83,103 @@ int main(int argc, char **argv) {
   agpu_buffer_release(a);
   agpu_buffer_release(b);
   agpu_buffer_release(c);
+  return check[3] == 7.0f ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  const char *selector = "vulkan:0";
+  int reps = 2000;
+  int triad_too = 1;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+      reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--no-triad") == 0)
+      triad_too = 0;
+    else
+      selector = argv[i];
+  }
+  if (reps < 10) reps = 10;
+  agpu_device *device = NULL;
+  if (agpu_device_select(selector, &device) != AGPU_SUCCESS) {
+    fprintf(stderr, "vulkan_bench: no device '%s': %s\n", selector, agpu_last_error());
+    return 77;
+  }
+  agpu_device_info info;
+  TRY(agpu_device_get_info(device, &info));
+  printf("device: %s (%s, %s)\n", info.selector, info.name, info.driver_version);
+
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = source, .source_name = "vulkan_bench.cl"};
+  TRY(agpu_program_build(device, &desc, &program));
+  agpu_kernel *empty = NULL, *triad = NULL;
+  TRY(agpu_kernel_create(program, "empty", &empty));
+  TRY(agpu_kernel_create(program, "triad", &triad));
+  agpu_queue *queue = NULL;
+  TRY(agpu_device_default_queue(device, &queue));
+
+  /* The two roundtrips alternate, one repetition each (in either order half
+   * the time), so that both see the same machine load; each reports the
+   * median of all its repetitions. */
+  agpu_translate_desc tdesc = {.source = source, .target = AGPU_TARGET_SPIRV, .kernel = "empty"};
+  agpu_translation *translation = NULL;
+  TRY(agpu_translate(&tdesc, &translation));
+  size_t spirv_bytes = 0;
+  const uint32_t *spirv = agpu_translation_binary(translation, &spirv_bytes);
+  char error[256] = "";
+  const char *native_name = info.backend == AGPU_BACKEND_VULKAN ? info.name : "";
+  vk_roundtrip *native =
+      vk_roundtrip_open(spirv, spirv_bytes, 32, native_name, error, sizeof error);
+  agpu_translation_release(translation);
+  double *ours = malloc((size_t)reps * sizeof *ours),
+         *theirs = malloc((size_t)reps * sizeof *theirs);
+  size_t one = 1;
+  if (!ours || !theirs) return 1;
+  for (int rep = -100; rep < reps; rep++) { /* negative repetitions warm up */
+    double warm, *raw = rep < 0 ? &warm : &theirs[rep];
+    /* either order half the time: neither gains from going first */
+    if (native && (rep & 1) && vk_roundtrip_run(native, 1, raw, error, sizeof error) != 0) {
+      vk_roundtrip_close(native);
+      native = NULL;
+    }
+    double start = now_ns();
+    TRY(agpu_launch(queue, empty, 1, &one, &one, 0, NULL));
+    TRY(agpu_queue_finish(queue));
+    *(rep < 0 ? &warm : &ours[rep]) = now_ns() - start;
+    if (native && !(rep & 1) && vk_roundtrip_run(native, 1, raw, error, sizeof error) != 0) {
+      vk_roundtrip_close(native);
+      native = NULL;
+    }
+  }
+  /* Each anygpu repetition over the raw one beside it: robust to load
+   * that changes during the run. */
+  double *pairs = malloc((size_t)reps * sizeof *pairs);
+  double paired = -1;
+  if (pairs && native) {
+    for (int i = 0; i < reps; i++) pairs[i] = ours[i] / theirs[i];
+    paired = median(pairs, reps);
+  }
+  free(pairs);
+  double anygpu_ns = median(ours, reps), anygpu_p10 = tenth_percentile(ours, reps);
+  double native_ns = native ? median(theirs, reps) : -1;
+  double native_p10 = native ? tenth_percentile(theirs, reps) : -1;
+  vk_roundtrip_close(native);
+  free(ours);
+  free(theirs);
+
+  printf("launch roundtrip (empty kernel, launch + finish, median of %d):\n", reps);
+  printf("  anygpu     %10.1f us  (10th percentile %.1f us)\n", anygpu_ns / 1e3, anygpu_p10 / 1e3);
+  if (native_ns > 0) {
+    printf("  raw Vulkan %10.1f us  (10th percentile %.1f us)\n", native_ns / 1e3,
+           native_p10 / 1e3);
+    printf("  ratio      %10.3f (goal <= 1.1)\n", anygpu_ns / native_ns);
+    printf("  paired     %10.3f (median of per-repetition ratios)\n", paired);
+  } else {
+    printf("  raw Vulkan: %s\n", error);
+  }
+
+  int status = triad_too ? run_triad(device, queue, triad) : 0;
   agpu_kernel_release(empty);
   agpu_kernel_release(triad);
   agpu_program_release(program);
-  return check[3] == 7.0f ? 0 : 1;
+  return status;
 }

@@ -3,7 +3,8 @@
 """anygpu bench, end to end: the JSON schema and the values of a --quick run
 on every device (every BabelStream, reduction and sgemm result verified),
 the text table, the native-baseline protocol (with programs written here in
-a temporary ANYGPU_NATIVE_DIR), the sgemm tuning cache, the HTML page
+a temporary ANYGPU_NATIVE_DIR; on vulkan:0 raw Vulkan in the same process),
+the sgemm tuning cache, the HTML page
 rendered by headless Chromium with its bar colours found in the screenshot
 (skipped, saying so, without chromium), and the usage errors.
 
@@ -173,6 +174,30 @@ esac
             case.check(results[other]["native"] is None, f"{other} has a native figure")
 
 
+def test_vulkan_roundtrip_interleaved(fixture, case, options):
+    """On a Vulkan device the native roundtrip is raw Vulkan in the same
+    process (bench/native/vk_roundtrip.c), alternating with anygpu's, with
+    no native program (the fixture's ANYGPU_NATIVE_DIR is empty)."""
+    done = fixture.run("--json", "-d", "vulkan:0", "--bench", "launch", timeout=120)
+    if done.returncode == 1 and "no device to benchmark" in done.stderr:
+        raise CaseSkipped("no vulkan:0 here")
+    results = {r["benchmark"]: r for r in load(case, done)["results"]}
+    roundtrip = results.get("launch_roundtrip", {})
+    case.require(roundtrip.get("status") == "ok", f"roundtrip: {roundtrip}")
+    case.check(roundtrip["native_program"] == "vk_roundtrip",
+               f"native program {roundtrip['native_program']}: {roundtrip['native_note']}")
+    case.check(isinstance(roundtrip["native"], (int, float)) and roundtrip["native"] > 0,
+               f"native {roundtrip['native']}")
+    case.check("alternating with anygpu" in roundtrip["native_note"]
+               and "paired ratios" in roundtrip["native_note"], f"note {roundtrip['native_note']}")
+    case.check(roundtrip["ratio_to_native"] is not None and
+               abs(roundtrip["ratio_to_native"] - roundtrip["native"] / roundtrip["value"]) <
+               1e-6 * roundtrip["native"] / roundtrip["value"], "latency ratio")
+    done = fixture.run("--json", "-d", "vulkan:0", "--bench", "launch", "--no-native", timeout=120)
+    roundtrip = {r["benchmark"]: r for r in load(case, done)["results"]}["launch_roundtrip"]
+    case.check(roundtrip["native"] is None, f"--no-native still measured {roundtrip['native']}")
+
+
 def test_native_failures_are_notes(fixture, case, options):
     directory = os.path.join(fixture.temp, "native-bad")
     os.makedirs(directory, exist_ok=True)
@@ -327,8 +352,9 @@ def main():
     fixture = Fixture(os.path.abspath(options.anygpu), options.chromium)
     try:
         return run_cases([test_quick_json_schema_and_values, test_text_table, test_native_protocol,
-                          test_native_failures_are_notes, test_sgemm_tuning_is_cached,
-                          test_html_rendered_by_chromium, test_usage_errors], fixture, options)
+                          test_vulkan_roundtrip_interleaved, test_native_failures_are_notes,
+                          test_sgemm_tuning_is_cached, test_html_rendered_by_chromium,
+                          test_usage_errors], fixture, options)
     finally:
         shutil.rmtree(fixture.temp, ignore_errors=True)
 

@@ -128,7 +128,13 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
     return status;
   }
 
-  agpu_vk_binder binder = {.device = device, .entry = entry, .block_write = -1};
+  /* Not zeroed as a whole (5.7 KB a launch): agpu_vk_bind_buffer writes
+   * every entry below count in full. */
+  agpu_vk_binder binder;
+  binder.device = device;
+  binder.entry = entry;
+  binder.count = 0;
+  binder.block_write = -1;
   for (uint32_t i = 0; i < nargs; i++) {
     if (entry->layout[i].kind != KL_GLSL_PARAM_BUFFER) continue;
     agpu_vk_buffer *vb = args[i].buffer->native;
