@@ -3,6 +3,8 @@
  * against a double-precision reference, launch validation and timing. */
 #include <math.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "agpu_cache.h"
@@ -356,6 +358,45 @@ static void build_errors_carry_the_log(void) {
   CHECK_MESSAGE("the OpenCL driver, given the source as written, refused it too");
 }
 
+/* A source in a directory whose path has a space, including a header next
+ * to it: drivers take no quotes in their options (PoCL answered
+ * CL_INVALID_BUILD_OPTIONS), so the directory is named by a descriptor. */
+static void headers_beside_a_source_in_a_path_with_spaces(void) {
+  REQUIRE_DEVICE(device, "opencl");
+  char base[] = "/tmp/agpu_space_XXXXXX", dir[128], header[160], name[160];
+  if (!mkdtemp(base)) return;
+  snprintf(dir, sizeof dir, "%s/a dir", base);
+  snprintf(header, sizeof header, "%s/value.h", dir);
+  snprintf(name, sizeof name, "%s/k.cl", dir);
+  CHECK(mkdir(dir, 0700) == 0);
+  FILE *f = fopen(header, "w");
+  if (f) {
+    fputs("#define VALUE 41\n", f);
+    fclose(f);
+  }
+  agpu_program_desc desc = {
+      .source = "#include \"value.h\"\n__kernel void k(__global int *o) { o[0] = VALUE + 1; }\n",
+      .source_name = name};
+  agpu_program *program = NULL;
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  agpu_kernel *kernel = kernel_of(program, "k");
+  agpu_buffer *out = buffer_with(device, NULL, sizeof(int));
+  size_t one = 1;
+  agpu_arg args[] = {agpu_arg_buffer(out)};
+  int got = 0;
+  if (kernel && out) {
+    CHECK_OK(agpu_launch(NULL, kernel, 1, &one, &one, 1, args));
+    CHECK_OK(agpu_buffer_read(NULL, out, 0, sizeof got, &got));
+  }
+  CHECK(got == 42);
+  if (out) agpu_buffer_release(out);
+  if (kernel) agpu_kernel_release(kernel);
+  if (program) agpu_program_release(program);
+  remove(header);
+  rmdir(dir);
+  rmdir(base);
+}
+
 /* OpenCL outside the portable subset that the driver accepts: built as
  * written, with the translator's refusal as a warning in the build log;
  * -Werror=portable keeps the refusal an error. A kernel with goto and
@@ -681,6 +722,7 @@ int main(void) {
   RUN(build_errors_carry_the_log);
   RUN(warnings_land_in_the_build_log);
   RUN(sources_outside_the_subset_pass_through);
+  RUN(headers_beside_a_source_in_a_path_with_spaces);
   RUN(warm_builds_load_the_binary);
   RUN(unknown_kernels_are_not_found);
   RUN(kernels_outlive_their_program);

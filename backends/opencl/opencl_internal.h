@@ -7,6 +7,10 @@
 /* The 1.1 marker and 1.2 queue calls are the fallbacks for old drivers. */
 #define CL_USE_DEPRECATED_OPENCL_1_1_APIS
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+/* Include directories with spaces in their path a build may name by an
+ * open descriptor (opencl_program.c). */
+#define AGPU_CL_MAX_INCLUDE_FDS 16
+
 #include <CL/cl_icd.h> /* cl.h, cl_ext.h and the cl_api_* function pointer types */
 
 #include "agpu_backend.h"

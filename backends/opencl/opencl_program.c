@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Programs, kernels and their signatures, and launches. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agpu_stack.h"
 #include "opencl_internal.h"
@@ -159,25 +161,60 @@ static agpu_status agpu_cl_build_source(agpu_program *program, const char *sourc
   return agpu_cl_finish_build(program, created, options, source_name, function);
 }
 
+/* The -I options of a build, and the directories opened for them. */
+typedef struct agpu_cl_includes {
+  char *options; /* " -I DIR ..." or "" */
+  int fds[AGPU_CL_MAX_INCLUDE_FDS];
+  int fd_count;
+} agpu_cl_includes;
+
+/* " -I DIR" into `o`. Drivers split their options at spaces and take no
+ * quotes (PoCL: CL_INVALID_BUILD_OPTIONS), so a directory whose path has
+ * one is opened and named by its descriptor, /proc/self/fd/N, which the
+ * driver's compiler (running in this process) resolves to it. */
+static char *agpu_cl_add_include(agpu_cl_includes *includes, char *o, const char *dir,
+                                 size_t length) {
+  if (!memchr(dir, ' ', length) && !memchr(dir, '\t', length))
+    return o + sprintf(o, " -I %.*s", (int)length, dir);
+  char path[4096];
+  int fd = -1;
+  if (length < sizeof path && includes->fd_count < AGPU_CL_MAX_INCLUDE_FDS) {
+    memcpy(path, dir, length);
+    path[length] = '\0';
+    fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
+  if (fd < 0) return o; /* not a directory, or too many: its headers are not found */
+  includes->fds[includes->fd_count++] = fd;
+  return o + sprintf(o, " -I /proc/self/fd/%d", fd);
+}
+
 /* " -I DIR" for the source's directory (when source_name is a path) and
- * for each include directory; "" for none. NULL when out of memory. */
-static char *agpu_cl_include_options(const agpu_program_desc *desc) {
+ * for each include directory. False when out of memory. */
+static bool agpu_cl_include_options(const agpu_program_desc *desc, agpu_cl_includes *includes) {
   const char *name = desc->source_name ? desc->source_name : "<source>";
   size_t name_length = strlen(name);
   bool is_file = name_length > 0 && !(name[0] == '<' && name[name_length - 1] == '>');
   const char *slash = strrchr(name, '/');
-  size_t size = 1 + (is_file ? name_length + 8 : 0);
-  for (uint32_t i = 0; i < desc->include_dir_count; i++) size += strlen(desc->include_dirs[i]) + 4;
+  size_t size = 1 + (is_file ? name_length + 32 : 0);
+  for (uint32_t i = 0; i < desc->include_dir_count; i++) size += strlen(desc->include_dirs[i]) + 32;
   char *text = malloc(size), *o = text;
-  if (!text) return NULL;
+  includes->options = text;
+  includes->fd_count = 0;
+  if (!text) return false;
   *o = 0;
   if (is_file && slash)
-    o += sprintf(o, " -I %.*s", (int)(slash - name + (slash == name)), name);
+    o = agpu_cl_add_include(includes, o, name, (size_t)(slash - name + (slash == name)));
   else if (is_file)
     o += sprintf(o, " -I .");
   for (uint32_t i = 0; i < desc->include_dir_count; i++)
-    if (desc->include_dirs[i][0]) o += sprintf(o, " -I %s", desc->include_dirs[i]);
-  return text;
+    if (desc->include_dirs[i][0])
+      o = agpu_cl_add_include(includes, o, desc->include_dirs[i], strlen(desc->include_dirs[i]));
+  return true;
+}
+
+static void agpu_cl_includes_free(agpu_cl_includes *includes) {
+  for (int i = 0; i < includes->fd_count; i++) close(includes->fds[i]);
+  free(includes->options);
 }
 
 /* The core has checked the portable source with the translator's front end
@@ -195,27 +232,31 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
    * for #include "file" (the driver compiles a string, which has no
    * directory of its own): the source's directory, then include_dirs, before
    * the caller's options and their -I. */
-  char *includes = agpu_cl_include_options(desc);
+  agpu_cl_includes includes;
   char *options = NULL;
-  if (!includes ||
-      asprintf(&options, "-D__ANYGPU__=1%s %s", includes, desc->options ? desc->options : "") < 0) {
-    free(includes);
+  if (!agpu_cl_include_options(desc, &includes) ||
+      asprintf(&options, "-D__ANYGPU__=1%s %s", includes.options,
+               desc->options ? desc->options : "") < 0) {
+    agpu_cl_includes_free(&includes);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   }
-  free(includes);
   const char *name = desc->source_name ? desc->source_name : "<source>";
   char key[65];
   /* The key holds the preprocessed text, so an included header's bytes are
-   * part of it (and the -I options, with the options). */
-  bool keyed = preprocessed && agpu_cl_binary_key(program, desc->source, desc->source_size,
-                                                  preprocessed, options, key);
+   * part of it (and the -I options, with the options; a directory named by
+   * its descriptor makes no key: the number differs from build to build). */
+  bool keyed =
+      preprocessed && !includes.fd_count &&
+      agpu_cl_binary_key(program, desc->source, desc->source_size, preprocessed, options, key);
   if (keyed && agpu_cl_build_from_binary(program, key, options, name) == AGPU_SUCCESS) {
+    agpu_cl_includes_free(&includes);
     free(options);
     return AGPU_SUCCESS;
   }
   status = agpu_cl_build_source(program, desc->source, desc->source_size, options, name,
                                 "agpu_program_build");
   if (status == AGPU_SUCCESS && keyed) agpu_cl_store_binary(program, key);
+  agpu_cl_includes_free(&includes);
   free(options);
   return status;
 }
