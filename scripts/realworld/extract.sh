@@ -22,8 +22,10 @@ for spec in "rodinia:yuhc+gpu-rodinia:opencl/" "shoc:vetter+shoc:src/opencl/" \
   git=$mirrors/$mirror/repo
   git -C "$git" ls-tree -r --name-only HEAD | grep "^$prefix" | grep -E '\.(cl|h|clh)$' |
     while IFS= read -r f; do
-      mkdir -p "$out/$suite/$(dirname "$f")"
-      git -C "$git" show "HEAD:$f" >"$out/$suite/$f"
+      # spaces become _: the baseline's driver takes -I DIR split at spaces
+      to="$out/$suite/${f// /_}"
+      mkdir -p "$(dirname "$to")"
+      git -C "$git" show "HEAD:$f" >"$to"
     done
 done
 echo "$(find "$out" -name '*.cl' | wc -l) kernel files in $out"
