@@ -453,9 +453,12 @@ static kl_node *member_access(parser *p, kl_node *base, bool arrow) {
   }
   kp_advance(p);
   kl_type *t = base->type;
+  if (arrow && t->kind == KL_TYPE_POINTER && t->element->kind == KL_TYPE_VECTOR)
+    return swizzle(p, kp_new_unary(p, KL_OP_DEREFERENCE, base, at), name); /* p->x: (*p).x */
   if (arrow) {
     if (t->kind != KL_TYPE_POINTER || t->element->kind != KL_TYPE_STRUCT) {
-      kl_error(p->ctx, at, "'->' needs a pointer to a struct, not '%s'", kp_type_name(p, t));
+      kl_error(p->ctx, at, "'->' needs a pointer to a struct or vector, not '%s'",
+               kp_type_name(p, t));
       return kp_error_expr(p, at);
     }
     t = t->element;
