@@ -245,8 +245,13 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
 
 static void ocl_declaration(ocl_emitter *e, const kl_variable *v) {
   klg_buf *o = &e->out;
-  klg_printf(o, "%s%s", v->space == KL_SPACE_LOCAL ? "__local " : v->space == KL_SPACE_CONSTANT ? "__constant " : "",
-             ocl_decl(e, v->type, v->name, v->location));
+  const kl_type *t = v->type;
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  if (v->space == KL_SPACE_LOCAL && t->kind == KL_TYPE_POINTER) /* __global float* __local p */
+    klg_puts(o, ocl_decl(e, v->type, kl_format(e->ctx, "__local %s", v->name), v->location));
+  else
+    klg_printf(o, "%s%s", v->space == KL_SPACE_LOCAL ? "__local " : v->space == KL_SPACE_CONSTANT ? "__constant " : "",
+               ocl_decl(e, v->type, v->name, v->location));
   if (v->initializer) {
     klg_puts(o, " = ");
     ocl_expr(e, v->initializer);

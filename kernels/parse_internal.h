@@ -53,6 +53,7 @@ typedef struct parser {
   bool panic;          /* after a syntax error, until the next statement boundary */
   kl_token *decl_name; /* the name being declared, where array size errors are reported */
   bool in_typedef;     /* declaring a typedef: a pointer to a pointer is refused where used */
+  kl_address_space declared_space; /* kp_declarator: `* __local name` puts name in __local */
   int struct_capacity;
   int anonymous_structs;
   uint64_t padded_scalars; /* zeros written out by pad_list, bounded by PADDING_BUDGET */

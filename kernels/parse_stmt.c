@@ -259,6 +259,7 @@ static kl_node *local_declaration(parser *p) {
     p->in_typedef = spec.is_typedef;
     kl_type *type = kp_declarator(p, base, space, &name, false);
     p->in_typedef = false;
+    bool pointer_in_local = p->declared_space == KL_SPACE_LOCAL && type->kind == KL_TYPE_POINTER;
     if (!name) {
       kp_syntax_error_at(p, kp_here(p), "expected a variable name, found ",
                          kp_token_text(p, p->tok));
@@ -279,7 +280,9 @@ static kl_node *local_declaration(parser *p) {
       if (unsized) kl_error(p->ctx, kl_token_where(name), "the array needs a size");
       continue;
     }
-    kl_address_space var_space = type->kind == KL_TYPE_POINTER ? KL_SPACE_PRIVATE : space;
+    kl_address_space var_space = pointer_in_local                 ? KL_SPACE_LOCAL
+                                 : type->kind == KL_TYPE_POINTER ? KL_SPACE_PRIVATE
+                                                                 : space;
     if (var_space == KL_SPACE_GLOBAL)
       kl_error(p->ctx, kl_token_where(name),
                "variables in a function cannot be __global: "

@@ -574,6 +574,7 @@ kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space,
   kl_type *type = base;
   int pointers = 0;
   kl_location pointer_to_pointer = {0};
+  p->declared_space = KL_SPACE_PRIVATE;
   while (kp_is(p, "*")) {
     kl_location at = kp_here(p);
     kp_advance(p);
@@ -592,12 +593,17 @@ kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space,
         memset(&ignored, 0, sizeof ignored);
         kp_attribute(p, &ignored); /* nosvm and the like: nothing to keep for a pointer */
         continue;
-      } else if (kp_is(p, "__global") || kp_is(p, "global") || kp_is(p, "__local") ||
-                 kp_is(p, "local") || kp_is(p, "__constant") || kp_is(p, "constant") ||
-                 kp_is(p, "__private") || kp_is(p, "private")) {
+      } else if (kp_is(p, "__local") || kp_is(p, "local")) {
+        /* `__global float * __local p`: the pointer itself lives in __local
+         * memory (one for the group); the caller declares it there */
+        p->declared_space = KL_SPACE_LOCAL;
+      } else if (kp_is(p, "__private") || kp_is(p, "private")) {
+        p->declared_space = KL_SPACE_PRIVATE;
+      } else if (kp_is(p, "__global") || kp_is(p, "global") || kp_is(p, "__constant") ||
+                 kp_is(p, "constant")) {
         kl_error(p->ctx, kp_here(p),
-                 "an address space after '*' qualifies the pointer itself: "
-                 "only private pointers are in the portable subset");
+                 "an address space after '*' qualifies the pointer itself: a pointer variable "
+                 "may live in private or __local memory only");
       } else
         break;
       kp_advance(p);

@@ -386,6 +386,10 @@ static void rejected_constructs(void) {
   } cases[] = {
       {"__kernel void k(image2d_t i) {}", "image types are not supported"},
       {"__kernel void k(__global int **p) {}", "pointer to pointer"},
+      {"__kernel void k(__global int *o) { __global int * __global p = o; }",
+       "a pointer variable may live in private or __local memory only"},
+      {"void f(__global int *o) { __global int * __local p; }\n__kernel void k(__global int *o) {}",
+       "__local variables can only be declared in kernel functions"},
       /* a typedef of one is declared freely, refused where used */
       {"typedef float *g;\ntypedef g *gp;\n__kernel void k(__global int *o) { gp x; }",
        "pointer to pointer"},
