@@ -44,9 +44,13 @@ class MpiFixture(CommandFixture):
 
     def mpirun_command(self, *args, ranks=RANKS, fault=True):
         """(exit status, stdout, stderr) of `mpirun -n ranks anygpu ARGS`,
-        rank ODD_RANK with OCL_ICD_VENDORS at an empty folder when `fault`."""
-        script = ('if [ "$OMPI_COMM_WORLD_RANK" = "%d" ]; then export OCL_ICD_VENDORS="%s"; fi; '
-                  'exec "$0" "$@"' % (ODD_RANK if fault else -1, self.empty))
+        rank ODD_RANK with OCL_ICD_VENDORS at an empty folder when `fault` is
+        True; `fault` may instead be (rank, variable, value)."""
+        if fault is True:
+            fault = (ODD_RANK, "OCL_ICD_VENDORS", self.empty)
+        rank, variable, value = fault or (-1, "UNUSED", "")
+        script = ('if [ "$OMPI_COMM_WORLD_RANK" = "%d" ]; then export %s="%s"; fi; '
+                  'exec "$0" "$@"' % (rank, variable, value))
         command = [self.mpirun, "--allow-run-as-root", "--oversubscribe", "-n", str(ranks),
                    "sh", "-c", script, self.binary, *args]
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -155,6 +159,24 @@ def test_agreeing_ranks_exit_zero(fixture, case, options):
                f"summary {report['summary']!r}")
 
 
+def test_missing_vulkan_driver_file_is_named(fixture, case, options):
+    """The issue's other fault: a rank whose VK_DRIVER_FILES names a missing
+    file sees no Vulkan device."""
+    fixture.require_mpi()
+    missing = os.path.join(fixture.work, "missing_icd.json")
+    code, report = fixture.combined(case, "list", "--json", "--mpi",
+                                    fault=(1, "VK_DRIVER_FILES", missing))
+    ranks = check_common(case, report, "list")
+    if not any(s.startswith("vulkan:") for s in selectors(ranks[0])):
+        raise CaseSkipped("no Vulkan device here (mesa-vulkan-drivers): nothing to plant")
+    odd = report["summary"]["odd_ranks"]
+    case.check(code != 0 and [o["rank"] for o in odd] == [1], f"odd ranks {odd!r}")
+    case.check(odd and "vulkan" in odd[0]["fingerprint"].split("no devices from")[-1],
+               f"the odd rank's fingerprint does not name vulkan: {odd!r}")
+    case.check(not any(s.startswith("vulkan:") for s in selectors(ranks[1])),
+               f"rank 1 still lists {selectors(ranks[1])}")
+
+
 def test_text_report_names_the_odd_rank(fixture, case, options):
     fixture.require_mpi()
     code, out, err = fixture.mpirun_command("list", "--mpi")
@@ -182,6 +204,7 @@ CASES = [
     test_list_names_the_odd_rank,
     test_test_runs_each_ranks_device,
     test_agreeing_ranks_exit_zero,
+    test_missing_vulkan_driver_file_is_named,
     test_text_report_names_the_odd_rank,
 ]
 

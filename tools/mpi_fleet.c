@@ -2,12 +2,14 @@
 /* --mpi: each rank runs the command with its output captured, describes
  * itself (host, local rank, devices, physical devices, exit status, stderr)
  * and sends both to rank 0 in one MPI_Gatherv; rank 0 prints the combined
- * report (mpi_report.c). The command runs before MPI_Init, so that MPI
- * cannot disturb the drivers and the command's own child processes (the
- * driver guard) are not forked from an MPI process. */
+ * report (mpi_report.c). The command runs in a child process before
+ * MPI_Init, so that MPI cannot disturb the drivers, nothing is forked from
+ * an MPI process, and a crash of the command is reported as a failure. */
 #define _GNU_SOURCE /* open_memstream, gethostname */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -262,6 +264,30 @@ static int gather_and_report(const char *command, mpi_library *mpi, const char *
   return exit_status;
 }
 
+/* Runs the command in a child process, so that a driver that crashes it
+ * (a GPU that fails the suite the hard way) still leaves this rank alive to
+ * report: 128 + the signal, with a line on the captured stderr. */
+static int run_isolated(const char *command, int (*run)(int argc, char **argv), int argc,
+                        char **argv, bool guard) {
+  pid_t child = fork();
+  if (child == 0) {
+    int status = guard ? driver_guard_run(run, argc, argv, command) : run(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+  }
+  int wait_status = 0;
+  if (child < 0 || waitpid(child, &wait_status, 0) != child) {
+    fprintf(stderr, "anygpu: --mpi: cannot run %s in a child process\n", command);
+    return CLI_EXIT_FAILURE;
+  }
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  int signal_number = WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0;
+  fprintf(stderr, "anygpu: %s was killed by signal %d (%s)\n", command, signal_number,
+          strsignal(signal_number));
+  return 128 + signal_number;
+}
+
 int mpi_fleet_run(const char *command, int (*run)(int argc, char **argv), int argc, char **argv,
                   bool json, bool guard) {
   mpi_library mpi;
@@ -281,7 +307,7 @@ int mpi_fleet_run(const char *command, int (*run)(int argc, char **argv), int ar
     fputs("anygpu: --mpi: cannot capture the output (no temporary file)\n", stderr);
     return CLI_EXIT_FAILURE;
   }
-  int status = guard ? driver_guard_run(run, argc, argv, command) : run(argc, argv);
+  int status = run_isolated(command, run, argc, argv, guard);
   char *errors = capture_end(&err, stderr);
   char *report = capture_end(&out, stdout);
   size_t size = 0;
