@@ -155,6 +155,17 @@ def test_test_runs_each_ranks_device(fixture, case, options):
         check_odd_rank_named(case, report, code, ranks)
 
 
+def test_bench_reports_every_rank(fixture, case, options):
+    fixture.require_mpi()
+    code, report = fixture.combined(case, "bench", "--json", "--mpi", "--quick", "--no-native",
+                                    "--bench", "triad", "-d", "*:*@local", fault=False)
+    ranks = check_common(case, report, "bench")
+    case.check(code == 0, f"bench --mpi exited {code}: {[r['stderr'] for r in ranks]}")
+    for entry in ranks:
+        case.check(entry["report"].get("results") and entry["work"].startswith("on "),
+                   f"rank {entry['rank']}: no results, work {entry['work']!r}")
+
+
 def test_agreeing_ranks_exit_zero(fixture, case, options):
     fixture.require_mpi()
     code, report = fixture.combined(case, "list", "--json", "--mpi", fault=False)
@@ -208,6 +219,7 @@ CASES = [
     test_without_mpi_says_how_to_get_it,
     test_list_names_the_odd_rank,
     test_test_runs_each_ranks_device,
+    test_bench_reports_every_rank,
     test_agreeing_ranks_exit_zero,
     test_missing_vulkan_driver_file_is_named,
     test_text_report_names_the_odd_rank,
