@@ -215,6 +215,13 @@ AGPU_API agpu_status agpu_device_select(const char *selector, agpu_device **devi
  * matched even when it exceeds capacity. */
 AGPU_API agpu_status agpu_device_select_all(const char *selector, agpu_device **devices,
                                             uint32_t capacity, uint32_t *count);
+/* This process's rank on its node, as its launcher exported it: the first of
+ * OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID and
+ * PMI_LOCAL_RANK that is set. *variable (may be NULL) is its name, or NULL when
+ * none is set, and then the rank is 0. A value that is not a number is
+ * AGPU_ERROR_INVALID_ARGUMENT. The selector suffix "@local" ("*:gpu@local")
+ * uses it to give each rank its own device. */
+AGPU_API agpu_status agpu_local_rank(uint32_t *rank, const char **variable);
 
 typedef struct agpu_memory_info {
   uint64_t total_bytes;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Device selectors: "cuda:0", "opencl:*", "*:gpu", "!vulkan:*", "phys:1",
  * "pci:0000:01:00.0"; within a term, filters are alternatives joined by ','
- * ("opencl:0,2", "phys:0,cpu"); terms are joined by ';'. The grammar is in
- * docs/cli.md.
+ * ("opencl:0,2", "phys:0,cpu"); terms are joined by ';'. A term may end in
+ * "@local" ("*:gpu@local"): it then matches one device, the Nth of what it
+ * would match, where N is the process's rank on its node (launcher variables,
+ * agpu_local_rank), modulo the count. The grammar is in docs/cli.md.
  *
  * Positive terms are tried in order and the devices each one matches are
  * ranked best first; negative terms remove devices from the result, whatever
@@ -37,6 +39,8 @@ typedef struct agpu_selector_term {
   bool any_backend;
   bool physical; /* "phys:N": an index filter names a physical device */
   bool by_pci;   /* "pci:ADDRESS": every device of the physical device at ADDRESS */
+  bool local;    /* "...@local": only local_device, picked by the node-local rank */
+  int64_t local_device; /* registry index; -1 when the term matches nothing */
   char pci[16];
   agpu_backend_kind backend;
   agpu_filter filters[AGPU_SELECTOR_MAX_FILTERS];
@@ -92,6 +96,19 @@ static agpu_status agpu_parse_filter(const char *selector, const char *begin, co
 static agpu_status agpu_parse_term(const char *selector, const char *begin, const char *end,
                                    agpu_selector_term *term) {
   memset(term, 0, sizeof *term);
+  const char *at = memchr(begin, '@', (size_t)(end - begin));
+  if (at) {
+    const char *suffix = at + 1, *suffix_end = end;
+    agpu_trim(&suffix, &suffix_end);
+    if (!agpu_token_is(suffix, suffix_end, "local"))
+      return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT,
+                            "bad suffix '@%.*s' in selector '%s' (the only one is @local, the "
+                            "device of this node-local rank, e.g. *:gpu@local)",
+                            (int)(suffix_end - suffix), suffix, selector);
+    term->local = true;
+    end = at;
+    agpu_trim(&begin, &end);
+  }
   if (begin < end && *begin == '!') {
     term->exclude = true;
     begin++;
@@ -205,9 +222,10 @@ static bool agpu_filter_matches(const agpu_filter *filter, const agpu_device *de
   return false;
 }
 
-/* `device_index` is the device's place in the registry. */
-static bool agpu_term_matches(const agpu_selector_term *term, const agpu_device *device,
-                              uint32_t device_index) {
+/* `device_index` is the device's place in the registry. What the term matches
+ * without its "@local" suffix. */
+static bool agpu_term_matches_all(const agpu_selector_term *term, const agpu_device *device,
+                                  uint32_t device_index) {
   if (!term->any_backend && device->info.backend != term->backend) return false;
   uint32_t physical_index = agpu_physical_registry_group_of(device_index);
   if (term->by_pci) {
@@ -217,6 +235,12 @@ static bool agpu_term_matches(const agpu_selector_term *term, const agpu_device 
   for (uint32_t i = 0; i < term->filter_count; i++)
     if (agpu_filter_matches(&term->filters[i], device, term->physical, physical_index)) return true;
   return false;
+}
+
+static bool agpu_term_matches(const agpu_selector_term *term, const agpu_device *device,
+                              uint32_t device_index) {
+  if (term->local) return term->local_device == (int64_t)device_index;
+  return agpu_term_matches_all(term, device, device_index);
 }
 
 /* Lower is better: a discrete GPU through its native API first, a CPU last,
@@ -234,6 +258,61 @@ static int agpu_device_rank(agpu_device *device) {
   int builds = (caps & AGPU_CAP_BUILD_PORTABLE) ? 0 : 1;
   int testing = (descriptor->flags & AGPU_BACKEND_TESTING) ? 1 : 0; /* never the default */
   return testing * 1000 + builds * 100 + type_rank[type] * 10 + backend;
+}
+
+/* A device a "@local" term may pick: the list is ordered so that consecutive
+ * ranks land on different physical devices first (the best device of each
+ * physical device, in physical order, then the second best of each, ...). */
+typedef struct agpu_local_candidate {
+  uint32_t device_index;
+  uint32_t physical;
+  uint32_t level; /* place within its physical device, best first */
+  int rank;
+} agpu_local_candidate;
+
+static int agpu_local_by_physical(const void *a, const void *b) {
+  const agpu_local_candidate *x = a, *y = b;
+  if (x->physical != y->physical) return x->physical < y->physical ? -1 : 1;
+  if (x->rank != y->rank) return x->rank - y->rank;
+  return (x->device_index > y->device_index) - (x->device_index < y->device_index);
+}
+
+static int agpu_local_by_level(const void *a, const void *b) {
+  const agpu_local_candidate *x = a, *y = b;
+  if (x->level != y->level) return x->level < y->level ? -1 : 1;
+  return agpu_local_by_physical(a, b);
+}
+
+/* Sets the "@local" terms' local_device from the node-local rank. */
+static agpu_status agpu_selector_pick_local(agpu_selector *selector, uint32_t total) {
+  bool any_local = false;
+  for (uint32_t t = 0; t < selector->term_count; t++) any_local |= selector->terms[t].local;
+  if (!any_local) return AGPU_SUCCESS;
+  uint32_t local_rank = 0;
+  agpu_status status = agpu_local_rank(&local_rank, NULL);
+  if (status != AGPU_SUCCESS) return status;
+  agpu_local_candidate *candidates = calloc(total ? total : 1, sizeof *candidates);
+  if (!candidates)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "device selection: out of host memory");
+  for (uint32_t t = 0; t < selector->term_count; t++) {
+    agpu_selector_term *term = &selector->terms[t];
+    if (!term->local) continue;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < total; i++) {
+      agpu_device *device = agpu_registry_device(i);
+      if (!agpu_term_matches_all(term, device, i)) continue;
+      candidates[count++] = (agpu_local_candidate){i, agpu_physical_registry_group_of(i), 0,
+                                                   agpu_device_rank(device)};
+    }
+    qsort(candidates, count, sizeof *candidates, agpu_local_by_physical);
+    for (uint32_t i = 1; i < count; i++)
+      if (candidates[i].physical == candidates[i - 1].physical)
+        candidates[i].level = candidates[i - 1].level + 1;
+    qsort(candidates, count, sizeof *candidates, agpu_local_by_level);
+    term->local_device = count ? (int64_t)candidates[local_rank % count].device_index : -1;
+  }
+  free(candidates);
+  return AGPU_SUCCESS;
 }
 
 typedef struct agpu_ranked {
@@ -261,6 +340,7 @@ static agpu_status agpu_selector_match(const char *text, agpu_ranked **out, uint
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "device selection: out of host memory");
   }
   agpu_status status = agpu_selector_parse(text, selector);
+  if (status == AGPU_SUCCESS) status = agpu_selector_pick_local(selector, total);
   if (status != AGPU_SUCCESS) {
     free(selector);
     free(ranked);

@@ -15,7 +15,9 @@
 # (native_clblast, the OpenCL sgemm baseline), and Chromium (the
 # bench test renders anygpu bench --html headless), and for releases
 # (docs/releasing.md) abigail-tools (abidw, abidiff: the ABI check) and
-# dpkg-dev (dpkg-shlibdeps: the .deb's Depends).
+# dpkg-dev (dpkg-shlibdeps: the .deb's Depends), and Open MPI (openmpi-bin,
+# libopenmpi-dev: tests/test_mpi.py runs anygpu --mpi under mpirun; anygpu
+# loads libmpi.so.40 at run time and never links it).
 set -euo pipefail
 packages=(
   gcc make cmake ninja-build pkg-config python3 python3-venv clang libclang-rt-14-dev
@@ -24,6 +26,7 @@ packages=(
   libamdhip64-5 libhiprtc-builtins5 libamdhip64-dev
   libopenblas-dev libclblast-dev chromium
   abigail-tools dpkg-dev
+  openmpi-bin libopenmpi-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -21,6 +21,15 @@ else()
   message(STATUS "anygpu: python3 not found: the CLI test (tests/test_cli.py) is not registered")
 endif()
 
+# list and test --mpi under mpirun, 4 ranks, one with a planted fault (issue
+# 24, docs/cluster.md); skipped without Open MPI (openmpi-bin, libopenmpi-dev).
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cli_mpi COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_mpi.py
+                                $<TARGET_FILE:anygpu_cli>)
+  set_tests_properties(cli_mpi PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 ENVIRONMENT
+    LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_LIST_DIR}/lsan-mpi.supp:print_suppressions=0)
+endif()
+
 # anygpu run at sizes past 32 and 64 bits (issue 33): element counts whose
 # bytes overflow, 64-bit size_t arithmetic compared across every device.
 if(Python3_Interpreter_FOUND)

@@ -592,6 +592,47 @@ def test_info_uses_anygpu_device(cli, case, options):
                "an explicit selector did not override ANYGPU_DEVICE")
 
 
+LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
+                      "PMI_LOCAL_RANK")
+
+
+def test_info_local_rank(cli, case, options):
+    """'@local' (issue 24): each launcher variable's rank picks the Nth CPU
+    device, and info shows which variable gave which rank."""
+    listing = cli.list_json(case)
+    cpus = [d["selector"] for d in listing["devices"] if d["type"] == "cpu"]
+    saved = {k: cli.base_env.pop(k) for k in LAUNCHER_VARIABLES if k in cli.base_env}
+    try:
+        info = cli.run_json(case, "info", "--json", env={"ANYGPU_DEVICE": "*:cpu@local"})
+        case.check(info.get("local_rank") == {"rank": 0, "variable": None, "selector": "*:cpu@local"},
+                   f"no launcher variable: local_rank is {info.get('local_rank')!r}")
+        first = info.get("selector")
+        for variable in LAUNCHER_VARIABLES:
+            for rank in range(len(cpus) + 1):
+                env = {"ANYGPU_DEVICE": "*:cpu@local", variable: str(rank)}
+                info = cli.run_json(case, "info", "--json", env=env)
+                case.check(info.get("local_rank", {}).get("variable") == variable
+                           and info["local_rank"]["rank"] == rank,
+                           f"{variable}={rank}: local_rank is {info.get('local_rank')!r}")
+                if rank == 0 or rank == len(cpus):  # wraps around to the first
+                    case.check(info.get("selector") == first,
+                               f"{variable}={rank} picked {info.get('selector')!r}, not {first!r}")
+                elif rank == 1:
+                    case.check(info.get("selector") != first,
+                               f"{variable}=1 picked the same device as rank 0")
+        code, out, err = cli.run_text(case, "info", "*:*@local",
+                                      env={"OMPI_COMM_WORLD_LOCAL_RANK": "1"})
+        case.check(code == 0 and re.search(
+            r"^local_rank:\s+1 \(OMPI_COMM_WORLD_LOCAL_RANK\) of '\*:\*@local'$", out, re.M),
+                   f"info text has no local_rank line: {out[:300]!r} {err!r}")
+        code, out, err = cli.run_text(case, "info", "*:*@locale")
+        case.check(code == 1 and "@locale" in err, f"'*:*@locale': exit {code}, {err!r}")
+        code, out, err = cli.run_text(case, "info", "*:*@local", env={"SLURM_LOCALID": "x"})
+        case.check(code == 1 and "SLURM_LOCALID='x'" in err, f"SLURM_LOCALID=x: {err!r}")
+    finally:
+        cli.base_env.update(saved)
+
+
 def test_info_default_is_best(cli, case, options):
     listing = cli.list_json(case)
     info = cli.run_json(case, "info", "--json")
@@ -727,6 +768,7 @@ CASES = [
     test_info_text,
     test_info_bad_selector,
     test_info_uses_anygpu_device,
+    test_info_local_rank,
     test_info_default_is_best,
     test_write_error_is_reported,
     test_list_physical,

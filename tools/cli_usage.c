@@ -12,12 +12,15 @@ typedef struct cli_usage {
 
 static const cli_usage cli_usages[] = {
     {"list",
-     "Usage: anygpu list [--json]\n"
+     "Usage: anygpu list [--json] [--mpi]\n"
      "\n"
      "Every device of every backend, the physical devices they are, and why a\n"
      "backend has no devices. Exit status 0 whatever the backends report.\n"
      "\n"
-     "  --json  one JSON object (docs/cli.md: list --json)\n"},
+     "  --json  one JSON object (docs/cli.md: list --json)\n"
+     "  --mpi   under mpirun or srun: every rank lists its devices and rank 0\n"
+     "          prints one report naming ranks and hosts that differ from the\n"
+     "          majority; exit status 1 when one does (docs/cluster.md)\n"},
     {"info",
      "Usage: anygpu info [SELECTOR] [--json]\n"
      "\n"
@@ -72,11 +75,13 @@ static const cli_usage cli_usages[] = {
     {"test",
      "Usage: anygpu test [--device SEL] [--kernel NAME[,NAME...]]\n"
      "                   [--size small|medium|large] [--seed N] [--json] [--list]\n"
-     "                   [--kernels-dir DIR]\n"
+     "                   [--kernels-dir DIR] [--mpi]\n"
      "\n"
      "The conformance suite (vector, matmul, reduction, transpose, scan,\n"
      "histogram, stencil kernels) on every device, each output checked against\n"
-     "a host reference; exit status 1 on any failure (docs/conformance.md).\n"},
+     "a host reference; exit status 1 on any failure (docs/conformance.md).\n"
+     "--mpi under mpirun or srun: every rank tests (--device '*:gpu@local': its\n"
+     "own device) and rank 0 prints one report (docs/cluster.md).\n"},
     {"run",
      "Usage: anygpu run FILE --kernel NAME --global X[,Y[,Z]] [--local X[,Y[,Z]]]\n"
      "                  --arg SPEC... [-D NAME[=VALUE]]... [--device SEL | --all-devices]\n"

@@ -74,6 +74,8 @@ static void print_bench_help(FILE *out) {
       "  --quick           small sizes and few repeats: a smoke run, not a measurement\n"
       "  --no-native       do not run the native programs\n"
       "  --json            print {\"results\": [...]} instead of the tables\n"
+      "  --mpi             under mpirun or srun: every rank measures its devices\n"
+      "                    (-d '*:gpu@local': its own) and rank 0 prints one report\n"
       "  --html FILE       also write a self-contained page with charts\n"
       "  --trace FILE      write a timeline of every build, transfer, launch and wait\n"
       "                    to FILE (Chrome trace format; docs/debugging.md); tracing\n"

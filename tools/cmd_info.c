@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* anygpu info [SELECTOR]: every property of one device. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -67,8 +68,32 @@ static void print_list_field(const char *key, const uint64_t *values, size_t cou
   print_text_field(key, text);
 }
 
-static void print_info_text(const agpu_device_info *info, const agpu_memory_info *memory) {
+/* How a "@local" selector mapped this process: which launcher variable gave
+ * which node-local rank (the device is the selector field). */
+typedef struct info_local {
+  bool used; /* the selector in effect has "@local" */
+  const char *selector;
+  uint32_t rank;
+  const char *variable; /* NULL: no launcher variable, rank 0 */
+} info_local;
+
+static void print_local_text(const info_local *local) {
+  if (!local->used) return;
+  char text[INFO_VALUE_CAPACITY];
+  if (local->variable)
+    snprintf(text, sizeof text, "%u (%s) of '%s'", local->rank, local->variable, local->selector);
+  else
+    snprintf(text, sizeof text,
+             "0 (no launcher variable set: OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, "
+             "SLURM_LOCALID, PMI_LOCAL_RANK) of '%s'",
+             local->selector);
+  print_field("local_rank", text);
+}
+
+static void print_info_text(const agpu_device_info *info, const agpu_memory_info *memory,
+                            const info_local *local) {
   print_field("selector", info->selector);
+  print_local_text(local);
   print_text_field("backend", info->backend_name ? info->backend_name : "");
   print_uint_field("index", info->index);
   print_text_field("name", info->name);
@@ -114,11 +139,21 @@ static void print_info_text(const agpu_device_info *info, const agpu_memory_info
   print_bytes_field("memory.peak_allocated_bytes", memory->peak_allocated_bytes);
 }
 
-static bool print_info_json(const agpu_device_info *info, const agpu_memory_info *memory) {
+static bool print_info_json(const agpu_device_info *info, const agpu_memory_info *memory,
+                            const info_local *local) {
   json_writer writer;
   json_writer_init(&writer, stdout, true);
   json_begin_object(&writer);
   device_report_write_json_members(&writer, info);
+  if (local->used) {
+    json_key(&writer, "local_rank");
+    json_begin_object(&writer);
+    json_key_uint(&writer, "rank", local->rank);
+    json_key_string_or_null(&writer, "variable", local->variable != NULL,
+                            local->variable ? local->variable : "");
+    json_key_string(&writer, "selector", local->selector);
+    json_end_object(&writer);
+  }
   json_key(&writer, "memory");
   json_begin_object(&writer);
   json_key_uint(&writer, "total_bytes", memory->total_bytes);
@@ -151,14 +186,18 @@ int cmd_info(int argc, char **argv) {
   if (status == AGPU_SUCCESS) status = device_report_get_info(device, &info);
   if (status == AGPU_SUCCESS) status = agpu_device_memory(device, &memory);
   if (status != AGPU_SUCCESS) return cli_library_error(status);
+  info_local local = {.selector = selector && *selector ? selector : getenv("ANYGPU_DEVICE")};
+  local.used = local.selector && strstr(local.selector, "@");
+  if (local.used && (status = agpu_local_rank(&local.rank, &local.variable)) != AGPU_SUCCESS)
+    return cli_library_error(status);
 
   if (arguments.json) {
-    if (!print_info_json(&info, &memory)) {
+    if (!print_info_json(&info, &memory, &local)) {
       fputs("anygpu: internal error: malformed JSON output\n", stderr);
       return CLI_EXIT_FAILURE;
     }
   } else {
-    print_info_text(&info, &memory);
+    print_info_text(&info, &memory, &local);
   }
   return cli_finish_output();
 }

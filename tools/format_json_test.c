@@ -53,6 +53,28 @@ static void json_nesting_commas_and_exact_integers(void) {
              "\"list\":[true,null,{},[]],\"s\":\"x\"}\n");
 }
 
+static void write_raw_values(FILE *out) {
+  json_writer writer;
+  json_writer_init(&writer, out, false);
+  json_begin_object(&writer);
+  json_key(&writer, "report");
+  json_raw(&writer, "{\"a\": [1, 2]}", 13);
+  json_key(&writer, "list");
+  json_begin_array(&writer);
+  json_raw(&writer, "1", 1);
+  json_raw(&writer, "[]", 2);
+  json_end_array(&writer);
+  json_end_object(&writer);
+  CHECK(json_writer_finish(&writer));
+}
+
+/* json_raw (the --mpi report embeds each rank's JSON): commas as any value. */
+static void json_raw_values_take_their_place(void) {
+  char text[256];
+  capture(write_raw_values, text, sizeof text);
+  check_text(text, "{\"report\":{\"a\": [1, 2]},\"list\":[1,[]]}\n");
+}
+
 static void write_pretty(FILE *out) {
   json_writer writer;
   json_writer_init(&writer, out, true);
@@ -193,6 +215,7 @@ static void table_columns_fit_content(void) {
 
 int main(void) {
   RUN(json_nesting_commas_and_exact_integers);
+  RUN(json_raw_values_take_their_place);
   RUN(json_pretty_layout);
   RUN(json_string_escaping);
   RUN(json_misuse_is_reported);

@@ -198,6 +198,11 @@ void json_bool(json_writer *writer, bool value) {
   fputs(value ? "true" : "false", writer->out);
 }
 
+void json_raw(json_writer *writer, const char *text, size_t length) {
+  begin_value(writer);
+  fwrite(text, 1, length, writer->out);
+}
+
 void json_null(json_writer *writer) {
   begin_value(writer);
   fputs("null", writer->out);

@@ -43,6 +43,9 @@ void json_int(json_writer *writer, int64_t value);
 void json_double(json_writer *writer, double value);
 void json_bool(json_writer *writer, bool value);
 void json_null(json_writer *writer);
+/* A value that is already JSON text (another writer's output), copied as it
+ * is; the caller vouches that it is one whole value. */
+void json_raw(json_writer *writer, const char *text, size_t length);
 
 /* Key and value together, for the common case. */
 void json_key_string(json_writer *writer, const char *key, const char *text);

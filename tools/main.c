@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* anygpu: which GPUs does this system expose, through which APIs? */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "driver_guard.h"
+#include "mpi_fleet.h"
 
 typedef struct cli_command {
   const char *name;
@@ -21,8 +23,9 @@ void cli_print_help(FILE *out) {
       "Usage: anygpu <command> [options]\n"
       "\n"
       "Commands:\n"
-      "  list [--json]             every device of every backend, and why a backend\n"
-      "                            has no devices\n"
+      "  list [--json] [--mpi]     every device of every backend, and why a backend\n"
+      "                            has no devices; --mpi: of every MPI rank, in one\n"
+      "                            report (list, test, bench; docs/cluster.md)\n"
       "  info [SELECTOR] [--json]  every property of one device (default: the device\n"
       "                            $ANYGPU_DEVICE selects, else the best one)\n"
       "  doctor [--json] [--sysroot DIR] [--watch SECONDS]\n"
@@ -106,6 +109,31 @@ static bool asks_for_help(int argc, char **argv) {
   return false;
 }
 
+/* list, test and bench --mpi (docs/cluster.md): the command runs on every
+ * rank with --json and rank 0 prints the combined report. Returns -1 when
+ * there is no --mpi among the arguments (before any "--"). */
+static int run_under_mpi(const cli_command *command, int argc, char **argv, bool guard) {
+  int mpi_at = -1;
+  bool json = false;
+  for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    if (strcmp(argv[i], "--mpi") == 0) mpi_at = i;
+    json |= strcmp(argv[i], "--json") == 0;
+  }
+  if (mpi_at < 0) return -1;
+  if (strcmp(command->name, "list") != 0 && strcmp(command->name, "test") != 0 &&
+      strcmp(command->name, "bench") != 0)
+    return cli_usage_error("--mpi is for list, test and bench, not", command->name);
+  char **arguments = calloc((size_t)argc + 2, sizeof *arguments);
+  if (!arguments) return cli_out_of_memory();
+  int count = 0;
+  if (!json) arguments[count++] = "--json"; /* ranks always send JSON */
+  for (int i = 0; i < argc; i++)
+    if (i != mpi_at) arguments[count++] = argv[i];
+  int status = mpi_fleet_run(command->name, command->run, count, arguments, json, guard);
+  free(arguments);
+  return status;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     cli_print_help(stderr);
@@ -130,9 +158,11 @@ int main(int argc, char **argv) {
       return cli_finish_output();
     /* The commands that load every driver, to list or diagnose them,
      * survive a driver that crashes as it loads. */
-    if (strcmp(command, "list") == 0 || strcmp(command, "info") == 0 ||
-        strcmp(command, "doctor") == 0)
-      return driver_guard_run(cli_commands[i].run, argc - 2, argv + 2, command);
+    bool guard = strcmp(command, "list") == 0 || strcmp(command, "info") == 0 ||
+                 strcmp(command, "doctor") == 0;
+    int mpi_status = run_under_mpi(&cli_commands[i], argc - 2, argv + 2, guard);
+    if (mpi_status >= 0) return mpi_status;
+    if (guard) return driver_guard_run(cli_commands[i].run, argc - 2, argv + 2, command);
     return cli_commands[i].run(argc - 2, argv + 2);
   }
   if (command[0] == '-') return cli_usage_error("unknown option", command);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* libFuzzer target for device selectors ("cuda:0;!opencl:*", "phys:1",
- * "pci:0000:01:00.0", api/selector.c and the PCI address parser): the input,
- * cut at its first NUL, is a selector given to agpu_device_select_all and
- * agpu_device_select over the devices of this machine (the fuzz build has
- * the CPU backend; the others report themselves unavailable).
+ * "pci:0000:01:00.0", "*:gpu@local", api/selector.c and the PCI address
+ * parser): the input, cut at its first NUL, is a selector given to
+ * agpu_device_select_all and agpu_device_select over the devices of this
+ * machine (the fuzz build has the CPU backend; the others report themselves
+ * unavailable).
  *
  * Besides crashes, leaks and sanitizer reports, the two calls must agree:
  * a selector either fails in both with the same status and a message, or
@@ -25,6 +26,7 @@ enum { CAPACITY = 64 };
  * counted against the first input. */
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   unsetenv("ANYGPU_DEVICE");
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1); /* "@local" picks by it, modulo */
   agpu_device *devices[CAPACITY];
   uint32_t count = 0;
   agpu_device_select_all("*:*", devices, CAPACITY, &count);
