@@ -6,7 +6,8 @@ needs (docs/python.md, "sdist"):
     python python/make_sdist.py [OUTDIR]     # default: dist/
 
 into a tree with the repository's layout: CMakeLists.txt, LICENSE, README.md,
-CHANGELOG.md, api/, backends/, kernels/, cmake/, tools/ and python/, with a
+CHANGELOG.md, api/, backends/, kernels/, cmake/, tools/, python/ and the
+in-process Vulkan roundtrip of bench/native/, with a
 top-level pyproject.toml that is python/pyproject.toml with the C project in
 "." and the package in python/anygpu. Files come from `git ls-files` (what is
 committed or staged). Then `python -m build --sdist` (scikit-build-core) packs
@@ -19,7 +20,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TOP_FILES = ["CMakeLists.txt", "LICENSE", "README.md", "CHANGELOG.md"]
+# bench/native/vk_roundtrip.*: the anygpu command's in-process raw Vulkan
+# roundtrip (tools/CMakeLists.txt builds it in with the Vulkan backend)
+TOP_FILES = ["CMakeLists.txt", "LICENSE", "README.md", "CHANGELOG.md",
+             "bench/native/vk_roundtrip.c", "bench/native/vk_roundtrip.h"]
 TREES = ["api", "backends", "kernels", "cmake", "tools", "python"]
 LEFT_OUT = ("python/tests/", "python/bench/")  # not needed to build or run
 
