@@ -624,7 +624,7 @@ static kl_node *kc_inline_list(kc_inliner *in, kl_node *first) {
 
 /* ------------------------------------------------------------ loop counters */
 
-/* Renames `from` to `to` in a tree (in place); `uniform`: marks the uses. */
+/* Renames `from` to `to` in a tree (in place) and marks the uses uniform. */
 static void kc_rename(kl_node *n, const kl_variable *from, kl_variable *to, int depth) {
   for (; n && depth <= KC_INLINE_MAX_TREE; n = n->next) {
     if (n->kind == KL_EXPR_VARIABLE && n->variable == from) {
@@ -744,13 +744,8 @@ static void kc_fresh_counters(kc_inliner *in, kl_node **link, int depth) {
     if (stmt->kind == KL_STMT_COMPOUND) kc_fresh_counters(in, &stmt->body, depth + 1);
     if (stmt->kind == KL_STMT_IF || stmt->kind == KL_STMT_FOR || stmt->kind == KL_STMT_WHILE ||
         stmt->kind == KL_STMT_DO) {
-      kl_node **arms[] = {&stmt->then, &stmt->otherwise, &stmt->body};
-      for (size_t i = 0; i < 3; i++)
-        if (*arms[i]) {
-          kl_node *arm_next = (*arms[i])->next;
-          kc_fresh_counters(in, arms[i], depth + 1);
-          (*arms[i])->next = arm_next;
-        }
+      kl_node **arms[] = {&stmt->then, &stmt->otherwise, &stmt->body}; /* one statement each */
+      for (size_t i = 0; i < 3; i++) kc_fresh_counters(in, arms[i], depth + 1);
     }
     kl_node *replaced = kc_fresh_counter(in, stmt);
     if (replaced != stmt) {
