@@ -30,9 +30,13 @@ typedef struct agpu_parsed agpu_parsed;
  * for a device with `traits`. A source that does not compile returns
  * AGPU_ERROR_BUILD_FAILED with "agpu_program_build: the kernel source did
  * not compile for <selector>:" and every diagnostic (file:line:col) in the
- * message, and, when `log` is not NULL, the diagnostics in *log (malloc'd). */
+ * message, and, when `log` is not NULL, the diagnostics in *log (malloc'd);
+ * when `hit_limit` is not NULL, whether the failure was one of the
+ * translator's own limits (nesting depth, expansion size, source size)
+ * rather than a construct outside the subset. */
 agpu_status agpu_parsed_create(const agpu_program_desc *desc, const agpu_translate_traits *traits,
-                               const char *selector, agpu_parsed **out, char **log);
+                               const char *selector, agpu_parsed **out, char **log,
+                               bool *hit_limit);
 agpu_parsed *agpu_parsed_retain(agpu_parsed *parsed);
 void agpu_parsed_release(agpu_parsed *parsed); /* NULL: nothing */
 

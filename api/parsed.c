@@ -80,9 +80,11 @@ static agpu_status agpu_parsed_keep_texts(agpu_parsed *parsed, const agpu_progra
 }
 
 agpu_status agpu_parsed_create(const agpu_program_desc *desc, const agpu_translate_traits *traits,
-                               const char *selector, agpu_parsed **out, char **log) {
+                               const char *selector, agpu_parsed **out, char **log,
+                               bool *hit_limit) {
   *out = NULL;
   if (log) *log = NULL;
+  if (hit_limit) *hit_limit = false;
   agpu_parsed *parsed = calloc(1, sizeof *parsed);
   if (!parsed) return agpu_parsed_no_memory();
   atomic_init(&parsed->references, 1);
@@ -100,6 +102,7 @@ agpu_status agpu_parsed_create(const agpu_program_desc *desc, const agpu_transla
       parsed->program ? AGPU_SUCCESS
                       : agpu_parsed_fail(parsed->context, AGPU_ERROR_BUILD_FAILED,
                                          "the kernel source did not compile", NULL, selector, log);
+  if (hit_limit) *hit_limit = kl_hit_limit(parsed->context);
   if (status == AGPU_SUCCESS) status = agpu_parsed_keep_texts(parsed, desc, selector);
   if (status == AGPU_SUCCESS && agpu_signatures_describe(parsed->context, parsed->program,
                                                          &parsed->signatures) != AGPU_SUCCESS)

@@ -77,24 +77,12 @@ static bool agpu_take_strict_option(char *options) {
   return found;
 }
 
-/* A refusal for one of the translator's limits (nesting, expansion, size:
- * kernel-language.md, "Limits"), which guard the driver's compiler too (a
- * 100,000-term chain overflows its stack): no pass-through. */
-static bool agpu_refusal_is_limit(const char *refusal) {
-  static const char *const limits[] = {"nested too deeply", "produces more than",
-                                       "a kernel source may be"};
-  for (size_t i = 0; i < sizeof limits / sizeof *limits; i++)
-    if (strstr(refusal, limits[i])) return true;
-  return false;
-}
-
 /* The translator refused the source and the backend compiles OpenCL C
  * itself: the driver gets the source as written, and the refusal becomes a
  * warning in the build log (the user's existing OpenCL keeps working on
  * OpenCL devices). When the driver refuses it too, the translator's error
  * stands. */
-static agpu_status agpu_program_pass_through(agpu_program *program,
-                                             const agpu_program_desc *desc) {
+static agpu_status agpu_program_pass_through(agpu_program *program, const agpu_program_desc *desc) {
   char *refusal = agpu_strdup(agpu_last_error());
   if (!refusal)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
@@ -126,9 +114,13 @@ static agpu_status agpu_program_build_parsed(agpu_program *program, const agpu_p
                                              bool strict) {
   agpu_device *device = program->device;
   agpu_translate_traits traits = agpu_program_traits(device);
+  /* A translator limit (nesting, expansion, size: kernel-language.md,
+   * "Limits") guards the driver's compiler too (a 100,000-term chain
+   * overflows its stack): never passed through. */
+  bool hit_limit = false;
   agpu_status status =
-      agpu_parsed_create(desc, &traits, device->info.selector, &program->parsed, NULL);
-  if (status == AGPU_ERROR_BUILD_FAILED && !strict && !agpu_refusal_is_limit(agpu_last_error()) &&
+      agpu_parsed_create(desc, &traits, device->info.selector, &program->parsed, NULL, &hit_limit);
+  if (status == AGPU_ERROR_BUILD_FAILED && !strict && !hit_limit &&
       (device->backend->descriptor->native_formats & (1u << AGPU_NATIVE_OPENCL_C)))
     return agpu_program_pass_through(program, desc);
   if (status != AGPU_SUCCESS) return status;

@@ -162,6 +162,18 @@ void kl_note(kl_context *ctx, kl_location at, const char *format, ...) {
   va_end(args);
 }
 
+void kl_limit_error(kl_context *ctx, kl_location at, const char *format, ...) {
+  ctx->hit_limit = true;
+  va_list args;
+  va_start(args, format);
+  kl_diagnose(ctx, KL_ERROR, at, format, args);
+  va_end(args);
+}
+
+bool kl_hit_limit(const kl_context *ctx) {
+  return ctx->hit_limit;
+}
+
 int kl_error_count(const kl_context *ctx) {
   return ctx->error_count + (ctx->too_many ? 1 : 0);
 }

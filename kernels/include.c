@@ -192,10 +192,10 @@ kl_token *kl_include(kl_context *ctx, const kl_token *hash, const char *name, bo
   }
   int depth = includer ? includer->include_depth + 1 : 1;
   if (depth > KL_MAX_INCLUDE_DEPTH) {
-    kl_error(ctx, at,
-             "#include \"%s\" nested too deeply (more than %d levels): does a header include "
-             "itself without an include guard or #pragma once?",
-             name, KL_MAX_INCLUDE_DEPTH);
+    kl_limit_error(ctx, at,
+                   "#include \"%s\" nested too deeply (more than %d levels): does a header include "
+                   "itself without an include guard or #pragma once?",
+                   name, KL_MAX_INCLUDE_DEPTH);
     return rest;
   }
   opened file = {.fd = -1};

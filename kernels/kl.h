@@ -24,8 +24,7 @@ typedef struct kl_context kl_context;
 
 void *kl_alloc(kl_context *ctx, size_t size); /* zeroed; never NULL (see kl_context) */
 char *kl_strndup(kl_context *ctx, const char *text, size_t length);
-char *kl_format(kl_context *ctx, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+char *kl_format(kl_context *ctx, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------- source */
 
@@ -44,7 +43,7 @@ typedef struct kl_source {
 
 typedef struct kl_location {
   const kl_source *source;
-  int line; /* 1-based */
+  int line;   /* 1-based */
   int column; /* 1-based, in bytes */
 } kl_location;
 
@@ -67,6 +66,13 @@ void kl_warning(kl_context *ctx, kl_location at, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 void kl_note(kl_context *ctx, kl_location at, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/* An error that is one of the translator's own limits (nesting depth,
+ * expansion size, source size), not a refusal of the language: recorded as
+ * kl_error does, and kl_hit_limit says so afterwards, so that a caller can
+ * tell "too big for us" from "outside the subset" without reading text. */
+void kl_limit_error(kl_context *ctx, kl_location at, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+bool kl_hit_limit(const kl_context *ctx);
 int kl_error_count(const kl_context *ctx);
 
 /* ------------------------------------------------------------- tokens */
@@ -74,7 +80,7 @@ int kl_error_count(const kl_context *ctx);
 typedef enum kl_token_kind {
   KL_TOKEN_IDENTIFIER, /* keywords too: the parser tells them apart */
   KL_TOKEN_PUNCTUATOR,
-  KL_TOKEN_NUMBER,     /* a pp-number; the parser converts it */
+  KL_TOKEN_NUMBER, /* a pp-number; the parser converts it */
   KL_TOKEN_STRING,
   KL_TOKEN_CHARACTER,
   KL_TOKEN_END,
@@ -112,7 +118,7 @@ typedef enum kl_type_kind {
   KL_TYPE_HALF,
   KL_TYPE_FLOAT,
   KL_TYPE_DOUBLE,
-  KL_TYPE_VECTOR,    /* element is a scalar type, length 2, 3, 4, 8 or 16 */
+  KL_TYPE_VECTOR, /* element is a scalar type, length 2, 3, 4, 8 or 16 */
   KL_TYPE_POINTER,
   KL_TYPE_ARRAY,
   KL_TYPE_STRUCT,
@@ -138,7 +144,7 @@ typedef struct kl_member kl_member;
 struct kl_member {
   const char *name;
   kl_type *type;
-  int offset; /* bytes, with OpenCL C's alignment rules (a float3 takes 16) */
+  int offset;  /* bytes, with OpenCL C's alignment rules (a float3 takes 16) */
   int aligned; /* __attribute__((aligned(N))) on the member: N, else 0 */
   kl_location location;
   kl_member *next;
@@ -146,18 +152,18 @@ struct kl_member {
 
 struct kl_type {
   kl_type_kind kind;
-  int size;  /* bytes; a 3-vector has the size of a 4-vector */
+  int size; /* bytes; a 3-vector has the size of a 4-vector */
   int align;
-  unsigned qualifiers;      /* KL_QUALIFIER_* of this type */
-  kl_type *element;         /* vector: scalar element; array: element; pointer: pointee */
-  int length;               /* vector width; array length */
+  unsigned qualifiers;            /* KL_QUALIFIER_* of this type */
+  kl_type *element;               /* vector: scalar element; array: element; pointer: pointee */
+  int length;                     /* vector width; array length */
   kl_address_space pointee_space; /* pointer: where the pointee lives */
-  const char *name;         /* struct tag or typedef name that introduced it, else NULL */
-  kl_member *members;       /* struct */
-  int aligned;              /* struct: __attribute__((aligned(N))): N, else 0 */
-  bool packed;              /* struct: __attribute__((packed)) */
-  bool is_union;            /* struct: a union (every member at offset 0) */
-  kl_type *return_type;     /* function */
+  const char *name;               /* struct tag or typedef name that introduced it, else NULL */
+  kl_member *members;             /* struct */
+  int aligned;                    /* struct: __attribute__((aligned(N))): N, else 0 */
+  bool packed;                    /* struct: __attribute__((packed)) */
+  bool is_union;                  /* struct: a union (every member at offset 0) */
+  kl_type *return_type;           /* function */
   kl_type **params;
   int param_count;
 };
@@ -176,9 +182,9 @@ const char *kl_member_gnu_attributes(kl_context *ctx, const kl_member *member);
 bool kl_type_is_integer(const kl_type *type);  /* scalar integer, bool excluded */
 bool kl_type_is_floating(const kl_type *type); /* half, float, double */
 bool kl_type_is_signed(const kl_type *type);
-bool kl_type_is_scalar(const kl_type *type);   /* bool, integer or floating */
-bool kl_type_is_arithmetic(const kl_type *type); /* scalar or vector, bool excluded */
-const kl_type *kl_type_scalar_of(const kl_type *type); /* the element of a vector, else itself */
+bool kl_type_is_scalar(const kl_type *type);            /* bool, integer or floating */
+bool kl_type_is_arithmetic(const kl_type *type);        /* scalar or vector, bool excluded */
+const kl_type *kl_type_scalar_of(const kl_type *type);  /* the element of a vector, else itself */
 bool kl_type_equal(const kl_type *a, const kl_type *b); /* ignoring qualifiers */
 /* "float4", "__global const float*", "struct pair" */
 const char *kl_type_name(kl_context *ctx, const kl_type *type);
@@ -188,14 +194,35 @@ const char *kl_type_name(kl_context *ctx, const kl_type *type);
 typedef enum kl_operator {
   KL_OP_NONE,
   /* binary */
-  KL_OP_ADD, KL_OP_SUB, KL_OP_MUL, KL_OP_DIV, KL_OP_MOD,
-  KL_OP_SHL, KL_OP_SHR, KL_OP_BIT_AND, KL_OP_BIT_OR, KL_OP_BIT_XOR,
-  KL_OP_LOGICAL_AND, KL_OP_LOGICAL_OR,
-  KL_OP_EQ, KL_OP_NE, KL_OP_LT, KL_OP_LE, KL_OP_GT, KL_OP_GE,
+  KL_OP_ADD,
+  KL_OP_SUB,
+  KL_OP_MUL,
+  KL_OP_DIV,
+  KL_OP_MOD,
+  KL_OP_SHL,
+  KL_OP_SHR,
+  KL_OP_BIT_AND,
+  KL_OP_BIT_OR,
+  KL_OP_BIT_XOR,
+  KL_OP_LOGICAL_AND,
+  KL_OP_LOGICAL_OR,
+  KL_OP_EQ,
+  KL_OP_NE,
+  KL_OP_LT,
+  KL_OP_LE,
+  KL_OP_GT,
+  KL_OP_GE,
   /* unary */
-  KL_OP_NEGATE, KL_OP_PLUS, KL_OP_LOGICAL_NOT, KL_OP_BIT_NOT,
-  KL_OP_PRE_INCREMENT, KL_OP_PRE_DECREMENT, KL_OP_POST_INCREMENT, KL_OP_POST_DECREMENT,
-  KL_OP_DEREFERENCE, KL_OP_ADDRESS_OF,
+  KL_OP_NEGATE,
+  KL_OP_PLUS,
+  KL_OP_LOGICAL_NOT,
+  KL_OP_BIT_NOT,
+  KL_OP_PRE_INCREMENT,
+  KL_OP_PRE_DECREMENT,
+  KL_OP_POST_INCREMENT,
+  KL_OP_POST_DECREMENT,
+  KL_OP_DEREFERENCE,
+  KL_OP_ADDRESS_OF,
 } kl_operator;
 
 /* A binary operator as C, OpenCL C, CUDA and GLSL all spell it ("<<");
@@ -221,24 +248,24 @@ typedef enum kl_node_kind {
   KL_EXPR_MEMBER,         /* lhs.member, or lhs->member (is_arrow) */
   KL_EXPR_SWIZZLE,        /* lhs.xyzw, .s0..sF, .lo, .hi, .even, .odd -> components */
   /* statements */
-  KL_STMT_COMPOUND,       /* body: a list through next */
-  KL_STMT_EXPRESSION,     /* lhs */
-  KL_STMT_DECLARATION,    /* variable, with variable->initializer */
-  KL_STMT_IF,             /* condition, then, otherwise */
-  KL_STMT_FOR,            /* init (statement), condition, increment, body */
-  KL_STMT_WHILE,          /* condition, body */
-  KL_STMT_DO,             /* body, condition */
-  KL_STMT_SWITCH,         /* condition, body; cases lists the case/default statements */
-  KL_STMT_CASE,           /* case_value (default: is_default), body: the statement labelled */
+  KL_STMT_COMPOUND,    /* body: a list through next */
+  KL_STMT_EXPRESSION,  /* lhs */
+  KL_STMT_DECLARATION, /* variable, with variable->initializer */
+  KL_STMT_IF,          /* condition, then, otherwise */
+  KL_STMT_FOR,         /* init (statement), condition, increment, body */
+  KL_STMT_WHILE,       /* condition, body */
+  KL_STMT_DO,          /* body, condition */
+  KL_STMT_SWITCH,      /* condition, body; cases lists the case/default statements */
+  KL_STMT_CASE,        /* case_value (default: is_default), body: the statement labelled */
   KL_STMT_BREAK,
   KL_STMT_CONTINUE,
-  KL_STMT_RETURN,         /* lhs or NULL */
+  KL_STMT_RETURN, /* lhs or NULL */
   KL_STMT_EMPTY,
   /* added by the front end: */
-  KL_EXPR_INIT_LIST,      /* { a, b, ... } for an array or struct variable: args, one per
-                           * element or member (padded with zeros; a list may be shorter
-                           * than a very large array: the rest is zero), nested lists for
-                           * nested aggregates; type is the aggregate type */
+  KL_EXPR_INIT_LIST, /* { a, b, ... } for an array or struct variable: args, one per
+                      * element or member (padded with zeros; a list may be shorter
+                      * than a very large array: the rest is zero), nested lists for
+                      * nested aggregates; type is the aggregate type */
 } kl_node_kind;
 
 typedef struct kl_node kl_node;
@@ -260,14 +287,14 @@ struct kl_node {
   kl_variable *variable;
   kl_function *function;
   const kl_builtin *builtin;
-  const char *spelling;   /* builtins and literals as written: "atom_add", "1.5f" */
-  uint64_t int_value;     /* the value's bits, zero- or sign-extended per type */
+  const char *spelling; /* builtins and literals as written: "atom_add", "1.5f" */
+  uint64_t int_value;   /* the value's bits, zero- or sign-extended per type */
   double float_value;
   kl_member *member;
   bool is_arrow;
-  int components[16];     /* swizzle: indices into lhs's vector */
+  int components[16]; /* swizzle: indices into lhs's vector */
   int component_count;
-  kl_node *cases;         /* switch: through next_case */
+  kl_node *cases; /* switch: through next_case */
   kl_node *next_case;
   int64_t case_value;
   bool is_default;
@@ -275,11 +302,11 @@ struct kl_node {
   kl_type *view; /* parser only: this pointer to the element stands for a pointer to an
                   * array of this type (`(double (*)[N][M])buf`, `u[k]`), see parse_views.c */
   /* Facts for emitters, filled by check.c: */
-  bool contains_barrier;  /* a statement with a barrier inside, calls included */
-  bool is_uniform;        /* an expression with one value across the work-group; on
-                           * if/for/while/do/switch statements: every work-item of the
-                           * group takes the same path (uniform condition, no divergent
-                           * break/continue/return inside) */
+  bool contains_barrier; /* a statement with a barrier inside, calls included */
+  bool is_uniform;       /* an expression with one value across the work-group; on
+                          * if/for/while/do/switch statements: every work-item of the
+                          * group takes the same path (uniform condition, no divergent
+                          * break/continue/return inside) */
 };
 
 struct kl_variable {
@@ -287,16 +314,16 @@ struct kl_variable {
   kl_type *type;
   kl_address_space space; /* where the variable itself lives */
   kl_location location;
-  kl_node *initializer;   /* NULL, an expression, or a brace list (a list of expressions) */
+  kl_node *initializer; /* NULL, an expression, or a brace list (a list of expressions) */
   bool is_parameter;
-  bool is_program_scope;  /* a __constant variable at file scope */
-  kl_type *view;          /* declared as this pointer to an array; `type` is the pointer to
-                           * its innermost element, which every target is given */
+  bool is_program_scope; /* a __constant variable at file scope */
+  kl_type *view;         /* declared as this pointer to an array; `type` is the pointer to
+                          * its innermost element, which every target is given */
   bool address_taken;
   bool live_across_barrier; /* filled by check.c for the CPU emitter */
-  bool is_uniform;        /* check.c: provably the same value in every work-item of a group */
-  int id;                 /* unique in the program, for emitters that rename */
-  kl_variable *next;      /* in the function's or program's list */
+  bool is_uniform;          /* check.c: provably the same value in every work-item of a group */
+  int id;                   /* unique in the program, for emitters that rename */
+  kl_variable *next;        /* in the function's or program's list */
 };
 
 typedef enum kl_feature {
@@ -316,23 +343,23 @@ struct kl_function {
   kl_type *return_type;
   kl_variable *params; /* through next */
   int param_count;
-  kl_node *body;       /* NULL for a declaration without a definition */
+  kl_node *body; /* NULL for a declaration without a definition */
   bool is_kernel;
   bool has_required_work_group_size;
   uint32_t required_work_group_size[3];
-  kl_variable *locals; /* every variable declared in the body, including __local ones */
+  kl_variable *locals;   /* every variable declared in the body, including __local ones */
   kl_function **callees; /* user functions called directly */
   int callee_count;
-  unsigned features;   /* kl_feature bits used here and in callees */
+  unsigned features;           /* kl_feature bits used here and in callees */
   uint32_t local_memory_bytes; /* static __local arrays, callees included */
   unsigned vector_widths;      /* bit n set: a vector of n components is used */
   kl_function *next;
 };
 
 typedef struct kl_program {
-  kl_function *functions;  /* in source order */
-  kl_variable *constants;  /* program-scope __constant variables */
-  kl_type **structs;       /* struct types in declaration order, for emitters */
+  kl_function *functions; /* in source order */
+  kl_variable *constants; /* program-scope __constant variables */
+  kl_type **structs;      /* struct types in declaration order, for emitters */
   int struct_count;
   unsigned features;
   /* #pragma OPENCL FP_CONTRACT OFF anywhere: no a*b+c becomes an fma, in the

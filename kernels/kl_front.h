@@ -10,17 +10,17 @@
 #include "kl.h"
 #include "translate.h"
 
-#define KL_MAX_ERRORS 20          /* then "too many errors" and the translation stops */
-#define KL_MAX_DEPTH 200          /* nesting of expressions, statements, declarators */
+#define KL_MAX_ERRORS 20 /* then "too many errors" and the translation stops */
+#define KL_MAX_DEPTH 200 /* nesting of expressions, statements, declarators */
 /* The syntax tree's depth, statements and expressions together: a chain
  * a + b + c + ... is a level per operator although it nests nothing. Every
  * recursive walker of the tree (check.c, the emitters) relies on it. */
 #define KL_MAX_TREE_DEPTH 400
-#define KL_MAX_EXPANSION_DEPTH 64 /* nested function-like macro argument expansions */
-#define KL_MAX_TOKENS 500000      /* tokens after preprocessing */
-#define KL_MAX_IF_DEPTH 64        /* nested #if */
-#define KL_MAX_INCLUDE_DEPTH 64   /* nested #include */
-#define KL_MAX_INCLUDE_BYTES (16u << 20) /* all the files one translation includes */
+#define KL_MAX_EXPANSION_DEPTH 64              /* nested function-like macro argument expansions */
+#define KL_MAX_TOKENS 500000                   /* tokens after preprocessing */
+#define KL_MAX_IF_DEPTH 64                     /* nested #if */
+#define KL_MAX_INCLUDE_DEPTH 64                /* nested #include */
+#define KL_MAX_INCLUDE_BYTES (16u << 20)       /* all the files one translation includes */
 #define KL_MAX_SOURCE_BYTES ((size_t)64 << 20) /* the main source (docs/kernel-language.md) */
 
 typedef struct kl_chunk kl_chunk;
@@ -41,6 +41,7 @@ struct kl_context {
   kl_diagnostic *diagnostics, *last_diagnostic;
   int error_count, warning_count;
   bool too_many;
+  bool hit_limit; /* kl_limit_error was called */
   char *diagnostics_text;
 
   /* Where to go when the translation must stop (too many errors, no memory). */
@@ -106,11 +107,12 @@ kl_program *kl_parse(kl_context *ctx, kl_token *tokens);
 /* type.c (beyond kl.h) */
 kl_type *kl_type_struct(kl_context *ctx, const char *tag);
 kl_type *kl_type_function(kl_context *ctx, kl_type *return_type, kl_type **params, int count);
-int kl_type_rank(const kl_type *type);        /* integer conversion rank */
+int kl_type_rank(const kl_type *type);                              /* integer conversion rank */
 kl_type *kl_type_unsigned_of(kl_context *ctx, const kl_type *type); /* same size, unsigned */
 kl_type *kl_type_signed_int_like(kl_context *ctx, const kl_type *type); /* comparison result */
-kl_type *kl_type_promote(kl_context *ctx, kl_type *type); /* integer promotion */
-kl_type *kl_type_common(kl_context *ctx, kl_type *a, kl_type *b); /* usual arithmetic conversions (scalars) */
+kl_type *kl_type_promote(kl_context *ctx, kl_type *type);               /* integer promotion */
+kl_type *kl_type_common(kl_context *ctx, kl_type *a,
+                        kl_type *b); /* usual arithmetic conversions (scalars) */
 kl_type *kl_type_unqualified(kl_context *ctx, kl_type *type);
 /* "float4" -> the type; NULL when the name is not a scalar or vector type name. */
 kl_type *kl_type_from_name(kl_context *ctx, const char *name, int length);
@@ -119,7 +121,8 @@ bool kl_type_is_pointer(const kl_type *type);
 
 /* parse.c helpers shared with builtins.c */
 kl_node *kl_convert(kl_context *ctx, kl_node *node, kl_type *type); /* implicit; no-op when equal */
-bool kl_eval_int(kl_context *ctx, const kl_node *node, int64_t *value); /* integer constant expression */
+bool kl_eval_int(kl_context *ctx, const kl_node *node,
+                 int64_t *value); /* integer constant expression */
 
 /* check.c */
 void kl_check_program(kl_context *ctx, kl_program *program);

@@ -390,10 +390,11 @@ static bool check_tree_depth(tree_walk *w, const kl_node *root, kl_location fall
     bool statement = n->kind >= KL_STMT_COMPOUND && n->kind <= KL_STMT_EMPTY;
     if (statement) it.statement = n;
     if (it.depth > KL_MAX_TREE_DEPTH) {
-      kl_error(w->ctx, it.statement ? it.statement->location : fallback,
-               "expression nested too deeply (more than %d levels, each operator of a chain "
-               "such as a + b + c or v.xyzw.xyzw one level): split it into several statements",
-               KL_MAX_TREE_DEPTH);
+      kl_limit_error(
+          w->ctx, it.statement ? it.statement->location : fallback,
+          "expression nested too deeply (more than %d levels, each operator of a chain "
+          "such as a + b + c or v.xyzw.xyzw one level): split it into several statements",
+          KL_MAX_TREE_DEPTH);
       return false;
     }
     int d = it.depth + 1;

@@ -68,7 +68,7 @@ void kp_expect(parser *p, const char *text, const char *context) {
 
 void kp_enter_depth(parser *p) {
   if (++p->depth > KL_MAX_DEPTH) {
-    kl_error(p->ctx, kp_here(p), "nested too deeply (more than %d levels)", KL_MAX_DEPTH);
+    kl_limit_error(p->ctx, kp_here(p), "nested too deeply (more than %d levels)", KL_MAX_DEPTH);
     kl_bail(p->ctx);
   }
 }

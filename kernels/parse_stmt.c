@@ -28,7 +28,7 @@ void kp_declare_name(parser *p, kl_token *name, sym **out) {
 kl_node *kp_init_list(parser *p, kl_type *type, int depth) {
   kl_location at = kp_here(p);
   if (depth > 32) {
-    kl_error(p->ctx, at, "initializer nested too deeply");
+    kl_limit_error(p->ctx, at, "initializer nested too deeply");
     kl_bail(p->ctx);
   }
   kp_advance(p); /* { */
@@ -280,7 +280,7 @@ static kl_node *local_declaration(parser *p) {
       if (unsized) kl_error(p->ctx, kl_token_where(name), "the array needs a size");
       continue;
     }
-    kl_address_space var_space = pointer_in_local                 ? KL_SPACE_LOCAL
+    kl_address_space var_space = pointer_in_local                ? KL_SPACE_LOCAL
                                  : type->kind == KL_TYPE_POINTER ? KL_SPACE_PRIVATE
                                                                  : space;
     if (var_space == KL_SPACE_GLOBAL)

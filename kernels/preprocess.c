@@ -86,8 +86,8 @@ kl_hideset *kpp_hideset_intersection(kl_context *ctx, kl_hideset *a, kl_hideset 
 
 kl_token *kpp_copy_token(pp *p, const kl_token *token) {
   if (++p->ctx->token_count > KL_MAX_TOKENS) {
-    kl_error(p->ctx, kl_token_where(token), "macro expansion produces more than %d tokens",
-             KL_MAX_TOKENS);
+    kl_limit_error(p->ctx, kl_token_where(token), "macro expansion produces more than %d tokens",
+                   KL_MAX_TOKENS);
     kl_bail(p->ctx);
   }
   return kl_token_copy(p->ctx, token);

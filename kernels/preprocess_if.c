@@ -28,6 +28,11 @@ static void ce_fail(cexpr *e, const kl_token *at, const char *message) {
   e->failed = true;
 }
 
+static void ce_too_deep(cexpr *e, const kl_token *at) {
+  if (!e->failed) kl_limit_error(e->p->ctx, kl_token_where(at), "expression nested too deeply");
+  e->failed = true;
+}
+
 static bool ce_accept(cexpr *e, const char *op) {
   if (e->t->kind == KL_TOKEN_PUNCTUATOR && kpp_token_equals(e->t, op)) {
     e->t = e->t->next;
@@ -116,7 +121,7 @@ static pp_value ce_primary(cexpr *e, int depth) {
   pp_value zero = {0, false};
   kl_token *t = e->t;
   if (depth > KL_MAX_DEPTH) {
-    ce_fail(e, t, "expression nested too deeply");
+    ce_too_deep(e, t);
     return zero;
   }
   if (ce_accept(e, "(")) {
@@ -257,7 +262,7 @@ static pp_value ce_binary(cexpr *e, int min_precedence, int depth) {
 
 static pp_value ce_conditional(cexpr *e, int depth) {
   if (depth > KL_MAX_DEPTH) {
-    ce_fail(e, e->t, "expression nested too deeply");
+    ce_too_deep(e, e->t);
     return (pp_value){0, false};
   }
   pp_value condition = ce_binary(e, 1, depth + 1);
@@ -357,7 +362,7 @@ kl_token *kpp_skip_group(pp *p, kl_token *token) {
 
 void kpp_push_cond(pp *p, const kl_token *token, bool included) {
   if (p->cond_depth >= KL_MAX_IF_DEPTH) {
-    kl_error(p->ctx, kl_token_where(token), "#if nested too deeply");
+    kl_limit_error(p->ctx, kl_token_where(token), "#if nested too deeply");
     kl_bail(p->ctx);
   }
   cond_incl *c = kl_alloc(p->ctx, sizeof *c);

@@ -151,7 +151,7 @@ static kl_token *paste(pp *p, const kl_token *lhs, const kl_token *rhs) {
 static kl_token *expand_arg(pp *p, macro_arg *arg) {
   if (arg->expanded) return arg->expanded;
   if (p->depth >= KL_MAX_EXPANSION_DEPTH) {
-    kl_error(p->ctx, kl_token_where(arg->tokens), "macro arguments nested too deeply");
+    kl_limit_error(p->ctx, kl_token_where(arg->tokens), "macro arguments nested too deeply");
     kl_bail(p->ctx);
   }
   p->depth++;

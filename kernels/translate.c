@@ -7,9 +7,10 @@
 /* The emitters live in other files; a build without one still links and
  * says so (weak references: see docs/kernel-language.md). */
 extern const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) __attribute__((weak));
-extern const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) __attribute__((weak));
-extern const char *kl_emit_glsl(kl_context *ctx, const kl_program *program, const kl_function *kernel)
+extern const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip)
     __attribute__((weak));
+extern const char *kl_emit_glsl(kl_context *ctx, const kl_program *program,
+                                const kl_function *kernel) __attribute__((weak));
 extern const char *kl_emit_c(kl_context *ctx, const kl_program *program) __attribute__((weak));
 
 static kl_program *parse_source(kl_context *ctx, const char *source, size_t length,
@@ -20,7 +21,8 @@ static kl_program *parse_source(kl_context *ctx, const char *source, size_t leng
   const char *name = options->source_name ? options->source_name : "<source>";
   ctx->options.source_name = kl_strndup(ctx, name, strlen(name));
   if (options->build_options)
-    ctx->options.build_options = kl_strndup(ctx, options->build_options, strlen(options->build_options));
+    ctx->options.build_options =
+        kl_strndup(ctx, options->build_options, strlen(options->build_options));
   if (!source) {
     source = "";
     length = 0;
@@ -31,9 +33,9 @@ static kl_program *parse_source(kl_context *ctx, const char *source, size_t leng
   src->is_file = name_length > 0 && !(name[0] == '<' && name[name_length - 1] == '>');
   ctx->main_source = src;
   if (too_big) {
-    kl_error(ctx, (kl_location){src, 1, 1},
-             "the source is %zu bytes, more than the %u MiB a kernel source may be", length,
-             (unsigned)(KL_MAX_SOURCE_BYTES >> 20));
+    kl_limit_error(ctx, (kl_location){src, 1, 1},
+                   "the source is %zu bytes, more than the %u MiB a kernel source may be", length,
+                   (unsigned)(KL_MAX_SOURCE_BYTES >> 20));
     return NULL;
   }
   ctx->options.include_dirs = NULL;
@@ -72,18 +74,24 @@ const kl_function *kl_find_kernel(const kl_program *program, const char *name) {
   return NULL;
 }
 
-static const char *emit(kl_context *ctx, const kl_program *program, kl_target target, const char *kernel) {
+static const char *emit(kl_context *ctx, const kl_program *program, kl_target target,
+                        const char *kernel) {
   kl_location nowhere = {ctx->main_source, 0, 0};
   const char *result = NULL;
   switch (target) {
     case KL_TARGET_OPENCL:
-      if (kl_emit_opencl) result = kl_emit_opencl(ctx, program);
-      else kl_error(ctx, nowhere, "this build has no OpenCL C emitter");
+      if (kl_emit_opencl)
+        result = kl_emit_opencl(ctx, program);
+      else
+        kl_error(ctx, nowhere, "this build has no OpenCL C emitter");
       break;
     case KL_TARGET_CUDA:
     case KL_TARGET_HIP:
-      if (kl_emit_cuda) result = kl_emit_cuda(ctx, program, target == KL_TARGET_HIP);
-      else kl_error(ctx, nowhere, "this build has no %s emitter", target == KL_TARGET_HIP ? "HIP" : "CUDA");
+      if (kl_emit_cuda)
+        result = kl_emit_cuda(ctx, program, target == KL_TARGET_HIP);
+      else
+        kl_error(ctx, nowhere, "this build has no %s emitter",
+                 target == KL_TARGET_HIP ? "HIP" : "CUDA");
       break;
     case KL_TARGET_GLSL: {
       const kl_function *k = NULL;
@@ -99,24 +107,32 @@ static const char *emit(kl_context *ctx, const kl_program *program, kl_target ta
           }
         if (count == 0) kl_error(ctx, nowhere, "the program has no kernel");
         if (count > 1)
-          kl_error(ctx, nowhere, "GLSL needs one kernel per shader: name the kernel (the program has %d)", count);
+          kl_error(ctx, nowhere,
+                   "GLSL needs one kernel per shader: name the kernel (the program has %d)", count);
         if (count != 1) k = NULL;
       }
       if (!k) break;
-      if (kl_emit_glsl) result = kl_emit_glsl(ctx, program, k);
-      else kl_error(ctx, nowhere, "this build has no GLSL emitter");
+      if (kl_emit_glsl)
+        result = kl_emit_glsl(ctx, program, k);
+      else
+        kl_error(ctx, nowhere, "this build has no GLSL emitter");
       break;
     }
     case KL_TARGET_C:
-      if (kl_emit_c) result = kl_emit_c(ctx, program);
-      else kl_error(ctx, nowhere, "this build has no C emitter");
+      if (kl_emit_c)
+        result = kl_emit_c(ctx, program);
+      else
+        kl_error(ctx, nowhere, "this build has no C emitter");
       break;
-    default: kl_error(ctx, nowhere, "unknown target %d", (int)target); break;
+    default:
+      kl_error(ctx, nowhere, "unknown target %d", (int)target);
+      break;
   }
   return result;
 }
 
-const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target, const char *kernel) {
+const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target,
+                    const char *kernel) {
   if (!ctx || !program) return NULL;
   jmp_buf bail;
   const char *volatile result = NULL;

@@ -153,7 +153,8 @@ agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build
   agpu_translate_traits traits = {
       .fp64 = target->fp64, .fp16 = target->fp16, .int64 = target->int64};
   agpu_parsed *parsed = NULL;
-  agpu_status status = agpu_parsed_create(desc, &traits, target->selector, &parsed, &out->log);
+  agpu_status status =
+      agpu_parsed_create(desc, &traits, target->selector, &parsed, &out->log, NULL);
   if (status == AGPU_SUCCESS) status = agpu_hip_build_parsed(rtc, target, parsed, out);
   agpu_parsed_release(parsed);
   return status;
