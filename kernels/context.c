@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kl_front.h"
+#include "text.h"
 
 struct kl_chunk {
   kl_chunk *next;
@@ -182,36 +183,12 @@ const kl_diagnostic *kl_diagnostics(const kl_context *ctx) {
   return ctx->diagnostics;
 }
 
-typedef struct kl_buffer {
-  char *data;
-  size_t length, capacity;
-  kl_context *ctx;
-} kl_buffer;
-
-static void buffer_append(kl_buffer *b, const char *text, size_t length) {
-  if (b->length + length + 1 > b->capacity) {
-    size_t capacity = b->capacity ? b->capacity * 2 : 1024;
-    while (capacity < b->length + length + 1) capacity *= 2;
-    char *data = kl_alloc(b->ctx, capacity);
-    if (b->length) memcpy(data, b->data, b->length);
-    b->data = data;
-    b->capacity = capacity;
-  }
-  memcpy(b->data + b->length, text, length);
-  b->length += length;
-  b->data[b->length] = 0;
-}
-
-static void buffer_puts(kl_buffer *b, const char *text) {
-  buffer_append(b, text, strlen(text));
-}
-
 /* The source line and a caret under the column; a line longer than
  * KL_SHOWN_LINE (generated code, a minified kernel) is shown as the window
  * around the column, with "..." where it was cut. */
 enum { KL_SHOWN_LINE = 160 };
 
-static void append_source_line(kl_buffer *b, const kl_source *source, int line_number, int column) {
+static void append_source_line(klg_buf *b, const kl_source *source, int line_number, int column) {
   const char *p = source->text, *end = source->text + source->length;
   for (int line = 1; line < line_number && p < end; p++)
     if (*p == '\n') line++;
@@ -224,12 +201,12 @@ static void append_source_line(kl_buffer *b, const kl_source *source, int line_n
     from = at - p > KL_SHOWN_LINE / 2 ? at - KL_SHOWN_LINE / 2 : p;
     to = line_end - from > KL_SHOWN_LINE ? from + KL_SHOWN_LINE : line_end;
   }
-  buffer_puts(b, from > p ? "  ..." : "  ");
-  buffer_append(b, from, (size_t)(to - from));
-  buffer_puts(b, to < line_end ? "...\n  " : "\n  ");
-  if (from > p) buffer_puts(b, "   ");
-  for (const char *q = from; q < at; q++) buffer_append(b, *q == '\t' ? "\t" : " ", 1);
-  buffer_puts(b, "^\n");
+  klg_puts(b, from > p ? "  ..." : "  ");
+  klg_putn(b, from, (size_t)(to - from));
+  klg_puts(b, to < line_end ? "...\n  " : "\n  ");
+  if (from > p) klg_puts(b, "   ");
+  for (const char *q = from; q < at; q++) klg_putn(b, *q == '\t' ? "\t" : " ", 1);
+  klg_puts(b, "^\n");
 }
 
 const char *kl_diagnostics_text(kl_context *ctx) {
@@ -240,30 +217,30 @@ const char *kl_diagnostics_text(kl_context *ctx) {
     return "out of memory while formatting diagnostics\n";
   }
   ctx->bail = &here;
-  kl_buffer b = {.ctx = ctx};
-  buffer_puts(&b, "");
+  klg_buf b;
+  klg_init(&b, ctx);
   for (const kl_diagnostic *d = ctx->diagnostics; d; d = d->next) {
     const char *severity = d->severity == KL_ERROR     ? "error"
                            : d->severity == KL_WARNING ? "warning"
                                                        : "note";
     const kl_source *source = d->location.source;
-    buffer_puts(&b, kl_format(ctx, "%s:%d:%d: %s: %s\n", source ? source->name : "<source>",
-                              d->location.line, d->location.column, severity, d->message));
+    klg_printf(&b, "%s:%d:%d: %s: %s\n", source ? source->name : "<source>", d->location.line,
+               d->location.column, severity, d->message);
     if (!source || d->location.line < 1) continue;
     append_source_line(&b, source, d->location.line, d->location.column);
     /* Where a header was included, innermost first. */
     int shown = 0;
     for (const kl_source *s = source; s->included_from; s = s->included_from, shown++) {
       if (shown == 4 && s->include_depth > 1) {
-        buffer_puts(&b, kl_format(ctx, "  ... (%d more #include levels)\n", s->include_depth - 1));
+        klg_printf(&b, "  ... (%d more #include levels)\n", s->include_depth - 1);
         s = s->included_from;
         while (s->included_from && s->include_depth > 1) s = s->included_from;
       }
-      buffer_puts(&b, kl_format(ctx, "  in the file included from %s:%d\n", s->included_from->name,
-                                s->included_at_line));
+      klg_printf(&b, "  in the file included from %s:%d\n", s->included_from->name,
+                 s->included_at_line);
     }
   }
   ctx->bail = saved;
-  ctx->diagnostics_text = b.data;
-  return b.data;
+  ctx->diagnostics_text = (char *)klg_text(&b);
+  return ctx->diagnostics_text;
 }

@@ -28,54 +28,6 @@
 #include "emit_c_internal.h"
 #include "translate.h"
 
-/* ------------------------------------------------------------ buffers */
-
-static void kc_reserve(kc_buf *buf, size_t more) {
-  if (buf->failed) return;
-  if (buf->length + more + 1 <= buf->capacity) return;
-  size_t capacity = buf->capacity ? buf->capacity : 4096;
-  while (buf->length + more + 1 > capacity) capacity *= 2;
-  char *grown = realloc(buf->data, capacity);
-  if (!grown) {
-    buf->failed = true;
-    return;
-  }
-  buf->data = grown;
-  buf->capacity = capacity;
-}
-
-void kc_puts(kc_buf *buf, const char *text) {
-  size_t length = strlen(text);
-  kc_reserve(buf, length);
-  if (buf->failed) return;
-  memcpy(buf->data + buf->length, text, length + 1);
-  buf->length += length;
-}
-
-void kc_printf(kc_buf *buf, const char *format, ...) {
-  char small[512];
-  va_list args;
-  va_start(args, format);
-  int length = vsnprintf(small, sizeof small, format, args);
-  va_end(args);
-  if (length < 0) return;
-  if ((size_t)length < sizeof small) {
-    kc_puts(buf, small);
-    return;
-  }
-  kc_reserve(buf, (size_t)length);
-  if (buf->failed) return;
-  va_start(args, format);
-  vsnprintf(buf->data + buf->length, (size_t)length + 1, format, args);
-  va_end(args);
-  buf->length += (size_t)length;
-}
-
-void kc_buf_free(kc_buf *buf) {
-  free(buf->data);
-  memset(buf, 0, sizeof *buf);
-}
-
 void kc_error(kc_emitter *e, kl_location at, const char *format, ...) {
   if (e->analyzing) return;
   char message[512];
@@ -346,20 +298,20 @@ static void kc_reset_function(kc_emitter *e, const kl_function *fn) {
 }
 
 static void kc_helper_function(kc_emitter *e, const kl_function *fn, bool prototype_only) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   kc_reset_function(e, fn);
   e->in_kernel = false;
   e->barrier_mode = false;
-  kc_printf(o, "static %s(const kl_c_wi *__wi",
-            kc_decl(e, fn->return_type, kl_format(e->ctx, "kl_f_%s", fn->name)));
+  klg_printf(o, "static %s(const kl_c_wi *__wi",
+             kc_decl(e, fn->return_type, kl_format(e->ctx, "kl_f_%s", fn->name)));
   for (kl_variable *param = fn->params; param; param = param->next) {
     kc_var *info = kc_var_of(e, param);
     if (info) info->cls = KC_VAR_PLAIN;
-    kc_printf(o, ", %s", kc_decl(e, param->type, kc_var_name(e, param)));
+    klg_printf(o, ", %s", kc_decl(e, param->type, kc_var_name(e, param)));
   }
-  kc_puts(o, ")");
+  klg_puts(o, ")");
   if (prototype_only) {
-    kc_puts(o, ";\n");
+    klg_puts(o, ";\n");
     return;
   }
   for (kl_variable *var = fn->locals; var; var = var->next) {
@@ -371,12 +323,12 @@ static void kc_helper_function(kc_emitter *e, const kl_function *fn, bool protot
   if (fn->features & KL_FEATURE_BARRIER || kc_has_barrier(fn->body, 0)) {
     /* reported at the barrier by kc_stmt */
   }
-  kc_puts(o, " {\n  (void)__wi;\n");
+  klg_puts(o, " {\n  (void)__wi;\n");
   if (fn->body)
     for (const kl_node *stmt = fn->body->kind == KL_STMT_COMPOUND ? fn->body->body : fn->body; stmt;
          stmt = stmt->next)
       kc_stmt(e, stmt);
-  kc_puts(o, "}\n\n");
+  klg_puts(o, "}\n\n");
 }
 
 static bool kc_calls_anything(const kl_node *node, int depth) {
@@ -482,7 +434,7 @@ static bool kc_kernel_analyze(kc_emitter *e, const kl_function *fn) {
   e->uses_calls = kc_calls_anything(fn->body, 0);
   e->barrier_mode = kc_has_barrier(fn->body, 0);
   e->has_return = kc_has_return(fn->body, 0);
-  kc_buf *final = e->out;
+  klg_buf *final = e->out;
 
   /* parameters */
   int index = 0;
@@ -500,14 +452,14 @@ static bool kc_kernel_analyze(kc_emitter *e, const kl_function *fn) {
   }
 
   /* pass 1: which variables are used where (the text is thrown away) */
-  kc_buf scratch = {0};
+  klg_buf scratch;
+  klg_init(&scratch, e->ctx);
   e->out = &scratch;
   e->analyzing = true;
   e->indent = 2;
   kc_group_list(e, fn->body && fn->body->kind == KL_STMT_COMPOUND ? fn->body->body : fn->body,
                 false);
   e->analyzing = false;
-  kc_buf_free(&scratch);
   e->out = final;
 
   for (kl_variable *param = fn->params; param; param = param->next) {
@@ -534,21 +486,21 @@ static bool kc_kernel_analyze(kc_emitter *e, const kl_function *fn) {
 
 /* kl_private_<name>: the scratch bytes per work-item the kernel needs. */
 static void kc_kernel_private_size(kc_emitter *e, const kl_function *fn) {
-  kc_buf *o = e->out;
-  kc_printf(o, "static size_t kl_private_%s(size_t items) {\n  size_t bytes = 0;\n", fn->name);
-  if (e->barrier_mode && e->has_return) kc_puts(o, "  bytes += kl_align_(items);\n");
+  klg_buf *o = e->out;
+  klg_printf(o, "static size_t kl_private_%s(size_t items) {\n  size_t bytes = 0;\n", fn->name);
+  if (e->barrier_mode && e->has_return) klg_puts(o, "  bytes += kl_align_(items);\n");
   for (kl_variable *var = fn->params; var; var = var->next)
     if (kc_var_of(e, var)->cls == KC_VAR_ARRAY)
-      kc_printf(o, "  bytes += kl_align_(sizeof(%s) * items);\n", kc_type(e, var->type));
+      klg_printf(o, "  bytes += kl_align_(sizeof(%s) * items);\n", kc_type(e, var->type));
   for (kl_variable *var = fn->locals; var; var = var->next)
     if (kc_var_of(e, var)->cls == KC_VAR_ARRAY)
-      kc_printf(o, "  bytes += kl_align_(sizeof(%s) * items);\n", kc_type(e, var->type));
-  kc_puts(o, "  (void)items;\n  return bytes;\n}\n\n");
+      klg_printf(o, "  bytes += kl_align_(sizeof(%s) * items);\n", kc_type(e, var->type));
+  klg_puts(o, "  (void)items;\n  return bytes;\n}\n\n");
 }
 
 /* The parameters, read from the launch's argument pointers. */
 static void kc_kernel_params(kc_emitter *e, const kl_function *fn) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   for (kl_variable *param = fn->params; param; param = param->next) {
     kc_var *info = kc_var_of(e, param);
     const char *name = kc_var_name(e, param);
@@ -557,24 +509,25 @@ static void kc_kernel_params(kc_emitter *e, const kl_function *fn) {
     if (param->type->kind == KL_TYPE_POINTER) {
       if (param->type->pointee_space == KL_SPACE_LOCAL)
         /* __local memory is reached through this pointer only: restrict */
-        kc_printf(o, "  %s = (%s)(__scratch + (uintptr_t)__L->args[%d]);\n",
-                  kc_decl(e, param->type, copy ? target : kl_format(e->ctx, "restrict %s", target)),
-                  kc_type(e, param->type), info->param_index);
+        klg_printf(
+            o, "  %s = (%s)(__scratch + (uintptr_t)__L->args[%d]);\n",
+            kc_decl(e, param->type, copy ? target : kl_format(e->ctx, "restrict %s", target)),
+            kc_type(e, param->type), info->param_index);
       else
-        kc_printf(o, "  %s = (%s)__L->args[%d];\n", kc_decl(e, param->type, target),
-                  kc_type(e, param->type), info->param_index);
+        klg_printf(o, "  %s = (%s)__L->args[%d];\n", kc_decl(e, param->type, target),
+                   kc_type(e, param->type), info->param_index);
     } else {
-      kc_printf(o, "  %s; __builtin_memcpy(&%s, __L->args[%d], sizeof %s);\n",
-                kc_decl(e, param->type, target), target, info->param_index, target);
+      klg_printf(o, "  %s; __builtin_memcpy(&%s, __L->args[%d], sizeof %s);\n",
+                 kc_decl(e, param->type, target), target, info->param_index, target);
     }
-    kc_printf(o, "  (void)%s;\n", target);
+    klg_printf(o, "  (void)%s;\n", target);
   }
 }
 
 /* The static __local variables, laid out at the start of the group's
  * scratch; returns their bytes. */
 static size_t kc_kernel_locals(kc_emitter *e, const kl_function *fn) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   size_t local_offset = 0;
   for (kl_variable *var = fn->locals; var; var = var->next) {
     if (var->space != KL_SPACE_LOCAL) continue;
@@ -584,11 +537,11 @@ static size_t kc_kernel_locals(kc_emitter *e, const kl_function *fn) {
     if (var->type->kind == KL_TYPE_ARRAY) {
       const char *pointer = kc_decl(e, var->type->element, kl_format(e->ctx, "*%s", name));
       const char *cast = kc_decl(e, var->type->element, "*");
-      kc_printf(o, "  %s = (%s)(__scratch + %zu);\n", pointer, cast, local_offset);
+      klg_printf(o, "  %s = (%s)(__scratch + %zu);\n", pointer, cast, local_offset);
     } else {
-      kc_printf(o, "  %s = (%s)(__scratch + %zu);\n",
-                kc_decl(e, var->type, kl_format(e->ctx, "*%s", name)), kc_decl(e, var->type, "*"),
-                local_offset);
+      klg_printf(o, "  %s = (%s)(__scratch + %zu);\n",
+                 kc_decl(e, var->type, kl_format(e->ctx, "*%s", name)), kc_decl(e, var->type, "*"),
+                 local_offset);
     }
     local_offset += (size_t)(var->type->size > 0 ? var->type->size : 1);
   }
@@ -599,47 +552,49 @@ static size_t kc_kernel_locals(kc_emitter *e, const kl_function *fn) {
  * then the loop over the range's groups with each group's sizes and the
  * copies of parameters made per work-item or per group. */
 static void kc_kernel_groups(kc_emitter *e, const kl_function *fn) {
-  kc_buf *o = e->out;
-  kc_puts(o, "  char *__priv = __scratch + __L->private_offset; (void)__priv;\n");
+  klg_buf *o = e->out;
+  klg_puts(o, "  char *__priv = __scratch + __L->private_offset; (void)__priv;\n");
   if (e->barrier_mode && e->has_return)
-    kc_puts(o, "  unsigned char *__ret = (unsigned char *)__priv; __priv += kl_align_(__items);\n");
+    klg_puts(o,
+             "  unsigned char *__ret = (unsigned char *)__priv; __priv += kl_align_(__items);\n");
   for (int pass = 0; pass < 2; pass++) {
     for (kl_variable *var = pass == 0 ? fn->params : fn->locals; var; var = var->next) {
       kc_var *info = kc_var_of(e, var);
       if (info->cls != KC_VAR_ARRAY) continue;
       const char *name = kc_var_name(e, var);
       const kl_type *type = kc_unqualified(e, var->type);
-      kc_printf(o, "  %s = (%s)__priv; __priv += kl_align_(sizeof(%s) * __items);\n",
-                kc_decl(e, type, kl_format(e->ctx, "*%s", name)), kc_decl(e, type, "*"),
-                kc_type(e, type));
+      klg_printf(o, "  %s = (%s)__priv; __priv += kl_align_(sizeof(%s) * __items);\n",
+                 kc_decl(e, type, kl_format(e->ctx, "*%s", name)), kc_decl(e, type, "*"),
+                 kc_type(e, type));
     }
   }
-  kc_puts(o,
-          "  for (size_t __g = __first; __g < __first + __count; __g++) {\n"
-          "    const size_t __gid0 = __g % __ng0, __gid1 = (__g / __ng0) % __ng1, "
-          "__gid2 = __g / __ng0 / __ng1;\n"
-          "    const size_t __ls0 = __gs0 - __gid0 * __els0 < __els0 ? __gs0 - __gid0 * __els0 : "
-          "__els0, __ls1 = __gs1 - __gid1 * __els1 < __els1 ? __gs1 - __gid1 * __els1 : __els1, "
-          "__ls2 = __gs2 - __gid2 * __els2 < __els2 ? __gs2 - __gid2 * __els2 : __els2;\n"
-          "    const size_t __gb0 = __gid0 * __els0 + __go0, __gb1 = __gid1 * __els1 + __go1, "
-          "__gb2 = __gid2 * __els2 + __go2;\n"
-          "    (void)__gb0; (void)__gb1; (void)__gb2;\n");
-  if (e->barrier_mode && e->has_return) kc_puts(o, "    __builtin_memset(__ret, 0, __items);\n");
+  klg_puts(o,
+           "  for (size_t __g = __first; __g < __first + __count; __g++) {\n"
+           "    const size_t __gid0 = __g % __ng0, __gid1 = (__g / __ng0) % __ng1, "
+           "__gid2 = __g / __ng0 / __ng1;\n"
+           "    const size_t __ls0 = __gs0 - __gid0 * __els0 < __els0 ? __gs0 - __gid0 * __els0 : "
+           "__els0, __ls1 = __gs1 - __gid1 * __els1 < __els1 ? __gs1 - __gid1 * __els1 : __els1, "
+           "__ls2 = __gs2 - __gid2 * __els2 < __els2 ? __gs2 - __gid2 * __els2 : __els2;\n"
+           "    const size_t __gb0 = __gid0 * __els0 + __go0, __gb1 = __gid1 * __els1 + __go1, "
+           "__gb2 = __gid2 * __els2 + __go2;\n"
+           "    (void)__gb0; (void)__gb1; (void)__gb2;\n");
+  if (e->barrier_mode && e->has_return) klg_puts(o, "    __builtin_memset(__ret, 0, __items);\n");
   for (kl_variable *var = fn->params; var; var = var->next) {
     kc_var *info = kc_var_of(e, var);
     if (info->cls != KC_VAR_ARRAY) continue;
     const char *name = kc_var_name(e, var);
-    kc_printf(o, "    for (size_t __i = 0; __i < __items; __i++) %s[__i] = __arg_%s;\n", name,
-              name);
+    klg_printf(o, "    for (size_t __i = 0; __i < __items; __i++) %s[__i] = __arg_%s;\n", name,
+               name);
   }
   for (kl_variable *var = fn->params; var; var = var->next)
     if (kc_var_of(e, var)->cls == KC_VAR_GROUP)
-      kc_printf(o, "    %s = __arg_%s;\n",
-                kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)), kc_var_name(e, var));
+      klg_printf(o, "    %s = __arg_%s;\n",
+                 kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)),
+                 kc_var_name(e, var));
   for (kl_variable *var = fn->locals; var; var = var->next) {
     kc_var *info = kc_var_of(e, var);
     if (info->cls != KC_VAR_GROUP) continue;
-    kc_printf(o, "    %s;\n", kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)));
+    klg_printf(o, "    %s;\n", kc_decl(e, kc_unqualified(e, var->type), kc_var_name(e, var)));
   }
 }
 
@@ -648,24 +603,24 @@ static void kc_kernel_groups(kc_emitter *e, const kl_function *fn) {
 static void kc_kernel(kc_emitter *e, const kl_function *fn) {
   if (!kc_kernel_analyze(e, fn)) return;
   kc_kernel_private_size(e, fn);
-  kc_buf *o = e->out;
-  kc_printf(o,
-            "static void kl_run_%s(const kl_c_launch *__L, size_t __first, size_t __count, "
-            "char *__scratch) {\n",
-            fn->name);
+  klg_buf *o = e->out;
+  klg_printf(o,
+             "static void kl_run_%s(const kl_c_launch *__L, size_t __first, size_t __count, "
+             "char *__scratch) {\n",
+             fn->name);
   /* __els: the enqueued local size; a group's own size (__ls) is smaller
    * in the last group of a dimension the local size does not divide */
-  kc_puts(o,
-          "  const size_t __els0 = __L->local_size[0], __els1 = __L->local_size[1], "
-          "__els2 = __L->local_size[2];\n"
-          "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
-          "__ng2 = __L->num_groups[2];\n"
-          "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
-          "__gs2 = __L->global_size[2];\n"
-          "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
-          "__go2 = __L->global_offset[2];\n"
-          "  const size_t __items = __els0 * __els1 * __els2;\n"
-          "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
+  klg_puts(o,
+           "  const size_t __els0 = __L->local_size[0], __els1 = __L->local_size[1], "
+           "__els2 = __L->local_size[2];\n"
+           "  const size_t __ng0 = __L->num_groups[0], __ng1 = __L->num_groups[1], "
+           "__ng2 = __L->num_groups[2];\n"
+           "  const size_t __gs0 = __L->global_size[0], __gs1 = __L->global_size[1], "
+           "__gs2 = __L->global_size[2];\n"
+           "  const size_t __go0 = __L->global_offset[0], __go1 = __L->global_offset[1], "
+           "__go2 = __L->global_offset[2];\n"
+           "  const size_t __items = __els0 * __els1 * __els2;\n"
+           "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
   kc_kernel_params(e, fn);
   size_t local_offset = kc_kernel_locals(e, fn);
   kc_kernel_groups(e, fn);
@@ -675,27 +630,27 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
   e->region = -1;
   kc_group_list(e, fn->body && fn->body->kind == KL_STMT_COMPOUND ? fn->body->body : fn->body,
                 false);
-  kc_puts(o, "  }\n}\n\n");
+  klg_puts(o, "  }\n}\n\n");
   int param_count = 0;
   for (kl_variable *param = fn->params; param; param = param->next) param_count++;
-  kc_printf(o,
-            "KL_EXPORT const kl_c_kernel kl_c_kernel_%s = {%uu, %d, %zu, kl_private_%s, "
-            "kl_run_%s};\n\n",
-            fn->name, KL_C_ABI_VERSION, param_count, local_offset, fn->name, fn->name);
+  klg_printf(o,
+             "KL_EXPORT const kl_c_kernel kl_c_kernel_%s = {%uu, %d, %zu, kl_private_%s, "
+             "kl_run_%s};\n\n",
+             fn->name, KL_C_ABI_VERSION, param_count, local_offset, fn->name, fn->name);
 }
 
 /* ------------------------------------------------------------ prelude */
 
-static void kc_prelude(kc_buf *o) {
-  kc_puts(o, "/* generated by anygpu's host-C emitter, translator version ");
-  kc_puts(o, KL_TRANSLATOR_VERSION);
-  kc_puts(o,
-          " */\n"
-          "#define _GNU_SOURCE 1\n"
-          "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
-          "typedef signed char schar;\ntypedef unsigned char uchar;\n"
-          "typedef unsigned short ushort;\ntypedef unsigned int uint;\n"
-          "typedef unsigned long ulong;\n");
+static void kc_prelude(klg_buf *o) {
+  klg_puts(o, "/* generated by anygpu's host-C emitter, translator version ");
+  klg_puts(o, KL_TRANSLATOR_VERSION);
+  klg_puts(o,
+           " */\n"
+           "#define _GNU_SOURCE 1\n"
+           "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n\n"
+           "typedef signed char schar;\ntypedef unsigned char uchar;\n"
+           "typedef unsigned short ushort;\ntypedef unsigned int uint;\n"
+           "typedef unsigned long ulong;\n");
   static const char *const elements[][2] = {{"char", "signed char"}, {"uchar", "unsigned char"},
                                             {"short", "short"},      {"ushort", "unsigned short"},
                                             {"int", "int"},          {"uint", "unsigned int"},
@@ -706,34 +661,34 @@ static void kc_prelude(kc_buf *o) {
   for (int i = 0; i < 10; i++)
     for (int l = 0; l < 5; l++) {
       int lanes = lengths[l] == 3 ? 4 : lengths[l];
-      kc_printf(o, "typedef %s %s%d __attribute__((vector_size(%d)));\n", elements[i][1],
-                elements[i][0], lengths[l], lanes * sizes[i]);
+      klg_printf(o, "typedef %s %s%d __attribute__((vector_size(%d)));\n", elements[i][1],
+                 elements[i][0], lengths[l], lanes * sizes[i]);
     }
-  kc_puts(o,
-          "\n" KL_C_ABI_TEXT
-          "\n\n"
-          "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3], gb[3]; "
-          "unsigned dim; } kl_c_wi;\n"
-          "#define KL_EXPORT __attribute__((visibility(\"default\")))\n"
-          "static inline size_t kl_align_(size_t n) { return (n + 127) & ~(size_t)127; }\n\n");
+  klg_puts(
+      o, "\n" KL_C_ABI_TEXT
+         "\n\n"
+         "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3], gb[3]; "
+         "unsigned dim; } kl_c_wi;\n"
+         "#define KL_EXPORT __attribute__((visibility(\"default\")))\n"
+         "static inline size_t kl_align_(size_t n) { return (n + 127) & ~(size_t)127; }\n\n");
 }
 
-static void kc_structs(kc_emitter *e, kc_buf *o) {
+static void kc_structs(kc_emitter *e, klg_buf *o) {
   for (int i = 0; i < e->program->struct_count; i++) {
     const kl_type *s = e->program->structs[i];
     const char *keyword = s->is_union ? "union" : "struct";
-    kc_printf(o, "%s kl_s%d {\n", keyword, i);
+    klg_printf(o, "%s kl_s%d {\n", keyword, i);
     for (const kl_member *m = s->members; m; m = m->next)
-      kc_printf(o, "  %s%s;\n", kc_decl(e, m->type, m->name), kl_member_gnu_attributes(e->ctx, m));
-    kc_printf(o, "}%s;\n", kl_struct_gnu_attributes(e->ctx, s));
+      klg_printf(o, "  %s%s;\n", kc_decl(e, m->type, m->name), kl_member_gnu_attributes(e->ctx, m));
+    klg_printf(o, "}%s;\n", kl_struct_gnu_attributes(e->ctx, s));
     for (const kl_member *m = s->members; m; m = m->next)
-      kc_printf(o, "_Static_assert(offsetof(%s kl_s%d, %s) == %d, \"layout of %s\");\n", keyword, i,
-                m->name, m->offset, s->name ? s->name : keyword);
+      klg_printf(o, "_Static_assert(offsetof(%s kl_s%d, %s) == %d, \"layout of %s\");\n", keyword,
+                 i, m->name, m->offset, s->name ? s->name : keyword);
     if (s->size > 0)
-      kc_printf(o, "_Static_assert(sizeof(%s kl_s%d) == %d, \"size of %s\");\n", keyword, i,
-                s->size, s->name ? s->name : keyword);
+      klg_printf(o, "_Static_assert(sizeof(%s kl_s%d) == %d, \"size of %s\");\n", keyword, i,
+                 s->size, s->name ? s->name : keyword);
   }
-  if (e->program->struct_count) kc_puts(o, "\n");
+  if (e->program->struct_count) klg_puts(o, "\n");
 }
 
 const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
@@ -743,21 +698,24 @@ const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
   e->ctx = ctx;
   e->program = program;
   e->region = -1;
-  kc_buf prelude = {0}, body = {0};
+  klg_buf prelude, body;
+  klg_init(&prelude, ctx);
+  klg_init(&body, ctx);
+  klg_init(&e->helpers, ctx);
   kc_prelude(&prelude);
   kc_structs(e, &prelude);
 
   e->out = &body;
   /* program-scope constants */
   for (kl_variable *var = program->constants; var; var = var->next) {
-    kc_printf(&body, "static const %s", kc_decl(e, var->type, kc_var_name(e, var)));
+    klg_printf(&body, "static const %s", kc_decl(e, var->type, kc_var_name(e, var)));
     if (var->initializer) {
-      kc_puts(&body, " = ");
+      klg_puts(&body, " = ");
       e->static_init = true;
       kc_initializer(e, var->initializer);
       e->static_init = false;
     }
-    kc_puts(&body, ";\n");
+    klg_puts(&body, ";\n");
   }
   /* helpers with barriers are inlined into the kernels (emit_c_inline.c),
    * whose variables then need ids of their own */
@@ -771,17 +729,14 @@ const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
   }
   for (const kl_function *fn = program->functions; fn; fn = fn->next)
     if (!fn->is_kernel && fn->body && !kc_barrier_helper(fn)) kc_helper_function(e, fn, true);
-  kc_puts(&body, "\n");
+  klg_puts(&body, "\n");
   for (const kl_function *fn = program->functions; fn; fn = fn->next)
     if (!fn->is_kernel && fn->body && !kc_barrier_helper(fn)) kc_helper_function(e, fn, false);
   for (const kl_function *fn = program->functions; fn; fn = fn->next)
     if (fn->is_kernel && fn->body) kc_kernel(e, kc_inline_barrier_helpers(e, fn));
 
   const char *result = NULL;
-  if (prelude.failed || body.failed || e->helpers.failed) {
-    kl_error(ctx, program->functions ? program->functions->location : (kl_location){0},
-             "out of memory in the C emitter");
-  } else if (!e->failed) {
+  if (!e->failed) {
     size_t total = prelude.length + e->helpers.length + body.length;
     char *text = kl_alloc(ctx, total + 1);
     memcpy(text, prelude.data, prelude.length);
@@ -790,9 +745,6 @@ const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
     text[total] = '\0';
     result = text;
   }
-  kc_buf_free(&prelude);
-  kc_buf_free(&body);
-  kc_buf_free(&e->helpers);
   free(e->helper_names);
   free(e->vars);
   return result;

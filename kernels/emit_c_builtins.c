@@ -144,12 +144,12 @@ static void kc_elementwise(kc_emitter *e, const kl_node *call) {
     sname = kl_format(e->ctx, "%s_%s%s", sname, is_pointer[i] ? "p" : "", element[i]);
   static const char names[] = "abc";
   if (kc_helper_new(e, sname)) {
-    kc_printf(&e->helpers, "static inline %s %s(", scalar_result, sname);
+    klg_printf(&e->helpers, "static inline %s %s(", scalar_result, sname);
     for (int i = 0; i < count; i++)
-      kc_printf(&e->helpers, "%s%s %s%c", i ? ", " : "", element[i], is_pointer[i] ? "*" : "",
-                names[i]);
-    if (count == 0) kc_puts(&e->helpers, "void");
-    kc_printf(&e->helpers, ") { %s }\n", body);
+      klg_printf(&e->helpers, "%s%s %s%c", i ? ", " : "", element[i], is_pointer[i] ? "*" : "",
+                 names[i]);
+    if (count == 0) klg_puts(&e->helpers, "void");
+    klg_printf(&e->helpers, ") { %s }\n", body);
   }
   int lanes = kc_lanes(result);
   for (int i = 0; i < count; i++)
@@ -161,43 +161,43 @@ static void kc_elementwise(kc_emitter *e, const kl_node *call) {
       name = kl_format(e->ctx, "%s%c", name, kc_vec(base[i]) ? 'v' : 's');
     if (kc_helper_new(e, name)) {
       const char *rtype = kc_type(e, result);
-      kc_printf(&e->helpers, "static inline %s %s(", rtype, name);
+      klg_printf(&e->helpers, "static inline %s %s(", rtype, name);
       for (int i = 0; i < count; i++)
-        kc_printf(&e->helpers, "%s%s", i ? ", " : "",
-                  kc_decl(e, args[i]->type, kl_format(e->ctx, "%c", names[i])));
-      kc_printf(&e->helpers, ") { %s r = {0}; ", rtype);
+        klg_printf(&e->helpers, "%s%s", i ? ", " : "",
+                   kc_decl(e, args[i]->type, kl_format(e->ctx, "%c", names[i])));
+      klg_printf(&e->helpers, ") { %s r = {0}; ", rtype);
       for (int i = 0; i < count; i++)
-        if (is_pointer[i]) kc_printf(&e->helpers, "%s t%c[16]; ", element[i], names[i]);
-      kc_printf(&e->helpers, "for (int i = 0; i < %d; i++) r[i] = %s%s(", lanes,
-                relational ? "-" : "", sname);
+        if (is_pointer[i]) klg_printf(&e->helpers, "%s t%c[16]; ", element[i], names[i]);
+      klg_printf(&e->helpers, "for (int i = 0; i < %d; i++) r[i] = %s%s(", lanes,
+                 relational ? "-" : "", sname);
       for (int i = 0; i < count; i++) {
         if (is_pointer[i])
-          kc_printf(&e->helpers, "%s&t%c[i]", i ? ", " : "", names[i]);
+          klg_printf(&e->helpers, "%s&t%c[i]", i ? ", " : "", names[i]);
         else
-          kc_printf(&e->helpers, "%s%c%s", i ? ", " : "", names[i], kc_vec(base[i]) ? "[i]" : "");
+          klg_printf(&e->helpers, "%s%c%s", i ? ", " : "", names[i], kc_vec(base[i]) ? "[i]" : "");
       }
-      kc_puts(&e->helpers, "); ");
+      klg_puts(&e->helpers, "); ");
       for (int i = 0; i < count; i++)
         if (is_pointer[i])
-          kc_printf(&e->helpers, "for (int i = 0; i < %d; i++) (*%c)[i] = t%c[i]; ", lanes,
-                    names[i], names[i]);
-      kc_puts(&e->helpers, "return r; }\n");
+          klg_printf(&e->helpers, "for (int i = 0; i < %d; i++) (*%c)[i] = t%c[i]; ", lanes,
+                     names[i], names[i]);
+      klg_puts(&e->helpers, "return r; }\n");
     }
   }
-  kc_printf(e->out, "%s(", name);
+  klg_printf(e->out, "%s(", name);
   for (int i = 0; i < count; i++) {
-    if (i) kc_puts(e->out, ", ");
+    if (i) klg_puts(e->out, ", ");
     kc_expr(e, args[i]);
   }
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 /* ---------------------------------------------------------- work items */
 
 void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   if (id == KL_BUILTIN_GET_WORK_DIM) {
-    kc_puts(o, e->in_kernel ? "((uint)__L->work_dim)" : "((uint)__wi->dim)");
+    klg_puts(o, e->in_kernel ? "((uint)__L->work_dim)" : "((uint)__wi->dim)");
     return;
   }
   int64_t d = -1;
@@ -231,12 +231,12 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
         break;
     }
     int t = e->temp_counter++;
-    kc_printf(o, "({ uint __d%d = (uint)(", t);
+    klg_printf(o, "({ uint __d%d = (uint)(", t);
     kc_expr(e, dim);
     if (field)
-      kc_printf(o, "); __d%d < 3 ? __wi->%s[__d%d] : (size_t)%s; })", t, field, t, fallback);
+      klg_printf(o, "); __d%d < 3 ? __wi->%s[__d%d] : (size_t)%s; })", t, field, t, fallback);
     else
-      kc_printf(o, "); __d%d < 3 ? __wi->gb[__d%d] + __wi->lid[__d%d] : (size_t)0; })", t, t, t);
+      klg_printf(o, "); __d%d < 3 ? __wi->gb[__d%d] + __wi->lid[__d%d] : (size_t)0; })", t, t, t);
     return;
   }
   const char *forms[3];
@@ -272,13 +272,13 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
     }
   }
   if (constant) {
-    kc_puts(o, d >= 0 && d < 3 ? forms[d] : fallback);
+    klg_puts(o, d >= 0 && d < 3 ? forms[d] : fallback);
     return;
   }
   int t = e->temp_counter++;
-  kc_printf(o, "({ uint __d%d = (uint)(", t);
+  klg_printf(o, "({ uint __d%d = (uint)(", t);
   kc_expr(e, dim);
-  kc_printf(
+  klg_printf(
       o, "); __d%d == 0 ? (size_t)%s : __d%d == 1 ? (size_t)%s : __d%d == 2 ? (size_t)%s : %s; })",
       t, forms[0], t, forms[1], t, forms[2], fallback);
 }
@@ -340,40 +340,40 @@ static void kc_atomic(kc_emitter *e, const kl_node *call) {
   }
   const char *name = kl_format(e->ctx, "kl_atomic_%s_%s%s", op, vol[0] ? "v" : "", tname);
   if (kc_helper_new(e, name)) {
-    kc_buf *h = &e->helpers;
+    klg_buf *h = &e->helpers;
     const char *sig = kl_format(e->ctx, "static inline %s %s(%s%s *p", tname, name, vol, tname);
     const char *relaxed = "__ATOMIC_RELAXED";
     if (values == 0) {
-      kc_printf(h, "%s) { return __atomic_fetch_%s(p, (%s)1, %s); }\n", sig,
-                strcmp(op, "inc") == 0 ? "add" : "sub", tname, relaxed);
+      klg_printf(h, "%s) { return __atomic_fetch_%s(p, (%s)1, %s); }\n", sig,
+                 strcmp(op, "inc") == 0 ? "add" : "sub", tname, relaxed);
     } else if (values == 2) {
-      kc_printf(h,
-                "%s, %s c, %s v) { %s x = c; __atomic_compare_exchange_n(p, &x, v, 0, %s, %s); "
-                "return x; }\n",
-                sig, tname, tname, tname, relaxed, relaxed);
+      klg_printf(h,
+                 "%s, %s c, %s v) { %s x = c; __atomic_compare_exchange_n(p, &x, v, 0, %s, %s); "
+                 "return x; }\n",
+                 sig, tname, tname, tname, relaxed, relaxed);
     } else if (strcmp(op, "xchg") == 0) {
       if (is_float)
-        kc_printf(h, "%s, %s v) { %s r; __atomic_exchange(p, &v, &r, %s); return r; }\n", sig,
-                  tname, tname, relaxed);
+        klg_printf(h, "%s, %s v) { %s r; __atomic_exchange(p, &v, &r, %s); return r; }\n", sig,
+                   tname, tname, relaxed);
       else
-        kc_printf(h, "%s, %s v) { return __atomic_exchange_n(p, v, %s); }\n", sig, tname, relaxed);
+        klg_printf(h, "%s, %s v) { return __atomic_exchange_n(p, v, %s); }\n", sig, tname, relaxed);
     } else if (strcmp(op, "min") == 0 || strcmp(op, "max") == 0) {
-      kc_printf(h,
-                "%s, %s v) { %s old = __atomic_load_n(p, %s); while (v %s old && "
-                "!__atomic_compare_exchange_n(p, &old, v, 1, %s, %s)) {} return old; }\n",
-                sig, tname, tname, relaxed, strcmp(op, "min") == 0 ? "<" : ">", relaxed, relaxed);
+      klg_printf(h,
+                 "%s, %s v) { %s old = __atomic_load_n(p, %s); while (v %s old && "
+                 "!__atomic_compare_exchange_n(p, &old, v, 1, %s, %s)) {} return old; }\n",
+                 sig, tname, tname, relaxed, strcmp(op, "min") == 0 ? "<" : ">", relaxed, relaxed);
     } else {
-      kc_printf(h, "%s, %s v) { return __atomic_fetch_%s(p, v, %s); }\n", sig, tname, op, relaxed);
+      klg_printf(h, "%s, %s v) { return __atomic_fetch_%s(p, v, %s); }\n", sig, tname, op, relaxed);
     }
   }
-  kc_printf(e->out, "%s(", name);
+  klg_printf(e->out, "%s(", name);
   bool first = true;
   for (const kl_node *arg = call->args; arg; arg = arg->next) {
-    if (!first) kc_puts(e->out, ", ");
+    if (!first) klg_puts(e->out, ", ");
     kc_expr(e, arg);
     first = false;
   }
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 /* --------------------------------------------------------- conversions */
@@ -457,20 +457,20 @@ static void kc_convert(kc_emitter *e, const kl_node *call) {
   const char *sname = kl_format(e->ctx, "kl_cvt_%s_%s%s_%d", kc_scalar_name(tk), kc_scalar_name(fk),
                                 b->saturate ? "_sat" : "", (int)b->rounding);
   if (kc_helper_new(e, sname))
-    kc_printf(&e->helpers, "static inline %s %s(%s a) { %s }\n", kc_scalar_name(tk), sname,
-              kc_scalar_name(fk), kc_convert_body(e, b, tk, fk));
+    klg_printf(&e->helpers, "static inline %s %s(%s a) { %s }\n", kc_scalar_name(tk), sname,
+               kc_scalar_name(fk), kc_convert_body(e, b, tk, fk));
   const char *name = sname;
   if (kc_vec(to)) {
     name = kl_format(e->ctx, "%s_v%d", sname, to->length);
     if (kc_helper_new(e, name))
-      kc_printf(&e->helpers,
-                "static inline %s %s(%s a) { %s r = {0}; for (int i = 0; i < %d; i++) r[i] = "
-                "%s(a[i]); return r; }\n",
-                kc_type(e, to), name, kc_type(e, from), kc_type(e, to), to->length, sname);
+      klg_printf(&e->helpers,
+                 "static inline %s %s(%s a) { %s r = {0}; for (int i = 0; i < %d; i++) r[i] = "
+                 "%s(a[i]); return r; }\n",
+                 kc_type(e, to), name, kc_type(e, from), kc_type(e, to), to->length, sname);
   }
-  kc_printf(e->out, "%s(", name);
+  klg_printf(e->out, "%s(", name);
   kc_expr(e, arg);
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 static void kc_as(kc_emitter *e, const kl_node *call) {
@@ -478,12 +478,13 @@ static void kc_as(kc_emitter *e, const kl_node *call) {
   const char *name =
       kl_format(e->ctx, "kl_as_%s_%s", kc_mangle(e, call->type), kc_mangle(e, call->args->type));
   if (kc_helper_new(e, name))
-    kc_printf(&e->helpers,
-              "static inline %s %s(%s a) { %s r; __builtin_memcpy(&r, &a, sizeof r); return r; }\n",
-              to, name, from, to);
-  kc_printf(e->out, "%s(", name);
+    klg_printf(
+        &e->helpers,
+        "static inline %s %s(%s a) { %s r; __builtin_memcpy(&r, &a, sizeof r); return r; }\n", to,
+        name, from, to);
+  klg_printf(e->out, "%s(", name);
   kc_expr(e, call->args);
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 /* ----------------------------------------------------- loads and stores */
@@ -498,16 +499,16 @@ static void kc_vload(kc_emitter *e, const kl_node *call) {
   const char *element = kc_scalar_name(type->element->kind);
   const char *name = kl_format(e->ctx, "kl_vload_%s", kc_mangle(e, type));
   if (kc_helper_new(e, name))
-    kc_printf(&e->helpers,
-              "static inline %s %s(size_t o, const volatile void *p) { %s r = {0}; "
-              "__builtin_memcpy(&r, (const %s *)p + o * %d, %d * sizeof(%s)); return r; }\n",
-              kc_type(e, type), name, kc_type(e, type), element, type->length, type->length,
-              element);
-  kc_printf(e->out, "%s(", name);
+    klg_printf(&e->helpers,
+               "static inline %s %s(size_t o, const volatile void *p) { %s r = {0}; "
+               "__builtin_memcpy(&r, (const %s *)p + o * %d, %d * sizeof(%s)); return r; }\n",
+               kc_type(e, type), name, kc_type(e, type), element, type->length, type->length,
+               element);
+  klg_printf(e->out, "%s(", name);
   kc_expr(e, offset);
-  kc_puts(e->out, ", ");
+  klg_puts(e->out, ", ");
   kc_expr(e, pointer);
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 static void kc_vstore(kc_emitter *e, const kl_node *call) {
@@ -521,17 +522,17 @@ static void kc_vstore(kc_emitter *e, const kl_node *call) {
   const char *element = kc_scalar_name(type->element->kind);
   const char *name = kl_format(e->ctx, "kl_vstore_%s", kc_mangle(e, type));
   if (kc_helper_new(e, name))
-    kc_printf(&e->helpers,
-              "static inline void %s(%s d, size_t o, volatile void *p) { __builtin_memcpy((%s *)p "
-              "+ o * %d, &d, %d * sizeof(%s)); }\n",
-              name, kc_type(e, type), element, type->length, type->length, element);
-  kc_printf(e->out, "%s(", name);
+    klg_printf(&e->helpers,
+               "static inline void %s(%s d, size_t o, volatile void *p) { __builtin_memcpy((%s *)p "
+               "+ o * %d, &d, %d * sizeof(%s)); }\n",
+               name, kc_type(e, type), element, type->length, type->length, element);
+  klg_printf(e->out, "%s(", name);
   kc_expr(e, data);
-  kc_puts(e->out, ", ");
+  klg_puts(e->out, ", ");
   kc_expr(e, offset);
-  kc_puts(e->out, ", ");
+  klg_puts(e->out, ", ");
   kc_expr(e, pointer);
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 /* ----------------------------------------------------------- geometric */
@@ -544,20 +545,20 @@ static void kc_geometric(kc_emitter *e, const kl_node *call) {
   const char *V = kc_type(e, type);
   const char *f = kc_elem(type)->kind == KL_TYPE_FLOAT ? "f" : "";
   const char *mangle = kc_mangle(e, type);
-  kc_buf *h = &e->helpers;
+  klg_buf *h = &e->helpers;
   const char *dot = kl_format(e->ctx, "kl_dot_%s", mangle);
   if (kc_helper_new(e, dot)) {
     if (n == 1)
-      kc_printf(h, "static inline %s %s(%s a, %s b) { return a * b; }\n", T, dot, V, V);
+      klg_printf(h, "static inline %s %s(%s a, %s b) { return a * b; }\n", T, dot, V, V);
     else
-      kc_printf(h,
-                "static inline %s %s(%s a, %s b) { %s s = a[0] * b[0]; for (int i = 1; i < %d; "
-                "i++) s += a[i] * b[i]; return s; }\n",
-                T, dot, V, V, T, n);
+      klg_printf(h,
+                 "static inline %s %s(%s a, %s b) { %s s = a[0] * b[0]; for (int i = 1; i < %d; "
+                 "i++) s += a[i] * b[i]; return s; }\n",
+                 T, dot, V, V, T, n);
   }
   const char *length = kl_format(e->ctx, "kl_length_%s", mangle);
   if (kc_helper_new(e, length))
-    kc_printf(h, "static inline %s %s(%s a) { return sqrt%s(%s(a, a)); }\n", T, length, V, f, dot);
+    klg_printf(h, "static inline %s %s(%s a) { return sqrt%s(%s(a, a)); }\n", T, length, V, f, dot);
   const char *name = NULL;
   switch (call->builtin->id) {
     case KL_BUILTIN_DOT:
@@ -571,21 +572,21 @@ static void kc_geometric(kc_emitter *e, const kl_node *call) {
     case KL_BUILTIN_FAST_DISTANCE:
       name = kl_format(e->ctx, "kl_distance_%s", mangle);
       if (kc_helper_new(e, name))
-        kc_printf(h, "static inline %s %s(%s a, %s b) { return %s(a - b); }\n", T, name, V, V,
-                  length);
+        klg_printf(h, "static inline %s %s(%s a, %s b) { return %s(a - b); }\n", T, name, V, V,
+                   length);
       break;
     case KL_BUILTIN_NORMALIZE:
     case KL_BUILTIN_FAST_NORMALIZE:
       name = kl_format(e->ctx, "kl_normalize_%s", mangle);
       if (kc_helper_new(e, name))
-        kc_printf(
+        klg_printf(
             h, "static inline %s %s(%s a) { %s l = %s(a); if (l == 0) return a; return a / l; }\n",
             V, name, V, T, length);
       break;
     case KL_BUILTIN_CROSS:
       name = kl_format(e->ctx, "kl_cross_%s", mangle);
       if (kc_helper_new(e, name))
-        kc_printf(
+        klg_printf(
             h,
             "static inline %s %s(%s a, %s b) { %s r = {0}; r[0] = a[1] * b[2] - a[2] * b[1]; r[1] "
             "= a[2] * b[0] - a[0] * b[2]; r[2] = a[0] * b[1] - a[1] * b[0]; return r; }\n",
@@ -594,13 +595,13 @@ static void kc_geometric(kc_emitter *e, const kl_node *call) {
     default:
       break;
   }
-  kc_printf(e->out, "%s(", name);
+  klg_printf(e->out, "%s(", name);
   kc_expr(e, a);
   if (b) {
-    kc_puts(e->out, ", ");
+    klg_puts(e->out, ", ");
     kc_expr(e, b);
   }
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 /* ------------------------------------------------------ select, any, all */
@@ -608,23 +609,23 @@ static void kc_geometric(kc_emitter *e, const kl_node *call) {
 static void kc_select_like(kc_emitter *e, const kl_node *call) {
   const kl_node *a = call->args, *b = a ? a->next : NULL, *c = b ? b->next : NULL;
   kl_builtin_id id = call->builtin->id;
-  kc_buf *h = &e->helpers;
+  klg_buf *h = &e->helpers;
   if (id == KL_BUILTIN_ANY || id == KL_BUILTIN_ALL) {
     const kl_type *type = a->type;
     const char *name =
         kl_format(e->ctx, "kl_%s_%s", id == KL_BUILTIN_ANY ? "any" : "all", kc_mangle(e, type));
     if (kc_helper_new(e, name)) {
       int bits = kc_elem(type)->size * 8;
-      kc_printf(h,
-                "static inline int %s(%s a) { int r = %d; for (int i = 0; i < %d; i++) { int m = "
-                "(int)(((%s)a%s >> %d) & 1); r = r %s m; } return r; }\n",
-                name, kc_type(e, type), id == KL_BUILTIN_ALL, kc_lanes(type),
-                kc_unsigned_name(kc_elem(type)->kind), kc_vec(type) ? "[i]" : "", bits - 1,
-                id == KL_BUILTIN_ANY ? "|" : "&");
+      klg_printf(h,
+                 "static inline int %s(%s a) { int r = %d; for (int i = 0; i < %d; i++) { int m = "
+                 "(int)(((%s)a%s >> %d) & 1); r = r %s m; } return r; }\n",
+                 name, kc_type(e, type), id == KL_BUILTIN_ALL, kc_lanes(type),
+                 kc_unsigned_name(kc_elem(type)->kind), kc_vec(type) ? "[i]" : "", bits - 1,
+                 id == KL_BUILTIN_ANY ? "|" : "&");
     }
-    kc_printf(e->out, "%s(", name);
+    klg_printf(e->out, "%s(", name);
     kc_expr(e, a);
-    kc_puts(e->out, ")");
+    klg_puts(e->out, ")");
     return;
   }
   const kl_type *type = call->type;
@@ -639,30 +640,30 @@ static void kc_select_like(kc_emitter *e, const kl_node *call) {
                                                                              : kc_elem(type)->kind);
     if (id == KL_BUILTIN_SELECT) {
       if (!kc_vec(type))
-        kc_printf(h, "static inline %s %s(%s a, %s b, %s c) { return c ? b : a; }\n", V, name, V, V,
-                  kc_type(e, c->type));
+        klg_printf(h, "static inline %s %s(%s a, %s b, %s c) { return c ? b : a; }\n", V, name, V,
+                   V, kc_type(e, c->type));
       else
-        kc_printf(h,
-                  "static inline %s %s(%s a, %s b, %s c) { %s r = a; for (int i = 0; i < %d; i++) "
-                  "if ((c[i] >> %d) & 1) r[i] = b[i]; return r; }\n",
-                  V, name, V, V, kc_type(e, c->type), V, n, kc_elem(c->type)->size * 8 - 1);
+        klg_printf(h,
+                   "static inline %s %s(%s a, %s b, %s c) { %s r = a; for (int i = 0; i < %d; i++) "
+                   "if ((c[i] >> %d) & 1) r[i] = b[i]; return r; }\n",
+                   V, name, V, V, kc_type(e, c->type), V, n, kc_elem(c->type)->size * 8 - 1);
     } else {
-      kc_printf(h,
-                "static inline %s %s(%s a, %s b, %s c) { %s r; for (int i = 0; i < %d; i++) { %s "
-                "x, y, z, w; __builtin_memcpy(&x, (char *)&a + i * sizeof x, sizeof x); "
-                "__builtin_memcpy(&y, (char *)&b + i * sizeof x, sizeof x); __builtin_memcpy(&z, "
-                "(char *)&c + i * sizeof x, sizeof x); w = (x & ~z) | (y & z); "
-                "__builtin_memcpy((char *)&r + i * sizeof x, &w, sizeof x); } return r; }\n",
-                V, name, V, V, kc_type(e, c->type), V, n, U);
+      klg_printf(h,
+                 "static inline %s %s(%s a, %s b, %s c) { %s r; for (int i = 0; i < %d; i++) { %s "
+                 "x, y, z, w; __builtin_memcpy(&x, (char *)&a + i * sizeof x, sizeof x); "
+                 "__builtin_memcpy(&y, (char *)&b + i * sizeof x, sizeof x); __builtin_memcpy(&z, "
+                 "(char *)&c + i * sizeof x, sizeof x); w = (x & ~z) | (y & z); "
+                 "__builtin_memcpy((char *)&r + i * sizeof x, &w, sizeof x); } return r; }\n",
+                 V, name, V, V, kc_type(e, c->type), V, n, U);
     }
   }
-  kc_printf(e->out, "%s(", name);
+  klg_printf(e->out, "%s(", name);
   kc_expr(e, a);
-  kc_puts(e->out, ", ");
+  klg_puts(e->out, ", ");
   kc_expr(e, b);
-  kc_puts(e->out, ", ");
+  klg_puts(e->out, ", ");
   kc_expr(e, c);
-  kc_puts(e->out, ")");
+  klg_puts(e->out, ")");
 }
 
 void kc_builtin(kc_emitter *e, const kl_node *call) {
@@ -683,7 +684,7 @@ void kc_builtin(kc_emitter *e, const kl_node *call) {
                  "and in work-group-uniform if/for/while/do of a kernel");
         return;
       }
-      kc_puts(e->out, "((void)0)"); /* a group's work-items run on one thread, in order */
+      klg_puts(e->out, "((void)0)"); /* a group's work-items run on one thread, in order */
       return;
     case KL_BUILTIN_ATOMIC:
       kc_atomic(e, call);

@@ -12,59 +12,59 @@
 /* -------------------------------------------------------- expressions */
 
 static void kc_literal(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   const kl_type *type = node->type;
   if (node->kind == KL_EXPR_FLOAT_LITERAL) {
     double v = node->float_value;
     bool is_float = type->kind == KL_TYPE_FLOAT;
     if (v != v) {
-      kc_puts(o, is_float ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")");
+      klg_puts(o, is_float ? "__builtin_nanf(\"\")" : "__builtin_nan(\"\")");
     } else if (v == __builtin_inf() || v == -__builtin_inf()) {
-      kc_printf(o, "(%s%s)", v < 0 ? "-" : "", is_float ? "__builtin_inff()" : "__builtin_inf()");
+      klg_printf(o, "(%s%s)", v < 0 ? "-" : "", is_float ? "__builtin_inff()" : "__builtin_inf()");
     } else {
-      kc_printf(o, is_float ? "%af" : "%a", v);
+      klg_printf(o, is_float ? "%af" : "%a", v);
     }
     return;
   }
   bool is_signed = kl_type_is_signed(type);
   const char *name = kc_type(e, type);
   if (type->kind == KL_TYPE_BOOL) {
-    kc_puts(o, node->int_value ? "((_Bool)1)" : "((_Bool)0)");
+    klg_puts(o, node->int_value ? "((_Bool)1)" : "((_Bool)0)");
   } else if (is_signed) {
     int64_t v = (int64_t)node->int_value;
     if (v == INT64_MIN)
-      kc_printf(o, "((%s)(-9223372036854775807ll - 1))", name);
+      klg_printf(o, "((%s)(-9223372036854775807ll - 1))", name);
     else
-      kc_printf(o, "((%s)%" PRId64 "ll)", name, v);
+      klg_printf(o, "((%s)%" PRId64 "ll)", name, v);
   } else {
-    kc_printf(o, "((%s)%" PRIu64 "ull)", name, node->int_value);
+    klg_printf(o, "((%s)%" PRIu64 "ull)", name, node->int_value);
   }
 }
 
 /* A scalar value broadcast to a vector type. */
 static void kc_splat(kc_emitter *e, const kl_type *vector, const kl_node *scalar) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   const char *element = kc_type(e, vector->element);
   if (e->static_init) {
-    kc_puts(o, "{");
+    klg_puts(o, "{");
     for (int i = 0; i < vector->length; i++) {
-      if (i) kc_puts(o, ", ");
-      kc_printf(o, "(%s)", element);
+      if (i) klg_puts(o, ", ");
+      klg_printf(o, "(%s)", element);
       kc_expr(e, scalar);
     }
-    kc_puts(o, "}");
+    klg_puts(o, "}");
     return;
   }
   int t = e->temp_counter++;
-  kc_printf(o, "({ %s __s%d = (%s)(", element, t, element);
+  klg_printf(o, "({ %s __s%d = (%s)(", element, t, element);
   kc_expr(e, scalar);
-  kc_printf(o, "); (%s){", kc_type(e, vector));
-  for (int i = 0; i < vector->length; i++) kc_printf(o, "%s__s%d", i ? ", " : "", t);
-  kc_puts(o, "}; })");
+  klg_printf(o, "); (%s){", kc_type(e, vector));
+  for (int i = 0; i < vector->length; i++) klg_printf(o, "%s__s%d", i ? ", " : "", t);
+  klg_puts(o, "}; })");
 }
 
 static void kc_vector_literal(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   const kl_type *type = node->type;
   const char *element = kc_type(e, type->element);
   if (node->arg_count == 1 && node->args && !kc_is_vector(node->args->type)) {
@@ -75,7 +75,7 @@ static void kc_vector_literal(kc_emitter *e, const kl_node *node) {
   for (const kl_node *part = node->args; part; part = part->next)
     if (kc_is_vector(part->type)) any_vector = true;
   if (!any_vector || e->static_init) {
-    kc_printf(o, e->static_init ? "{" : "((%s){", kc_type(e, type));
+    klg_printf(o, e->static_init ? "{" : "((%s){", kc_type(e, type));
     bool first = true;
     for (const kl_node *part = node->args; part; part = part->next) {
       if (kc_is_vector(part->type)) {
@@ -83,37 +83,37 @@ static void kc_vector_literal(kc_emitter *e, const kl_node *node) {
                  "a vector part in a constant vector literal is not supported by the C target");
         return;
       }
-      kc_printf(o, "%s(%s)(", first ? "" : ", ", element);
+      klg_printf(o, "%s(%s)(", first ? "" : ", ", element);
       kc_expr(e, part);
-      kc_puts(o, ")");
+      klg_puts(o, ")");
       first = false;
     }
-    kc_puts(o, e->static_init ? "}" : "})");
+    klg_puts(o, e->static_init ? "}" : "})");
     return;
   }
   int base = e->temp_counter;
   e->temp_counter += node->arg_count + 1;
-  kc_puts(o, "({ ");
+  klg_puts(o, "({ ");
   int index = 0;
   for (const kl_node *part = node->args; part; part = part->next, index++) {
-    kc_printf(o, "%s __p%d_%d = ", kc_type(e, part->type), base, index);
+    klg_printf(o, "%s __p%d_%d = ", kc_type(e, part->type), base, index);
     kc_expr(e, part);
-    kc_puts(o, "; ");
+    klg_puts(o, "; ");
   }
-  kc_printf(o, "(%s){", kc_type(e, type));
+  klg_printf(o, "(%s){", kc_type(e, type));
   index = 0;
   bool first = true;
   for (const kl_node *part = node->args; part; part = part->next, index++) {
     int count = kc_is_vector(part->type) ? part->type->length : 1;
     for (int c = 0; c < count; c++) {
       if (kc_is_vector(part->type))
-        kc_printf(o, "%s(%s)__p%d_%d[%d]", first ? "" : ", ", element, base, index, c);
+        klg_printf(o, "%s(%s)__p%d_%d[%d]", first ? "" : ", ", element, base, index, c);
       else
-        kc_printf(o, "%s(%s)__p%d_%d", first ? "" : ", ", element, base, index);
+        klg_printf(o, "%s(%s)__p%d_%d", first ? "" : ", ", element, base, index);
       first = false;
     }
   }
-  kc_puts(o, "}; })");
+  klg_puts(o, "}; })");
 }
 
 static int kc_element_bits(const kl_type *type) {
@@ -123,12 +123,12 @@ static int kc_element_bits(const kl_type *type) {
 }
 
 static void kc_conversion(kc_emitter *e, const kl_type *to, const kl_node *from) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   const kl_type *source = from->type;
   if (to->kind == KL_TYPE_VOID) {
-    kc_puts(o, "((void)(");
+    klg_puts(o, "((void)(");
     kc_expr(e, from);
-    kc_puts(o, "))");
+    klg_puts(o, "))");
     return;
   }
   if (kc_is_vector(to) && !kc_is_vector(source)) {
@@ -140,9 +140,9 @@ static void kc_conversion(kc_emitter *e, const kl_type *to, const kl_node *from)
       kc_expr(e, from);
       return;
     }
-    kc_printf(o, "__builtin_convertvector(");
+    klg_printf(o, "__builtin_convertvector(");
     kc_expr(e, from);
-    kc_printf(o, ", %s)", kc_type(e, to));
+    klg_printf(o, ", %s)", kc_type(e, to));
     return;
   }
   if (source && source->kind == KL_TYPE_ARRAY && to->kind == KL_TYPE_POINTER) {
@@ -154,12 +154,12 @@ static void kc_conversion(kc_emitter *e, const kl_type *to, const kl_node *from)
     return;
   }
   if (e->static_init) {
-    kc_printf(o, "(%s)(", kc_type(e, to));
+    klg_printf(o, "(%s)(", kc_type(e, to));
   } else {
-    kc_printf(o, "((%s)(", kc_type(e, to));
+    klg_printf(o, "((%s)(", kc_type(e, to));
   }
   kc_expr(e, from);
-  kc_puts(o, e->static_init ? ")" : "))");
+  klg_puts(o, e->static_init ? ")" : "))");
 }
 
 static bool kc_is_comparison(kl_operator op) {
@@ -170,118 +170,118 @@ static bool kc_is_comparison(kl_operator op) {
 static void kc_shift_count(kc_emitter *e, const kl_type *left, const kl_node *count) {
   int bits = kc_element_bits(left);
   if (!kc_is_vector(left) && bits < 32) bits = 32; /* promoted */
-  kc_puts(e->out, "((");
+  klg_puts(e->out, "((");
   kc_expr(e, count);
-  kc_printf(e->out, ") & %d)", bits - 1);
+  klg_printf(e->out, ") & %d)", bits - 1);
 }
 
 static void kc_binary(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   kl_operator op = node->op;
   bool vector = kc_is_vector(node->lhs->type) || kc_is_vector(node->rhs->type);
   if (vector && (op == KL_OP_LOGICAL_AND || op == KL_OP_LOGICAL_OR)) {
-    kc_printf(o, "((%s)(((", kc_type(e, node->type));
+    klg_printf(o, "((%s)(((", kc_type(e, node->type));
     kc_expr(e, node->lhs);
-    kc_printf(o, ") != 0) %s ((", op == KL_OP_LOGICAL_AND ? "&" : "|");
+    klg_printf(o, ") != 0) %s ((", op == KL_OP_LOGICAL_AND ? "&" : "|");
     kc_expr(e, node->rhs);
-    kc_puts(o, ") != 0)))");
+    klg_puts(o, ") != 0)))");
     return;
   }
   if (vector && kc_is_comparison(op)) {
-    kc_printf(o, "((%s)((", kc_type(e, node->type));
+    klg_printf(o, "((%s)((", kc_type(e, node->type));
     kc_expr(e, node->lhs);
-    kc_printf(o, ") %s (", kl_operator_text(op));
+    klg_printf(o, ") %s (", kl_operator_text(op));
     kc_expr(e, node->rhs);
-    kc_puts(o, ")))");
+    klg_puts(o, ")))");
     return;
   }
   if (e->gid_fast)
     for (int i = 0; i < e->gid_cmp_count; i++)
       if (e->gid_cmp[i] == node) {
-        kc_puts(o, e->gid_cmp_value[i] ? "((int)1)" : "((int)0)");
+        klg_puts(o, e->gid_cmp_value[i] ? "((int)1)" : "((int)0)");
         return;
       }
-  kc_puts(o, "(");
+  klg_puts(o, "(");
   kc_expr(e, node->lhs);
-  kc_printf(o, " %s ", kl_operator_text(op));
+  klg_printf(o, " %s ", kl_operator_text(op));
   if (op == KL_OP_SHL || op == KL_OP_SHR)
     kc_shift_count(e, node->lhs->type, node->rhs);
   else
     kc_expr(e, node->rhs);
-  kc_puts(o, ")");
+  klg_puts(o, ")");
 }
 
 static void kc_swizzle_read(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   if (node->component_count == 1) {
-    kc_puts(o, "(");
+    klg_puts(o, "(");
     kc_expr(e, node->lhs);
-    kc_printf(o, ")[%d]", node->components[0]);
+    klg_printf(o, ")[%d]", node->components[0]);
     return;
   }
   int t = e->temp_counter++;
-  kc_printf(o, "({ %s __w%d = ", kc_type(e, node->lhs->type), t);
+  klg_printf(o, "({ %s __w%d = ", kc_type(e, node->lhs->type), t);
   kc_expr(e, node->lhs);
-  kc_printf(o, "; (%s){", kc_type(e, node->type));
+  klg_printf(o, "; (%s){", kc_type(e, node->type));
   for (int i = 0; i < node->component_count; i++)
-    kc_printf(o, "%s__w%d[%d]", i ? ", " : "", t, node->components[i]);
-  kc_puts(o, "}; })");
+    klg_printf(o, "%s__w%d[%d]", i ? ", " : "", t, node->components[i]);
+  klg_puts(o, "}; })");
 }
 
 /* lhs.xy = rhs, lhs.xy op= rhs */
 static void kc_swizzle_assign(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   const kl_node *swizzle = node->lhs;
   int t = e->temp_counter++;
-  kc_printf(o, "({ %s *__q%d = &(", kc_type(e, swizzle->lhs->type), t);
+  klg_printf(o, "({ %s *__q%d = &(", kc_type(e, swizzle->lhs->type), t);
   kc_expr(e, swizzle->lhs);
-  kc_printf(o, "); %s __r%d = ", kc_type(e, swizzle->type), t);
+  klg_printf(o, "); %s __r%d = ", kc_type(e, swizzle->type), t);
   if (node->kind == KL_EXPR_ASSIGN && node->op != KL_OP_NONE) {
-    kc_printf(o, "(%s){", kc_type(e, swizzle->type));
+    klg_printf(o, "(%s){", kc_type(e, swizzle->type));
     for (int i = 0; i < swizzle->component_count; i++)
-      kc_printf(o, "%s(*__q%d)[%d]", i ? ", " : "", t, swizzle->components[i]);
-    kc_printf(o, "} %s ", kl_operator_text(node->op));
+      klg_printf(o, "%s(*__q%d)[%d]", i ? ", " : "", t, swizzle->components[i]);
+    klg_printf(o, "} %s ", kl_operator_text(node->op));
     if (node->op == KL_OP_SHL || node->op == KL_OP_SHR)
       kc_shift_count(e, swizzle->type, node->rhs);
     else {
-      kc_printf(o, "(%s)(", kc_type(e, swizzle->type));
+      klg_printf(o, "(%s)(", kc_type(e, swizzle->type));
       kc_expr(e, node->rhs);
-      kc_puts(o, ")");
+      klg_puts(o, ")");
     }
   } else {
     kc_expr(e, node->rhs);
   }
-  kc_puts(o, "; ");
+  klg_puts(o, "; ");
   for (int i = 0; i < swizzle->component_count; i++)
-    kc_printf(o, "(*__q%d)[%d] = __r%d[%d]; ", t, swizzle->components[i], t, i);
-  kc_printf(o, "__r%d; })", t);
+    klg_printf(o, "(*__q%d)[%d] = __r%d[%d]; ", t, swizzle->components[i], t, i);
+  klg_printf(o, "__r%d; })", t);
 }
 
 static void kc_assign(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   kc_note_assign(e, node->lhs);
   if (node->lhs->kind == KL_EXPR_SWIZZLE && node->lhs->component_count > 1) {
     kc_swizzle_assign(e, node);
     return;
   }
-  kc_puts(o, "(");
+  klg_puts(o, "(");
   kc_expr(e, node->lhs);
   if (node->op == KL_OP_NONE) {
-    kc_puts(o, " = ");
+    klg_puts(o, " = ");
     kc_expr(e, node->rhs);
   } else {
-    kc_printf(o, " %s= ", kl_operator_text(node->op));
+    klg_printf(o, " %s= ", kl_operator_text(node->op));
     if (node->op == KL_OP_SHL || node->op == KL_OP_SHR) {
       kc_shift_count(e, node->lhs->type, node->rhs);
     } else if (kc_is_vector(node->lhs->type) && !kc_is_vector(node->rhs->type)) {
-      kc_printf(o, "(%s)(", kc_type(e, node->lhs->type->element));
+      klg_printf(o, "(%s)(", kc_type(e, node->lhs->type->element));
       kc_expr(e, node->rhs);
-      kc_puts(o, ")");
+      klg_puts(o, ")");
     } else {
       kc_expr(e, node->rhs);
     }
   }
-  kc_puts(o, ")");
+  klg_puts(o, ")");
 }
 
 static void kc_variable(kc_emitter *e, const kl_node *node) {
@@ -289,51 +289,51 @@ static void kc_variable(kc_emitter *e, const kl_node *node) {
   kc_var_use(e, var);
   const char *name = kc_var_name(e, var);
   if (var->is_program_scope) {
-    kc_puts(e->out, name);
+    klg_puts(e->out, name);
     return;
   }
   kc_var *info = kc_var_of(e, var);
   if (!info) return;
   switch (info->cls) {
     case KC_VAR_ARRAY:
-      kc_printf(e->out, "%s[__li]", name);
+      klg_printf(e->out, "%s[__li]", name);
       return;
     case KC_VAR_LOCAL_STATIC:
       if (var->type->kind == KL_TYPE_ARRAY)
-        kc_puts(e->out, name);
+        klg_puts(e->out, name);
       else
-        kc_printf(e->out, "(*%s)", name);
+        klg_printf(e->out, "(*%s)", name);
       return;
     default:
-      kc_puts(e->out, name);
+      klg_puts(e->out, name);
       return;
   }
 }
 
 /* Unary operators; ! of a vector is OpenCL's mask. */
 static void kc_unary(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   switch (node->op) {
     case KL_OP_NEGATE:
-      kc_puts(o, "(-");
+      klg_puts(o, "(-");
       break;
     case KL_OP_PLUS:
-      kc_puts(o, "(+");
+      klg_puts(o, "(+");
       break;
     case KL_OP_BIT_NOT:
-      kc_puts(o, "(~");
+      klg_puts(o, "(~");
       break;
     case KL_OP_LOGICAL_NOT:
       if (kc_is_vector(node->lhs->type)) {
-        kc_printf(o, "((%s)((", kc_type(e, node->type));
+        klg_printf(o, "((%s)((", kc_type(e, node->type));
         kc_expr(e, node->lhs);
-        kc_puts(o, ") == 0))");
+        klg_puts(o, ") == 0))");
         return;
       }
-      kc_puts(o, "(!");
+      klg_puts(o, "(!");
       break;
     case KL_OP_DEREFERENCE:
-      kc_puts(o, "(*");
+      klg_puts(o, "(*");
       break;
     case KL_OP_ADDRESS_OF: {
       kl_variable *var = kc_root(node->lhs);
@@ -341,26 +341,26 @@ static void kc_unary(kc_emitter *e, const kl_node *node) {
         kc_var *info = kc_var_of(e, var);
         if (info) info->address_taken = true;
       }
-      kc_puts(o, "(&");
+      klg_puts(o, "(&");
       break;
     }
     case KL_OP_PRE_INCREMENT:
       kc_note_assign(e, node->lhs);
-      kc_puts(o, "(++");
+      klg_puts(o, "(++");
       break;
     case KL_OP_PRE_DECREMENT:
       kc_note_assign(e, node->lhs);
-      kc_puts(o, "(--");
+      klg_puts(o, "(--");
       break;
     case KL_OP_POST_INCREMENT:
     case KL_OP_POST_DECREMENT:
       kc_note_assign(e, node->lhs);
-      kc_puts(o, "(");
+      klg_puts(o, "(");
       kc_expr(e, node->lhs);
-      kc_puts(o, node->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
+      klg_puts(o, node->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
       return;
     default:
-      kc_puts(o, "(");
+      klg_puts(o, "(");
       break;
   }
   if (node->lhs && node->lhs->kind == KL_EXPR_SWIZZLE && node->lhs->component_count > 1 &&
@@ -370,40 +370,40 @@ static void kc_unary(kc_emitter *e, const kl_node *node) {
     return;
   }
   kc_expr(e, node->lhs);
-  kc_puts(o, ")");
+  klg_puts(o, ")");
 }
 
 /* a ? b : c; with a vector condition, per component by its sign bit. */
 static void kc_conditional(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   if (kc_is_vector(node->condition->type)) {
     /* per component, by the condition's most significant bit */
     int t = e->temp_counter++;
     const char *type = kc_type(e, node->type);
-    kc_printf(o, "({ %s __c%d = ", kc_type(e, node->condition->type), t);
+    klg_printf(o, "({ %s __c%d = ", kc_type(e, node->condition->type), t);
     kc_expr(e, node->condition);
-    kc_printf(o, "; %s __a%d = ", type, t);
+    klg_printf(o, "; %s __a%d = ", type, t);
     kc_expr(e, node->then);
-    kc_printf(o, "; %s __b%d = ", type, t);
+    klg_printf(o, "; %s __b%d = ", type, t);
     kc_expr(e, node->otherwise);
-    kc_printf(o,
-              "; %s __r%d; for (int __i = 0; __i < %d; __i++) __r%d[__i] = __c%d[__i] < 0 ? "
-              "__a%d[__i] : __b%d[__i]; __r%d; })",
-              type, t, node->type->length, t, t, t, t, t);
+    klg_printf(o,
+               "; %s __r%d; for (int __i = 0; __i < %d; __i++) __r%d[__i] = __c%d[__i] < 0 ? "
+               "__a%d[__i] : __b%d[__i]; __r%d; })",
+               type, t, node->type->length, t, t, t, t, t);
     return;
   }
-  kc_puts(o, "(");
+  klg_puts(o, "(");
   kc_expr(e, node->condition);
-  kc_puts(o, " ? ");
+  klg_puts(o, " ? ");
   kc_expr(e, node->then);
-  kc_puts(o, " : ");
+  klg_puts(o, " : ");
   kc_expr(e, node->otherwise);
-  kc_puts(o, ")");
+  klg_puts(o, ")");
 }
 
 /* A call of a helper function: with the work-item's context first. */
 static void kc_call(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   const kl_function *callee = node->function;
   if (!callee) {
     kc_error(e, node->location, "call of an unknown function");
@@ -429,18 +429,18 @@ static void kc_call(kc_emitter *e, const kl_node *node) {
     return;
   }
   e->uses_calls = true;
-  kc_printf(o, "kl_f_%s(__wi", callee->name);
+  klg_printf(o, "kl_f_%s(__wi", callee->name);
   for (const kl_node *arg = node->args; arg; arg = arg->next) {
-    kc_puts(o, ", ");
+    klg_puts(o, ", ");
     kc_expr(e, arg);
   }
-  kc_puts(o, ")");
+  klg_puts(o, ")");
 }
 
 void kc_expr(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   if (!node) {
-    kc_puts(o, "0");
+    klg_puts(o, "0");
     return;
   }
   switch (node->kind) {
@@ -467,11 +467,11 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
       kc_conditional(e, node);
       return;
     case KL_EXPR_COMMA:
-      kc_puts(o, "(");
+      klg_puts(o, "(");
       kc_expr(e, node->lhs);
-      kc_puts(o, ", ");
+      klg_puts(o, ", ");
       kc_expr(e, node->rhs);
-      kc_puts(o, ")");
+      klg_puts(o, ")");
       return;
     case KL_EXPR_CALL:
       kc_call(e, node);
@@ -484,16 +484,16 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
       kc_conversion(e, node->type, node->lhs);
       return;
     case KL_EXPR_INDEX:
-      kc_puts(o, "(");
+      klg_puts(o, "(");
       kc_expr(e, node->lhs);
-      kc_puts(o, ")[");
+      klg_puts(o, ")[");
       kc_expr(e, node->rhs);
-      kc_puts(o, "]");
+      klg_puts(o, "]");
       return;
     case KL_EXPR_MEMBER:
-      kc_puts(o, "(");
+      klg_puts(o, "(");
       kc_expr(e, node->lhs);
-      kc_printf(o, ")%s%s", node->is_arrow ? "->" : ".", node->member->name);
+      klg_printf(o, ")%s%s", node->is_arrow ? "->" : ".", node->member->name);
       return;
     case KL_EXPR_SWIZZLE:
       kc_swizzle_read(e, node);

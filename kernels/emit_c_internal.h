@@ -8,16 +8,7 @@
 
 #include "builtins.h"
 #include "kl.h"
-
-typedef struct kc_buf {
-  char *data;
-  size_t length, capacity;
-  bool failed;
-} kc_buf;
-
-void kc_puts(kc_buf *buf, const char *text);
-void kc_printf(kc_buf *buf, const char *format, ...) __attribute__((format(printf, 2, 3)));
-void kc_buf_free(kc_buf *buf);
+#include "text.h"
 
 typedef enum kc_var_class {
   KC_VAR_PLAIN,        /* an ordinary C local */
@@ -47,8 +38,8 @@ typedef struct kc_var {
 typedef struct kc_emitter {
   kl_context *ctx;
   const kl_program *program;
-  kc_buf *out;    /* where text goes now */
-  kc_buf helpers; /* generated builtin helpers, before the kernels */
+  klg_buf *out;    /* where text goes now */
+  klg_buf helpers; /* generated builtin helpers, before the kernels */
   char **helper_names;
   int helper_count, helper_capacity;
   bool failed;

@@ -31,59 +31,60 @@ static void kc_region_resets(kc_emitter *e, bool snapshot) {
       const char *name = kc_var_name(e, var);
       kc_indent(e);
       if (snapshot)
-        kc_printf(e->out, "__typeof__(%s) __rin_%s; __builtin_memcpy(&__rin_%s, &%s, sizeof %s);\n",
-                  name, name, name, name, name);
+        klg_printf(e->out,
+                   "__typeof__(%s) __rin_%s; __builtin_memcpy(&__rin_%s, &%s, sizeof %s);\n", name,
+                   name, name, name, name);
       else
-        kc_printf(e->out, "__builtin_memcpy(&%s, &__rin_%s, sizeof %s);\n", name, name, name);
+        klg_printf(e->out, "__builtin_memcpy(&%s, &__rin_%s, sizeof %s);\n", name, name, name);
     }
 }
 
 static void kc_region_open(kc_emitter *e) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   e->region = e->region_count++;
   e->region_label = e->region;
   e->loop_depth = 0;
   e->breakable_depth = 0;
   kc_indent(e);
-  kc_printf(o, "{ /* region %d */\n", e->region);
+  klg_printf(o, "{ /* region %d */\n", e->region);
   kc_region_resets(e, true);
   if (e->bound_kind && !e->analyzing) {
     kc_indent(e);
-    kc_printf(o, "const %s __u = ", kc_type(e, e->bound->type));
+    klg_printf(o, "const %s __u = ", kc_type(e, e->bound->type));
     kc_expr(e, e->bound);
     if (e->bound_kind == 1)
-      kc_puts(o,
-              "; const size_t __lo = 0, __hi = __u <= 0 ? 0 : (size_t)__u < __ls0 ? (size_t)__u : "
-              "__ls0;\n");
+      klg_puts(o,
+               "; const size_t __lo = 0, __hi = __u <= 0 ? 0 : (size_t)__u < __ls0 ? (size_t)__u : "
+               "__ls0;\n");
     else
-      kc_puts(o,
-              "; const size_t __lo = __u < 0 || (size_t)__u >= __ls0 ? 0 : (size_t)__u, "
-              "__hi = __u < 0 || (size_t)__u >= __ls0 ? 0 : (size_t)__u + 1;\n");
+      klg_puts(o,
+               "; const size_t __lo = __u < 0 || (size_t)__u >= __ls0 ? 0 : (size_t)__u, "
+               "__hi = __u < 0 || (size_t)__u >= __ls0 ? 0 : (size_t)__u + 1;\n");
   }
   kc_indent(e);
-  kc_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
+  klg_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
   kc_indent(e);
-  kc_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  klg_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
   kc_indent(e);
   if (e->bound_kind && !e->analyzing) {
-    kc_puts(o, "for (size_t __lx = __lo; __lx < __hi; __lx++) {\n");
+    klg_puts(o, "for (size_t __lx = __lo; __lx < __hi; __lx++) {\n");
   } else {
-    kc_puts(o, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
+    klg_puts(o, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
   }
   e->indent++;
   kc_indent(e);
-  kc_puts(o, "const size_t __li = (__lz * __ls1 + __ly) * __ls0 + __lx; (void)__li;\n");
+  klg_puts(o, "const size_t __li = (__lz * __ls1 + __ly) * __ls0 + __lx; (void)__li;\n");
   if (e->uses_calls) {
     kc_indent(e);
-    kc_puts(o,
-            "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
-            "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
-            "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, __L->work_dim}; "
-            "const kl_c_wi *const __wi = &__wis; (void)__wi;\n");
+    klg_puts(o,
+             "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
+             "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
+             "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, __L->work_dim}; "
+             "const kl_c_wi *const __wi = &__wis; (void)__wi;\n");
   }
   if (e->barrier_mode && e->has_return) {
     kc_indent(e);
-    kc_puts(o, "if (__ret[__li]) continue;\n");
+    klg_puts(o, "if (__ret[__li]) continue;\n");
   }
   kc_region_resets(e, false);
   if (!e->analyzing && e->barrier_mode) {
@@ -94,9 +95,9 @@ static void kc_region_open(kc_emitter *e) {
       if (!info || info->cls != KC_VAR_REMAT || info->decl_region == e->region) continue;
       if (!kc_var_in_region(info, e->region)) continue;
       kc_indent(e);
-      kc_printf(o, "const %s = ", kc_decl(e, var->type, kc_var_name(e, var)));
+      klg_printf(o, "const %s = ", kc_decl(e, var->type, kc_var_name(e, var)));
       kc_expr(e, var->initializer);
-      kc_puts(o, ";\n");
+      klg_puts(o, ";\n");
     }
   }
   /* assigned parameters: a private copy per work-item */
@@ -105,21 +106,21 @@ static void kc_region_open(kc_emitter *e) {
       kc_var *info = kc_var_of(e, var);
       if (!info || info->cls != KC_VAR_PLAIN) continue;
       kc_indent(e);
-      kc_printf(o, "%s = __arg_%s;\n", kc_decl(e, var->type, kc_var_name(e, var)),
-                kc_var_name(e, var));
+      klg_printf(o, "%s = __arg_%s;\n", kc_decl(e, var->type, kc_var_name(e, var)),
+                 kc_var_name(e, var));
     }
   }
 }
 
 static void kc_region_close(kc_emitter *e) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   if (e->has_return) {
     kc_indent(e);
-    kc_printf(o, "__kl_next%d: ;\n", e->region_label);
+    klg_printf(o, "__kl_next%d: ;\n", e->region_label);
   }
   e->indent--;
   kc_indent(e);
-  kc_puts(o, "}}\n");
+  klg_puts(o, "}}\n");
   e->region = -1;
 }
 
@@ -311,46 +312,46 @@ static void kc_group_for_init(kc_emitter *e, const kl_node *init) {
 }
 
 static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   switch (node->kind) {
     case KL_STMT_COMPOUND:
       kc_indent(e);
-      kc_puts(o, "{\n");
+      klg_puts(o, "{\n");
       e->indent++;
       kc_group_list(e, node->body, false);
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "}\n");
+      klg_puts(o, "}\n");
       return;
     case KL_STMT_IF:
       kc_indent(e);
-      kc_puts(o, "if (");
+      klg_puts(o, "if (");
       kc_group_condition(e, node->condition, "if");
-      kc_puts(o, ") {\n");
+      klg_puts(o, ") {\n");
       e->indent++;
       kc_group_list(e, node->then, true);
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "}\n");
+      klg_puts(o, "}\n");
       if (node->otherwise) {
         kc_indent(e);
-        kc_puts(o, "else {\n");
+        klg_puts(o, "else {\n");
         e->indent++;
         kc_group_list(e, node->otherwise, true);
         e->indent--;
         kc_indent(e);
-        kc_puts(o, "}\n");
+        klg_puts(o, "}\n");
       }
       return;
     case KL_STMT_FOR:
       kc_indent(e);
-      kc_puts(o, "{\n");
+      klg_puts(o, "{\n");
       e->indent++;
       for (const kl_node *init = node->init; init; init = init->next) kc_group_for_init(e, init);
       kc_indent(e);
-      kc_puts(o, "for (; ");
+      klg_puts(o, "for (; ");
       if (node->condition) kc_group_condition(e, node->condition, "loop");
-      kc_puts(o, "; ");
+      klg_puts(o, "; ");
       if (node->increment) {
         if (!e->analyzing && !kc_uniform(e, node->increment, 0))
           kc_error(e, node->increment->location,
@@ -358,51 +359,51 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
                    "work-items of a group");
         kc_expr(e, node->increment);
       }
-      kc_puts(o, ") {\n");
+      klg_puts(o, ") {\n");
       e->indent++;
       e->group_loop_depth++;
       kc_group_list(e, node->body, true);
       e->group_loop_depth--;
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "}\n");
+      klg_puts(o, "}\n");
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "}\n");
+      klg_puts(o, "}\n");
       return;
     case KL_STMT_WHILE:
       kc_indent(e);
-      kc_puts(o, "while (");
+      klg_puts(o, "while (");
       kc_group_condition(e, node->condition, "loop");
-      kc_puts(o, ") {\n");
+      klg_puts(o, ") {\n");
       e->indent++;
       e->group_loop_depth++;
       kc_group_list(e, node->body, true);
       e->group_loop_depth--;
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "}\n");
+      klg_puts(o, "}\n");
       return;
     case KL_STMT_DO:
       kc_indent(e);
-      kc_puts(o, "do {\n");
+      klg_puts(o, "do {\n");
       e->indent++;
       e->group_loop_depth++;
       kc_group_list(e, node->body, true);
       e->group_loop_depth--;
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "} while (");
+      klg_puts(o, "} while (");
       kc_group_condition(e, node->condition, "loop");
-      kc_puts(o, ");\n");
+      klg_puts(o, ");\n");
       return;
     case KL_STMT_BREAK:
       kc_indent(e);
-      kc_puts(o, "break;\n");
+      klg_puts(o, "break;\n");
       return;
     case KL_STMT_CONTINUE:
       kc_indent(e);
-      kc_puts(o, "continue;\n");
+      klg_puts(o, "continue;\n");
       return;
     default:
       if (kc_barrier_call(node, 0)) {
@@ -421,22 +422,22 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
  * for groups whose every global id in dimension 0 lies below each bound,
  * with those comparisons constant, and as is for the others. */
 static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_node *last) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   kc_indent(e);
-  kc_puts(o, "if (");
+  klg_puts(o, "if (");
   for (int i = 0; i < e->gid_cmp_count; i++) {
     const kl_node *c = e->gid_cmp[i];
     const kl_node *bound = e->gid_cmp_left[i] ? c->rhs : c->lhs;
-    if (i) kc_puts(o, " && ");
+    if (i) klg_puts(o, " && ");
     /* the group's ids are exact in the types on the way, and below the bound */
-    kc_printf(o, "__gb0 + __ls0 - 1 <= (size_t)%lluull && !((",
-              (unsigned long long)e->gid_cmp_max[i]);
+    klg_printf(o, "__gb0 + __ls0 - 1 <= (size_t)%lluull && !((",
+               (unsigned long long)e->gid_cmp_max[i]);
     kc_expr(e, bound);
-    kc_puts(o, ") < 0) && (size_t)(");
+    klg_puts(o, ") < 0) && (size_t)(");
     kc_expr(e, bound);
-    kc_puts(o, ") >= __gb0 + __ls0");
+    klg_puts(o, ") >= __gb0 + __ls0");
   }
-  kc_puts(o, ") {\n");
+  klg_puts(o, ") {\n");
   e->indent++;
   int region_count = e->region_count, bound_kind = e->bound_kind;
   const kl_node *bound = e->bound;
@@ -452,7 +453,7 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
   e->gid_fast = false;
   e->indent--;
   kc_indent(e);
-  kc_puts(o, "} else {\n");
+  klg_puts(o, "} else {\n");
   e->indent++;
   e->region_count = region_count;
   e->bound_kind = bound_kind;
@@ -468,7 +469,7 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
   }
   e->indent--;
   kc_indent(e);
-  kc_puts(o, "}\n");
+  klg_puts(o, "}\n");
   e->gid_cmp_count = 0;
 }
 

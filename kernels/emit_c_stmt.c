@@ -11,28 +11,28 @@
 /* --------------------------------------------------------- statements */
 
 void kc_indent(kc_emitter *e) {
-  for (int i = 0; i < e->indent; i++) kc_puts(e->out, "  ");
+  for (int i = 0; i < e->indent; i++) klg_puts(e->out, "  ");
 }
 
 void kc_stmt(kc_emitter *e, const kl_node *node);
 
 void kc_initializer(kc_emitter *e, const kl_node *init) {
   if (init->kind == KL_EXPR_INIT_LIST) {
-    kc_puts(e->out, "{");
+    klg_puts(e->out, "{");
     for (const kl_node *item = init->args; item; item = item->next) {
       kc_initializer(e, item);
-      if (item->next) kc_puts(e->out, ", ");
+      if (item->next) klg_puts(e->out, ", ");
     }
-    kc_puts(e->out, "}");
+    klg_puts(e->out, "}");
     return;
   }
   if (init->kind == KL_STMT_COMPOUND) {
-    kc_puts(e->out, "{");
+    klg_puts(e->out, "{");
     for (const kl_node *item = init->body; item; item = item->next) {
       kc_initializer(e, item);
-      if (item->next) kc_puts(e->out, ", ");
+      if (item->next) klg_puts(e->out, ", ");
     }
-    kc_puts(e->out, "}");
+    klg_puts(e->out, "}");
     return;
   }
   kc_expr(e, init);
@@ -50,7 +50,7 @@ static void kc_declaration(kc_emitter *e, const kl_node *node) {
   }
   if (e->analyzing) kc_var_use(e, var);
   const char *name = kc_var_name(e, var);
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   switch (info->cls) {
     case KC_VAR_ARRAY:
     case KC_VAR_GROUP: {
@@ -60,28 +60,28 @@ static void kc_declaration(kc_emitter *e, const kl_node *node) {
       if (var->type->kind == KL_TYPE_ARRAY || var->initializer->kind == KL_STMT_COMPOUND ||
           var->initializer->kind == KL_EXPR_INIT_LIST) {
         int t = e->temp_counter++;
-        kc_printf(o, "{ %s = ", kc_decl(e, var->type, kl_format(e->ctx, "__init%d", t)));
+        klg_printf(o, "{ %s = ", kc_decl(e, var->type, kl_format(e->ctx, "__init%d", t)));
         kc_initializer(e, var->initializer);
-        kc_printf(o, "; __builtin_memcpy(&%s, &__init%d, sizeof __init%d); }\n", target, t, t);
+        klg_printf(o, "; __builtin_memcpy(&%s, &__init%d, sizeof __init%d); }\n", target, t, t);
       } else {
-        kc_printf(o, "%s = ", target);
+        klg_printf(o, "%s = ", target);
         kc_expr(e, var->initializer);
-        kc_puts(o, ";\n");
+        klg_puts(o, ";\n");
       }
       return;
     }
     default:
       kc_indent(e);
-      kc_puts(o, kc_decl(e, var->type, name));
+      klg_puts(o, kc_decl(e, var->type, name));
       if (var->initializer) {
-        kc_puts(o, " = ");
+        klg_puts(o, " = ");
         kc_initializer(e, var->initializer);
       } else if (var->type->kind != KL_TYPE_ARRAY && var->type->kind != KL_TYPE_STRUCT) {
         /* OpenCL leaves it undefined; zero keeps the C compiler quiet and
          * results reproducible */
-        kc_puts(o, " = {0}");
+        klg_puts(o, " = {0}");
       }
-      kc_puts(o, ";\n");
+      klg_puts(o, ";\n");
       return;
   }
 }
@@ -91,25 +91,25 @@ static void kc_body(kc_emitter *e, const kl_node *node) {
     kc_stmt(e, node);
     return;
   }
-  kc_puts(e->out, "{\n");
+  klg_puts(e->out, "{\n");
   e->indent++;
   if (node) kc_stmt(e, node);
   e->indent--;
   kc_indent(e);
-  kc_puts(e->out, "}\n");
+  klg_puts(e->out, "}\n");
 }
 
 void kc_stmt(kc_emitter *e, const kl_node *node) {
-  kc_buf *o = e->out;
+  klg_buf *o = e->out;
   switch (node->kind) {
     case KL_STMT_COMPOUND:
       kc_indent(e);
-      kc_puts(o, "{\n");
+      klg_puts(o, "{\n");
       e->indent++;
       for (const kl_node *child = node->body; child; child = child->next) kc_stmt(e, child);
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "}\n");
+      klg_puts(o, "}\n");
       return;
     case KL_STMT_EXPRESSION:
       if (kc_is_barrier(node->lhs)) {
@@ -122,34 +122,34 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       }
       kc_indent(e);
       kc_expr(e, node->lhs);
-      kc_puts(o, ";\n");
+      klg_puts(o, ";\n");
       return;
     case KL_STMT_DECLARATION:
       kc_declaration(e, node);
       return;
     case KL_STMT_IF:
       kc_indent(e);
-      kc_puts(o, "if (");
+      klg_puts(o, "if (");
       kc_expr(e, node->condition);
-      kc_puts(o, ") ");
+      klg_puts(o, ") ");
       kc_body(e, node->then);
       if (node->otherwise) {
         kc_indent(e);
-        kc_puts(o, "else ");
+        klg_puts(o, "else ");
         kc_body(e, node->otherwise);
       }
       return;
     case KL_STMT_FOR:
       kc_indent(e);
-      kc_puts(o, "{\n");
+      klg_puts(o, "{\n");
       e->indent++;
       for (const kl_node *init = node->init; init; init = init->next) kc_stmt(e, init);
       kc_indent(e);
-      kc_puts(o, "for (; ");
+      klg_puts(o, "for (; ");
       if (node->condition) kc_expr(e, node->condition);
-      kc_puts(o, "; ");
+      klg_puts(o, "; ");
       if (node->increment) kc_expr(e, node->increment);
-      kc_puts(o, ") ");
+      klg_puts(o, ") ");
       e->loop_depth++;
       e->breakable_depth++;
       kc_body(e, node->body);
@@ -157,13 +157,13 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       e->breakable_depth--;
       e->indent--;
       kc_indent(e);
-      kc_puts(o, "}\n");
+      klg_puts(o, "}\n");
       return;
     case KL_STMT_WHILE:
       kc_indent(e);
-      kc_puts(o, "while (");
+      klg_puts(o, "while (");
       kc_expr(e, node->condition);
-      kc_puts(o, ") ");
+      klg_puts(o, ") ");
       e->loop_depth++;
       e->breakable_depth++;
       kc_body(e, node->body);
@@ -172,22 +172,22 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       return;
     case KL_STMT_DO:
       kc_indent(e);
-      kc_puts(o, "do ");
+      klg_puts(o, "do ");
       e->loop_depth++;
       e->breakable_depth++;
       kc_body(e, node->body);
       e->loop_depth--;
       e->breakable_depth--;
       kc_indent(e);
-      kc_puts(o, "while (");
+      klg_puts(o, "while (");
       kc_expr(e, node->condition);
-      kc_puts(o, ");\n");
+      klg_puts(o, ");\n");
       return;
     case KL_STMT_SWITCH:
       kc_indent(e);
-      kc_puts(o, "switch (");
+      klg_puts(o, "switch (");
       kc_expr(e, node->condition);
-      kc_puts(o, ") ");
+      klg_puts(o, ") ");
       e->breakable_depth++;
       kc_body(e, node->body);
       e->breakable_depth--;
@@ -195,14 +195,14 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
     case KL_STMT_CASE:
       kc_indent(e);
       if (node->is_default)
-        kc_puts(o, "default:\n");
+        klg_puts(o, "default:\n");
       else
-        kc_printf(o, "case %" PRId64 ":\n", node->case_value);
+        klg_printf(o, "case %" PRId64 ":\n", node->case_value);
       if (node->body)
         kc_stmt(e, node->body);
       else {
         kc_indent(e);
-        kc_puts(o, ";\n");
+        klg_puts(o, ";\n");
       }
       return;
     case KL_STMT_BREAK:
@@ -216,24 +216,24 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
         return;
       }
       kc_indent(e);
-      kc_puts(o, is_break ? "break;\n" : "continue;\n");
+      klg_puts(o, is_break ? "break;\n" : "continue;\n");
       return;
     }
     case KL_STMT_RETURN:
       kc_indent(e);
       if (e->in_kernel) {
         if (e->barrier_mode)
-          kc_printf(o, "{ __ret[__li] = 1; goto __kl_next%d; }\n", e->region_label);
+          klg_printf(o, "{ __ret[__li] = 1; goto __kl_next%d; }\n", e->region_label);
         else
-          kc_printf(o, "goto __kl_next%d;\n", e->region_label);
+          klg_printf(o, "goto __kl_next%d;\n", e->region_label);
         return;
       }
-      kc_puts(o, "return");
+      klg_puts(o, "return");
       if (node->lhs) {
-        kc_puts(o, " ");
+        klg_puts(o, " ");
         kc_expr(e, node->lhs);
       }
-      kc_puts(o, ";\n");
+      klg_puts(o, ";\n");
       return;
     case KL_STMT_EMPTY:
       return;

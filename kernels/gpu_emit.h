@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Shared by the GPU-target emitters (emit_opencl.c, emit_cuda.c and the
- * emit_glsl*.c files): a growable output buffer in the context's arena,
- * identifier escaping, struct names, swizzle folding, type predicates and
+ * emit_glsl*.c files): identifier escaping, struct names, swizzle folding, type predicates and
  * the C-syntax statement printer OpenCL C and CUDA/HIP share. Private to the
  * translator. */
 #ifndef AGPU_GPU_EMIT_H
@@ -10,20 +9,7 @@
 #include <stdarg.h>
 
 #include "kl.h"
-
-typedef struct klg_buf {
-  kl_context *ctx;
-  char *data;
-  size_t length, capacity;
-} klg_buf;
-
-void klg_init(klg_buf *buf, kl_context *ctx);
-void klg_puts(klg_buf *buf, const char *text);
-void klg_putn(klg_buf *buf, const char *text, size_t length);
-void klg_printf(klg_buf *buf, const char *format, ...) __attribute__((format(printf, 2, 3)));
-void klg_indent(klg_buf *buf, int depth);
-/* The text so far, NUL-terminated, in the arena. */
-const char *klg_text(klg_buf *buf);
+#include "text.h"
 
 /* The name to print for a user identifier: itself, or an escaped form when
  * it collides with a word of the target (reserved[] ends with NULL) or with
