@@ -691,12 +691,17 @@ static void kc_structs(kc_emitter *e, klg_buf *o) {
   if (e->program->struct_count) klg_puts(o, "\n");
 }
 
+static void kc_expression_callback(void *e, const kl_node *node) {
+  kc_expr(e, node);
+}
+
 const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
   kc_emitter emitter;
   memset(&emitter, 0, sizeof emitter);
   kc_emitter *e = &emitter;
   e->ctx = ctx;
   e->program = program;
+  e->printer = (klg_c_printer){.emitter = e, .expression = kc_expression_callback};
   e->region = -1;
   klg_buf prelude, body;
   klg_init(&prelude, ctx);

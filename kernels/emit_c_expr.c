@@ -9,6 +9,12 @@
 #include "emit_c_internal.h"
 #include "translate.h"
 
+/* The forms every C-syntax target prints alike (gpu_emit.h). */
+static void kc_shared_expr(kc_emitter *e, const kl_node *node) {
+  e->printer.out = e->out;
+  klg_c_expression(&e->printer, node);
+}
+
 /* -------------------------------------------------------- expressions */
 
 static void kc_literal(kc_emitter *e, const kl_node *node) {
@@ -201,13 +207,14 @@ static void kc_binary(kc_emitter *e, const kl_node *node) {
         klg_puts(o, e->gid_cmp_value[i] ? "((int)1)" : "((int)0)");
         return;
       }
+  if (op != KL_OP_SHL && op != KL_OP_SHR) {
+    kc_shared_expr(e, node);
+    return;
+  }
   klg_puts(o, "(");
   kc_expr(e, node->lhs);
   klg_printf(o, " %s ", kl_operator_text(op));
-  if (op == KL_OP_SHL || op == KL_OP_SHR)
-    kc_shift_count(e, node->lhs->type, node->rhs);
-  else
-    kc_expr(e, node->rhs);
+  kc_shift_count(e, node->lhs->type, node->rhs);
   klg_puts(o, ")");
 }
 
@@ -392,13 +399,7 @@ static void kc_conditional(kc_emitter *e, const kl_node *node) {
                type, t, node->type->length, t, t, t, t, t);
     return;
   }
-  klg_puts(o, "(");
-  kc_expr(e, node->condition);
-  klg_puts(o, " ? ");
-  kc_expr(e, node->then);
-  klg_puts(o, " : ");
-  kc_expr(e, node->otherwise);
-  klg_puts(o, ")");
+  kc_shared_expr(e, node);
 }
 
 /* A call of a helper function: with the work-item's context first. */
@@ -466,13 +467,6 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
     case KL_EXPR_CONDITIONAL:
       kc_conditional(e, node);
       return;
-    case KL_EXPR_COMMA:
-      klg_puts(o, "(");
-      kc_expr(e, node->lhs);
-      klg_puts(o, ", ");
-      kc_expr(e, node->rhs);
-      klg_puts(o, ")");
-      return;
     case KL_EXPR_CALL:
       kc_call(e, node);
       return;
@@ -483,20 +477,13 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
     case KL_EXPR_CONVERT:
       kc_conversion(e, node->type, node->lhs);
       return;
-    case KL_EXPR_INDEX:
-      klg_puts(o, "(");
-      kc_expr(e, node->lhs);
-      klg_puts(o, ")[");
-      kc_expr(e, node->rhs);
-      klg_puts(o, "]");
-      return;
-    case KL_EXPR_MEMBER:
-      klg_puts(o, "(");
-      kc_expr(e, node->lhs);
-      klg_printf(o, ")%s%s", node->is_arrow ? "->" : ".", node->member->name);
-      return;
     case KL_EXPR_SWIZZLE:
       kc_swizzle_read(e, node);
+      return;
+    case KL_EXPR_COMMA:
+    case KL_EXPR_INDEX:
+    case KL_EXPR_MEMBER:
+      kc_shared_expr(e, node);
       return;
     default:
       kc_error(e, node->location, "this expression is not supported by the C target");

@@ -8,6 +8,7 @@
 
 #include "builtins.h"
 #include "kl.h"
+#include "gpu_emit.h"
 #include "text.h"
 
 typedef enum kc_var_class {
@@ -38,7 +39,10 @@ typedef struct kc_var {
 typedef struct kc_emitter {
   kl_context *ctx;
   const kl_program *program;
-  klg_buf *out;    /* where text goes now */
+  klg_buf *out; /* where text goes now */
+  /* the expressions C-syntax targets share (gpu_emit.h); its `out` is set
+   * to `out` before each use */
+  klg_c_printer printer;
   klg_buf helpers; /* generated builtin helpers, before the kernels */
   char **helper_names;
   int helper_count, helper_capacity;

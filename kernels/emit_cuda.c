@@ -57,6 +57,7 @@ typedef struct cuda_emitter {
   const kl_function *function; /* being emitted */
   const char *last_failure;
   const kl_node *volatile_raw; /* a volatile vector lvalue printed as is (an assignment's) */
+  klg_c_printer printer;       /* statements and the expressions C-syntax targets share */
 } cuda_emitter;
 
 static void cuda_fail(cuda_emitter *e, kl_location at, const char *what) {
@@ -306,10 +307,7 @@ static const char *cuda_launch_arg(void) {
 }
 
 static void cuda_args(cuda_emitter *e, const kl_node *args) {
-  for (const kl_node *a = args; a; a = a->next) {
-    cuda_expr(e, a);
-    if (a->next) klg_puts(&e->out, ", ");
-  }
+  klg_c_arguments(&e->printer, args);
 }
 
 static bool cuda_fence_is_local_only(const kl_node *flags) {
@@ -657,12 +655,7 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
         klg_printf(o, ") & %d))", klg_bits(kl_type_scalar_of(n->type)) - 1);
         return;
       }
-      klg_puts(o, "(");
-      cuda_expr(e, n->lhs);
-      klg_printf(o, " %s ", kl_operator_text(n->op));
-      cuda_expr(e, n->rhs);
-      klg_puts(o, ")");
-      return;
+      break;
     case KL_EXPR_ASSIGN:
       cuda_assign(e, n);
       return;
@@ -677,21 +670,7 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
         klg_puts(o, ")");
         return;
       }
-      klg_puts(o, "(");
-      cuda_expr(e, n->condition);
-      klg_puts(o, " ? ");
-      cuda_expr(e, n->then);
-      klg_puts(o, " : ");
-      cuda_expr(e, n->otherwise);
-      klg_puts(o, ")");
-      return;
-    case KL_EXPR_COMMA:
-      klg_puts(o, "(");
-      cuda_expr(e, n->lhs);
-      klg_puts(o, ", ");
-      cuda_expr(e, n->rhs);
-      klg_puts(o, ")");
-      return;
+      break;
     case KL_EXPR_CALL:
       klg_printf(o, "%s(", cuda_name(e, n->function->name));
       cuda_args(e, n->args);
@@ -705,27 +684,20 @@ static void cuda_expr(cuda_emitter *e, const kl_node *n) {
       cuda_convert_to(e, n->type, n->lhs, n->location);
       return;
     case KL_EXPR_INDEX:
+      if (!klg_is_vector(n->lhs->type)) break;
       klg_puts(o, "(");
       cuda_expr(e, n->lhs);
-      if (klg_is_vector(n->lhs->type))
-        klg_puts(o, ").s[");
-      else
-        klg_puts(o, ")[");
+      klg_puts(o, ").s[");
       cuda_expr(e, n->rhs);
       klg_puts(o, "]");
-      return;
-    case KL_EXPR_MEMBER:
-      klg_puts(o, "(");
-      cuda_expr(e, n->lhs);
-      klg_printf(o, ")%s%s", n->is_arrow ? "->" : ".", n->member->name);
       return;
     case KL_EXPR_SWIZZLE:
       cuda_swizzle(e, n, false);
       return;
     default:
-      cuda_fail(e, n->location, "this expression");
-      return;
+      break;
   }
+  if (!klg_c_expression(&e->printer, n)) cuda_fail(e, n->location, "this expression");
 }
 
 /* A vector literal as an aggregate initializer (constant initialisation). */
@@ -813,9 +785,7 @@ static void cuda_fail_callback(void *e, kl_location at, const char *what) {
 }
 
 static void cuda_stmt(cuda_emitter *e, const kl_node *n, int depth) {
-  const klg_c_printer printer = {
-      &e->out, e, cuda_expression_callback, cuda_declaration_callback, cuda_fail_callback, "ll"};
-  klg_c_statement(&printer, n, depth);
+  klg_c_statement(&e->printer, n, depth);
 }
 
 static void cuda_struct(cuda_emitter *e, const kl_type *t) {
@@ -894,6 +864,8 @@ static void cuda_function(cuda_emitter *e, const kl_function *f) {
 const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
   cuda_emitter e = {.ctx = ctx, .program = program, .hip = hip};
   klg_init(&e.out, ctx);
+  e.printer = (klg_c_printer){
+      &e.out, &e, cuda_expression_callback, cuda_declaration_callback, cuda_fail_callback, "ll"};
   klg_puts(&e.out, hip ? "/* HIP C++ for hiprtc, translated by anygpu */\n"
                        : "/* CUDA C++ for NVRTC, translated by anygpu */\n");
   /* #pragma OPENCL FP_CONTRACT OFF: hiprtc is clang and takes its pragma;

@@ -18,6 +18,7 @@ typedef struct ocl_emitter {
   kl_context *ctx;
   const kl_program *program;
   klg_buf out;
+  klg_c_printer printer; /* statements and the expressions C-syntax targets share */
   bool failed;
 } ocl_emitter;
 
@@ -122,13 +123,6 @@ static void ocl_float_literal(ocl_emitter *e, const kl_node *n) {
   else klg_printf(o, "%a%s", v, suffix);
 }
 
-static void ocl_args(ocl_emitter *e, const kl_node *args) {
-  for (const kl_node *a = args; a; a = a->next) {
-    ocl_expr(e, a);
-    if (a->next) klg_puts(&e->out, ", ");
-  }
-}
-
 static void ocl_expr(ocl_emitter *e, const kl_node *n) {
   klg_buf *o = &e->out;
   if (!n) return;
@@ -138,7 +132,7 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
     case KL_EXPR_VARIABLE: klg_puts(o, n->variable->name); return;
     case KL_EXPR_VECTOR_LITERAL:
       klg_printf(o, "((%s)(", ocl_type(e, n->type, n->location));
-      ocl_args(e, n->args);
+      klg_c_arguments(&e->printer, n->args);
       klg_puts(o, "))");
       return;
     case KL_EXPR_UNARY: {
@@ -163,44 +157,14 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
       klg_puts(o, ")");
       return;
     }
-    case KL_EXPR_BINARY:
-      klg_puts(o, "(");
-      ocl_expr(e, n->lhs);
-      klg_printf(o, " %s ", kl_operator_text(n->op));
-      ocl_expr(e, n->rhs);
-      klg_puts(o, ")");
-      return;
-    case KL_EXPR_ASSIGN:
-      klg_puts(o, "(");
-      ocl_expr(e, n->lhs);
-      klg_printf(o, " %s= ", n->op == KL_OP_NONE ? "" : kl_operator_text(n->op));
-      ocl_expr(e, n->rhs);
-      klg_puts(o, ")");
-      return;
-    case KL_EXPR_CONDITIONAL:
-      klg_puts(o, "(");
-      ocl_expr(e, n->condition);
-      klg_puts(o, " ? ");
-      ocl_expr(e, n->then);
-      klg_puts(o, " : ");
-      ocl_expr(e, n->otherwise);
-      klg_puts(o, ")");
-      return;
-    case KL_EXPR_COMMA:
-      klg_puts(o, "(");
-      ocl_expr(e, n->lhs);
-      klg_puts(o, ", ");
-      ocl_expr(e, n->rhs);
-      klg_puts(o, ")");
-      return;
     case KL_EXPR_CALL:
       klg_printf(o, "%s(", n->function->name);
-      ocl_args(e, n->args);
+      klg_c_arguments(&e->printer, n->args);
       klg_puts(o, ")");
       return;
     case KL_EXPR_BUILTIN:
       klg_printf(o, "%s(", n->spelling ? n->spelling : n->builtin->name);
-      ocl_args(e, n->args);
+      klg_c_arguments(&e->printer, n->args);
       klg_puts(o, ")");
       return;
     case KL_EXPR_CAST:
@@ -213,18 +177,6 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
       klg_puts(o, "))");
       return;
     case KL_EXPR_CONVERT: ocl_expr(e, n->lhs); return;
-    case KL_EXPR_INDEX:
-      klg_puts(o, "(");
-      ocl_expr(e, n->lhs);
-      klg_puts(o, ")[");
-      ocl_expr(e, n->rhs);
-      klg_puts(o, "]");
-      return;
-    case KL_EXPR_MEMBER:
-      klg_puts(o, "(");
-      ocl_expr(e, n->lhs);
-      klg_printf(o, ")%s%s", n->is_arrow ? "->" : ".", n->member->name);
-      return;
     case KL_EXPR_SWIZZLE: {
       int c[16], count;
       const kl_node *base = klg_fold_swizzle(n, c, &count);
@@ -234,12 +186,9 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
       for (int i = 0; i < count; i++) klg_printf(o, "%X", c[i]);
       return;
     }
-    case KL_EXPR_INIT_LIST:
-      klg_puts(o, "{");
-      ocl_args(e, n->args);
-      klg_puts(o, "}");
+    default:
+      if (!klg_c_expression(&e->printer, n)) ocl_fail(e, n->location, "this expression");
       return;
-    default: ocl_fail(e, n->location, "this expression"); return;
   }
 }
 
@@ -263,9 +212,7 @@ static void ocl_declaration_callback(void *e, const kl_variable *v) { ocl_declar
 static void ocl_fail_callback(void *e, kl_location at, const char *what) { ocl_fail(e, at, what); }
 
 static void ocl_stmt(ocl_emitter *e, const kl_node *n, int depth) {
-  const klg_c_printer printer = {&e->out, e, ocl_expression_callback, ocl_declaration_callback,
-                                 ocl_fail_callback, "L"};
-  klg_c_statement(&printer, n, depth);
+  klg_c_statement(&e->printer, n, depth);
 }
 
 static void ocl_signature(ocl_emitter *e, const kl_function *f) {
@@ -304,6 +251,8 @@ static bool ocl_uses_long_atomics(const kl_node *n) {
 const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
   ocl_emitter e = {.ctx = ctx, .program = program};
   klg_init(&e.out, ctx);
+  e.printer = (klg_c_printer){&e.out, &e, ocl_expression_callback, ocl_declaration_callback,
+                              ocl_fail_callback, "L"};
   klg_buf *o = &e.out;
   klg_puts(o, "/* OpenCL C 1.2, normalised by anygpu */\n");
   if (program->features & KL_FEATURE_FP64) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");

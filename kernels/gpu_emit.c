@@ -209,3 +209,65 @@ void klg_c_statement(const klg_c_printer *p, const kl_node *n, int depth) {
       return;
   }
 }
+
+/* "(" lhs between rhs close */
+static void klg_c_pair(const klg_c_printer *p, const kl_node *lhs, const char *between,
+                       const kl_node *rhs, const char *close) {
+  klg_puts(p->out, "(");
+  p->expression(p->emitter, lhs);
+  klg_puts(p->out, between);
+  p->expression(p->emitter, rhs);
+  klg_puts(p->out, close);
+}
+
+/* " op " or " op= " */
+static const char *klg_c_operator(klg_buf *o, kl_operator op, bool assign) {
+  if (assign) return op == KL_OP_NONE ? " = " : kl_format(o->ctx, " %s= ", kl_operator_text(op));
+  return kl_format(o->ctx, " %s ", kl_operator_text(op));
+}
+
+bool klg_c_expression(const klg_c_printer *p, const kl_node *n) {
+  klg_buf *o = p->out;
+  switch (n->kind) {
+    case KL_EXPR_BINARY:
+      klg_c_pair(p, n->lhs, klg_c_operator(o, n->op, false), n->rhs, ")");
+      return true;
+    case KL_EXPR_ASSIGN:
+      klg_c_pair(p, n->lhs, klg_c_operator(o, n->op, true), n->rhs, ")");
+      return true;
+    case KL_EXPR_COMMA:
+      klg_c_pair(p, n->lhs, ", ", n->rhs, ")");
+      return true;
+    case KL_EXPR_CONDITIONAL:
+      klg_puts(o, "(");
+      p->expression(p->emitter, n->condition);
+      klg_puts(o, " ? ");
+      p->expression(p->emitter, n->then);
+      klg_puts(o, " : ");
+      p->expression(p->emitter, n->otherwise);
+      klg_puts(o, ")");
+      return true;
+    case KL_EXPR_INDEX:
+      klg_c_pair(p, n->lhs, ")[", n->rhs, "]");
+      return true;
+    case KL_EXPR_MEMBER:
+      klg_puts(o, "(");
+      p->expression(p->emitter, n->lhs);
+      klg_printf(o, ")%s%s", n->is_arrow ? "->" : ".", n->member->name);
+      return true;
+    case KL_EXPR_INIT_LIST:
+      klg_puts(o, "{");
+      klg_c_arguments(p, n->args);
+      klg_puts(o, "}");
+      return true;
+    default:
+      return false;
+  }
+}
+
+void klg_c_arguments(const klg_c_printer *p, const kl_node *arguments) {
+  for (const kl_node *a = arguments; a; a = a->next) {
+    p->expression(p->emitter, a);
+    if (a->next) klg_puts(p->out, ", ");
+  }
+}

@@ -47,4 +47,14 @@ typedef struct klg_c_printer {
 
 void klg_c_statement(const klg_c_printer *printer, const kl_node *statement, int depth);
 
+/* Expressions as every C-syntax target (OpenCL C, CUDA/HIP, host C) prints
+ * them alike, the operands through printer->expression: binary operators
+ * and assignments "(a op b)", "(a, b)", "(c ? a : b)", "(a)[i]", "(s).m",
+ * "(p)->m", "{a, b}". Returns false for any other kind, which the emitter
+ * prints itself, as it does the forms it prints differently (an emitter
+ * handles those before calling this). */
+bool klg_c_expression(const klg_c_printer *printer, const kl_node *expression);
+/* "a, b, c" */
+void klg_c_arguments(const klg_c_printer *printer, const kl_node *arguments);
+
 #endif /* AGPU_GPU_EMIT_H */
