@@ -59,39 +59,15 @@ bool kc_helper_new(kc_emitter *e, const char *name) {
 /* -------------------------------------------------------------- types */
 
 const char *kc_scalar_name(kl_type_kind kind) {
-  switch (kind) {
-    case KL_TYPE_VOID:
-      return "void";
+  switch (kind) { /* C's names where OpenCL C's differ (the prelude typedefs the others) */
     case KL_TYPE_BOOL:
       return "_Bool";
     case KL_TYPE_CHAR:
       return "schar";
-    case KL_TYPE_UCHAR:
-      return "uchar";
-    case KL_TYPE_SHORT:
-      return "short";
-    case KL_TYPE_USHORT:
-      return "ushort";
-    case KL_TYPE_INT:
-      return "int";
-    case KL_TYPE_UINT:
-      return "uint";
-    case KL_TYPE_LONG:
-      return "long";
-    case KL_TYPE_ULONG:
-      return "ulong";
-    case KL_TYPE_SIZE_T:
-      return "size_t";
-    case KL_TYPE_PTRDIFF_T:
-      return "ptrdiff_t";
     case KL_TYPE_HALF:
       return "_Float16";
-    case KL_TYPE_FLOAT:
-      return "float";
-    case KL_TYPE_DOUBLE:
-      return "double";
     default:
-      return NULL;
+      return kl_scalar_spelling(kind);
   }
 }
 

@@ -86,37 +86,21 @@ static const char *cuda_struct_name(cuda_emitter *e, const kl_type *t) {
 }
 
 static const char *cuda_scalar(cuda_emitter *e, const kl_type *t, kl_location at) {
-  switch (t->kind) {
-    case KL_TYPE_VOID:
-      return "void";
-    case KL_TYPE_BOOL:
-      return "bool";
+  switch (t->kind) { /* CUDA's names where OpenCL C's differ (the prelude typedefs the others) */
     case KL_TYPE_CHAR:
       return "signed char";
-    case KL_TYPE_UCHAR:
-      return "uchar";
-    case KL_TYPE_SHORT:
-      return "short";
-    case KL_TYPE_USHORT:
-      return "ushort";
-    case KL_TYPE_INT:
-      return "int";
-    case KL_TYPE_UINT:
-      return "uint";
     case KL_TYPE_LONG:
     case KL_TYPE_PTRDIFF_T:
       return "llong";
     case KL_TYPE_ULONG:
     case KL_TYPE_SIZE_T:
       return "ullong";
-    case KL_TYPE_FLOAT:
-      return "float";
-    case KL_TYPE_DOUBLE:
-      return "double";
     case KL_TYPE_HALF:
       return "_cl_half";
-    default:
-      return "int";
+    default: {
+      const char *name = kl_scalar_spelling(t->kind);
+      return name ? name : "int";
+    }
   }
 }
 

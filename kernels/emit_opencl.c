@@ -28,24 +28,8 @@ static void ocl_fail(ocl_emitter *e, kl_location at, const char *what) {
 }
 
 static const char *ocl_scalar(const kl_type *t) {
-  switch (t->kind) {
-    case KL_TYPE_VOID: return "void";
-    case KL_TYPE_BOOL: return "bool";
-    case KL_TYPE_CHAR: return "char";
-    case KL_TYPE_UCHAR: return "uchar";
-    case KL_TYPE_SHORT: return "short";
-    case KL_TYPE_USHORT: return "ushort";
-    case KL_TYPE_INT: return "int";
-    case KL_TYPE_UINT: return "uint";
-    case KL_TYPE_LONG: return "long";
-    case KL_TYPE_ULONG: return "ulong";
-    case KL_TYPE_SIZE_T: return "size_t";
-    case KL_TYPE_PTRDIFF_T: return "ptrdiff_t";
-    case KL_TYPE_HALF: return "half";
-    case KL_TYPE_FLOAT: return "float";
-    case KL_TYPE_DOUBLE: return "double";
-    default: return "int";
-  }
+  const char *name = kl_scalar_spelling(t->kind);
+  return name ? name : "int";
 }
 
 static const char *ocl_space(kl_address_space space) {

@@ -188,6 +188,8 @@ const kl_type *kl_type_scalar_of(const kl_type *type);  /* the element of a vect
 bool kl_type_equal(const kl_type *a, const kl_type *b); /* ignoring qualifiers */
 /* "float4", "__global const float*", "struct pair" */
 const char *kl_type_name(kl_context *ctx, const kl_type *type);
+/* A scalar type's OpenCL C name ("uchar", "half"); NULL for other kinds. */
+const char *kl_scalar_spelling(kl_type_kind kind);
 
 /* ---------------------------------------------------------------- AST */
 

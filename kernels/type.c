@@ -10,16 +10,20 @@ static const struct {
   const char *name;
   int size;
 } scalar_info[] = {
-    {KL_TYPE_VOID, "void", 1},    {KL_TYPE_BOOL, "bool", 1},       {KL_TYPE_CHAR, "char", 1},
-    {KL_TYPE_UCHAR, "uchar", 1},  {KL_TYPE_SHORT, "short", 2},     {KL_TYPE_USHORT, "ushort", 2},
-    {KL_TYPE_INT, "int", 4},      {KL_TYPE_UINT, "uint", 4},       {KL_TYPE_LONG, "long", 8},
-    {KL_TYPE_ULONG, "ulong", 8},  {KL_TYPE_SIZE_T, "size_t", 8},   {KL_TYPE_PTRDIFF_T, "ptrdiff_t", 8},
-    {KL_TYPE_HALF, "half", 2},    {KL_TYPE_FLOAT, "float", 4},     {KL_TYPE_DOUBLE, "double", 8},
+    {KL_TYPE_VOID, "void", 1},   {KL_TYPE_BOOL, "bool", 1},     {KL_TYPE_CHAR, "char", 1},
+    {KL_TYPE_UCHAR, "uchar", 1}, {KL_TYPE_SHORT, "short", 2},   {KL_TYPE_USHORT, "ushort", 2},
+    {KL_TYPE_INT, "int", 4},     {KL_TYPE_UINT, "uint", 4},     {KL_TYPE_LONG, "long", 8},
+    {KL_TYPE_ULONG, "ulong", 8}, {KL_TYPE_SIZE_T, "size_t", 8}, {KL_TYPE_PTRDIFF_T, "ptrdiff_t", 8},
+    {KL_TYPE_HALF, "half", 2},   {KL_TYPE_FLOAT, "float", 4},   {KL_TYPE_DOUBLE, "double", 8},
 };
 
+const char *kl_scalar_spelling(kl_type_kind kind) {
+  return (int)kind >= 0 && kind <= KL_TYPE_DOUBLE ? scalar_info[kind].name : NULL;
+}
+
 static const char *scalar_name(kl_type_kind kind) {
-  if ((int)kind >= 0 && kind <= KL_TYPE_DOUBLE) return scalar_info[kind].name;
-  return "?";
+  const char *name = kl_scalar_spelling(kind);
+  return name ? name : "?";
 }
 
 kl_type *kl_type_scalar(kl_context *ctx, kl_type_kind kind) {
@@ -124,8 +128,10 @@ bool kl_type_is_signed(const kl_type *type) {
     case KL_TYPE_PTRDIFF_T:
     case KL_TYPE_HALF:
     case KL_TYPE_FLOAT:
-    case KL_TYPE_DOUBLE: return true;
-    default: return false;
+    case KL_TYPE_DOUBLE:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -139,8 +145,12 @@ bool kl_type_is_arithmetic(const kl_type *type) {
   return type->kind >= KL_TYPE_CHAR && type->kind <= KL_TYPE_DOUBLE;
 }
 
-bool kl_type_is_vector(const kl_type *type) { return type && type->kind == KL_TYPE_VECTOR; }
-bool kl_type_is_pointer(const kl_type *type) { return type && type->kind == KL_TYPE_POINTER; }
+bool kl_type_is_vector(const kl_type *type) {
+  return type && type->kind == KL_TYPE_VECTOR;
+}
+bool kl_type_is_pointer(const kl_type *type) {
+  return type && type->kind == KL_TYPE_POINTER;
+}
 
 const kl_type *kl_type_scalar_of(const kl_type *type) {
   return type && type->kind == KL_TYPE_VECTOR ? type->element : type;
@@ -150,38 +160,51 @@ bool kl_type_equal(const kl_type *a, const kl_type *b) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
   switch (a->kind) {
-    case KL_TYPE_VECTOR: return a->length == b->length && a->element->kind == b->element->kind;
+    case KL_TYPE_VECTOR:
+      return a->length == b->length && a->element->kind == b->element->kind;
     case KL_TYPE_POINTER:
       return a->pointee_space == b->pointee_space && kl_type_equal(a->element, b->element);
-    case KL_TYPE_ARRAY: return a->length == b->length && kl_type_equal(a->element, b->element);
-    case KL_TYPE_STRUCT: return a->members == b->members && a->name == b->name;
+    case KL_TYPE_ARRAY:
+      return a->length == b->length && kl_type_equal(a->element, b->element);
+    case KL_TYPE_STRUCT:
+      return a->members == b->members && a->name == b->name;
     case KL_TYPE_FUNCTION:
       if (a->param_count != b->param_count || !kl_type_equal(a->return_type, b->return_type))
         return false;
       for (int i = 0; i < a->param_count; i++)
         if (!kl_type_equal(a->params[i], b->params[i])) return false;
       return true;
-    default: return true;
+    default:
+      return true;
   }
 }
 
 int kl_type_rank(const kl_type *type) {
   switch (type->kind) {
-    case KL_TYPE_BOOL: return 0;
+    case KL_TYPE_BOOL:
+      return 0;
     case KL_TYPE_CHAR:
-    case KL_TYPE_UCHAR: return 1;
+    case KL_TYPE_UCHAR:
+      return 1;
     case KL_TYPE_SHORT:
-    case KL_TYPE_USHORT: return 2;
+    case KL_TYPE_USHORT:
+      return 2;
     case KL_TYPE_INT:
-    case KL_TYPE_UINT: return 3;
+    case KL_TYPE_UINT:
+      return 3;
     case KL_TYPE_LONG:
     case KL_TYPE_ULONG:
     case KL_TYPE_SIZE_T:
-    case KL_TYPE_PTRDIFF_T: return 4;
-    case KL_TYPE_HALF: return 10;
-    case KL_TYPE_FLOAT: return 11;
-    case KL_TYPE_DOUBLE: return 12;
-    default: return -1;
+    case KL_TYPE_PTRDIFF_T:
+      return 4;
+    case KL_TYPE_HALF:
+      return 10;
+    case KL_TYPE_FLOAT:
+      return 11;
+    case KL_TYPE_DOUBLE:
+      return 12;
+    default:
+      return -1;
   }
 }
 
@@ -190,14 +213,24 @@ kl_type *kl_type_unsigned_of(kl_context *ctx, const kl_type *type) {
   kl_type_kind k;
   switch (s->kind) {
     case KL_TYPE_CHAR:
-    case KL_TYPE_UCHAR: k = KL_TYPE_UCHAR; break;
+    case KL_TYPE_UCHAR:
+      k = KL_TYPE_UCHAR;
+      break;
     case KL_TYPE_SHORT:
-    case KL_TYPE_USHORT: k = KL_TYPE_USHORT; break;
+    case KL_TYPE_USHORT:
+      k = KL_TYPE_USHORT;
+      break;
     case KL_TYPE_INT:
-    case KL_TYPE_UINT: k = KL_TYPE_UINT; break;
+    case KL_TYPE_UINT:
+      k = KL_TYPE_UINT;
+      break;
     case KL_TYPE_PTRDIFF_T:
-    case KL_TYPE_SIZE_T: k = KL_TYPE_SIZE_T; break;
-    default: k = KL_TYPE_ULONG; break;
+    case KL_TYPE_SIZE_T:
+      k = KL_TYPE_SIZE_T;
+      break;
+    default:
+      k = KL_TYPE_ULONG;
+      break;
   }
   if (type->kind == KL_TYPE_VECTOR) return kl_type_vector(ctx, k, type->length);
   return kl_type_scalar(ctx, k);
@@ -207,10 +240,18 @@ kl_type *kl_type_signed_int_like(kl_context *ctx, const kl_type *type) {
   if (type->kind != KL_TYPE_VECTOR) return kl_type_scalar(ctx, KL_TYPE_INT);
   kl_type_kind k;
   switch (type->element->size) {
-    case 1: k = KL_TYPE_CHAR; break;
-    case 2: k = KL_TYPE_SHORT; break;
-    case 8: k = KL_TYPE_LONG; break;
-    default: k = KL_TYPE_INT; break;
+    case 1:
+      k = KL_TYPE_CHAR;
+      break;
+    case 2:
+      k = KL_TYPE_SHORT;
+      break;
+    case 8:
+      k = KL_TYPE_LONG;
+      break;
+    default:
+      k = KL_TYPE_INT;
+      break;
   }
   return kl_type_vector(ctx, k, type->length);
 }
@@ -260,10 +301,14 @@ kl_type *kl_type_from_name(kl_context *ctx, const char *name, int length) {
 
 static const char *space_prefix(kl_address_space space) {
   switch (space) {
-    case KL_SPACE_GLOBAL: return "__global ";
-    case KL_SPACE_LOCAL: return "__local ";
-    case KL_SPACE_CONSTANT: return "__constant ";
-    default: return "";
+    case KL_SPACE_GLOBAL:
+      return "__global ";
+    case KL_SPACE_LOCAL:
+      return "__local ";
+    case KL_SPACE_CONSTANT:
+      return "__constant ";
+    default:
+      return "";
   }
 }
 
@@ -271,8 +316,7 @@ const char *kl_type_name(kl_context *ctx, const kl_type *type) {
   if (!type) return "?";
   const char *q = "";
   if (type->qualifiers & KL_QUALIFIER_CONST) q = "const ";
-  if (type->qualifiers & KL_QUALIFIER_VOLATILE)
-    q = kl_format(ctx, "%svolatile ", q);
+  if (type->qualifiers & KL_QUALIFIER_VOLATILE) q = kl_format(ctx, "%svolatile ", q);
   switch (type->kind) {
     case KL_TYPE_VECTOR:
       return kl_format(ctx, "%s%s%d", q, scalar_name(type->element->kind), type->length);
@@ -293,7 +337,8 @@ const char *kl_type_name(kl_context *ctx, const kl_type *type) {
         s = kl_format(ctx, "%s%s%s", s, i ? ", " : "", kl_type_name(ctx, type->params[i]));
       return kl_format(ctx, "%s)", s);
     }
-    default: return kl_format(ctx, "%s%s", q, scalar_name(type->kind));
+    default:
+      return kl_format(ctx, "%s%s", q, scalar_name(type->kind));
   }
 }
 
