@@ -22,7 +22,7 @@ set_tests_properties(conformance_suite PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 7
 # anygpu test's JSON, the planted bugs it must catch, and anygpu run.
 if(Python3_Interpreter_FOUND)
   add_test(NAME suite_cli COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_suite.py
-                                  $<TARGET_FILE:anygpu_cli> ${PROJECT_SOURCE_DIR}/kernels/suite)
+                                  $<TARGET_FILE:anygpu_cli> ${PROJECT_SOURCE_DIR}/tools/suite)
   set_tests_properties(suite_cli PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS suite
                                             ENVIRONMENT "${AGPU_SUITE_TEST_ENV}")
 else()

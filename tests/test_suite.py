@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """End-to-end tests of `anygpu test` and `anygpu run`.
 
-    python3 test_suite.py PATH/TO/anygpu PATH/TO/kernels/suite
+    python3 test_suite.py PATH/TO/anygpu PATH/TO/tools/suite
 
 Runs the built binary for real on every device this machine has: the JSON
 output of `anygpu test`, the planted bugs it must catch (each made from the
@@ -535,7 +535,7 @@ def run_suite(binary):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("binary", help="the built anygpu executable")
-    parser.add_argument("kernels_dir", nargs="?", help="kernels/suite in the source tree")
+    parser.add_argument("kernels_dir", nargs="?", help="tools/suite in the source tree")
     parser.add_argument("--suite", action="store_true",
                         help="only run anygpu test on every device (exit 77 if all skipped)")
     options = parser.parse_args()

@@ -243,7 +243,7 @@ static void print_json(const test_request *request, const suite_case **cases, si
 static int list_cases(void) {
   for (size_t i = 0; i < suite_case_count(); i++) {
     const suite_case *kase = suite_case_at(i);
-    printf("%-22s kernels/suite/%s (%s)%s\n", kase->name, kase->file, kase->entry,
+    printf("%-22s tools/suite/%s (%s)%s\n", kase->name, kase->file, kase->entry,
            kase->fp64 ? ", needs fp64" : "");
   }
   return cli_finish_output();

@@ -154,7 +154,7 @@ void bench_tuning_store(const agpu_device_info *info, uint32_t n, const char *va
 
 /* The built-in copy of a bench kernel file. */
 const char *bench_builtin_source(const char *name);
-/* The suite's copy of kernels/suite/NAME (the reduction kernel). */
+/* The suite's copy of tools/suite/NAME (the reduction kernel). */
 const char *suite_builtin_source(const char *name);
 
 /* Output. */

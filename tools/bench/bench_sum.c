@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Reduction: the conformance suite's reduce_sum kernel (kernels/suite/
+/* Reduction: the conformance suite's reduce_sum kernel (tools/suite/
  * reduce.cl) over a float array, each group's sum read back and added on
  * the host; GB/s = bytes read over the median time. */
 #include <math.h>

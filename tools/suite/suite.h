@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The conformance suite behind `anygpu test`: the project's portable
- * kernels (the .cl files of kernels/suite) run on a device through the public API and
+ * kernels (the .cl files of tools/suite) run on a device through the public API and
  * checked element by element against references computed on the host
  * (docs/conformance.md). */
 #ifndef ANYGPU_TOOLS_SUITE_H
@@ -67,7 +67,7 @@ void suite_shared_free(suite_shared *shared);
 void suite_run_case(suite_device *device, const suite_case *kase, suite_size size, uint64_t seed,
                     suite_shared *shared, suite_result *result);
 
-/* The built-in copy of kernels/suite/NAME, NULL if there is none. */
+/* The built-in copy of tools/suite/NAME, NULL if there is none. */
 const char *suite_builtin_source(const char *name);
 
 #endif /* ANYGPU_TOOLS_SUITE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Counting kernels, checked bit for bit: the exclusive prefix scan and the
- * histograms (kernels/suite/scan.cl, histogram.cl). */
+ * histograms (tools/suite/scan.cl, histogram.cl). */
 #include <stdio.h>
 #include <string.h>
 

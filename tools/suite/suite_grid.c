@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Two-dimensional kernels: matrix multiply, transpose, 5-point stencil
- * (kernels/suite/matmul.cl, transpose.cl, stencil.cl). */
+ * (tools/suite/matmul.cl, transpose.cl, stencil.cl). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

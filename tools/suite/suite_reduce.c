@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Reductions (kernels/suite/reduce.cl): a first pass of G work-groups of L
+/* Reductions (tools/suite/reduce.cl): a first pass of G work-groups of L
  * work-items, each writing a partial result, then one work-group over the
  * G partials. */
 #include <math.h>

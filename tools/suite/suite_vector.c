@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Streaming vector kernels (kernels/suite/vector.cl, integer.cl). */
+/* Streaming vector kernels (tools/suite/vector.cl, integer.cl). */
 #include <math.h>
 #include <string.h>
 
