@@ -110,66 +110,48 @@ kl_source *kl_new_source(kl_context *ctx, const char *name, const char *text, si
 
 /* ------------------------------------------------------- diagnostics */
 
-static void kl_diagnose(kl_context *ctx, kl_severity severity, kl_location at, const char *format,
-                        va_list args) {
-  if (ctx->too_many) return;
-  if (severity == KL_ERROR && ctx->error_count >= KL_MAX_ERRORS) {
-    ctx->too_many = true;
-    kl_diagnostic *d = kl_alloc(ctx, sizeof *d);
-    d->severity = KL_ERROR;
-    d->location = at;
-    d->message = kl_format(ctx, "too many errors (%d), stopping", KL_MAX_ERRORS);
-    if (ctx->last_diagnostic)
-      ctx->last_diagnostic->next = d;
-    else
-      ctx->diagnostics = d;
-    ctx->last_diagnostic = d;
-    ctx->diagnostics_text = NULL;
-    kl_bail(ctx);
-  }
-  if (severity == KL_WARNING && ctx->warning_count >= 100) return;
+static void kl_append_diagnostic(kl_context *ctx, kl_severity severity, kl_location at,
+                                 const char *message) {
   kl_diagnostic *d = kl_alloc(ctx, sizeof *d);
   d->severity = severity;
   d->location = at;
-  d->message = kl_vformat(ctx, format, args);
+  d->message = message;
   if (ctx->last_diagnostic)
     ctx->last_diagnostic->next = d;
   else
     ctx->diagnostics = d;
   ctx->last_diagnostic = d;
   ctx->diagnostics_text = NULL;
+}
+
+static void kl_diagnose(kl_context *ctx, kl_severity severity, kl_location at, const char *format,
+                        va_list args) {
+  if (ctx->too_many) return;
+  if (severity == KL_ERROR && ctx->error_count >= KL_MAX_ERRORS) {
+    ctx->too_many = true;
+    kl_append_diagnostic(ctx, KL_ERROR, at,
+                         kl_format(ctx, "too many errors (%d), stopping", KL_MAX_ERRORS));
+    kl_bail(ctx);
+  }
+  if (severity == KL_WARNING && ctx->warning_count >= 100) return;
+  kl_append_diagnostic(ctx, severity, at, kl_vformat(ctx, format, args));
   if (severity == KL_ERROR) ctx->error_count++;
   if (severity == KL_WARNING) ctx->warning_count++;
 }
 
-void kl_error(kl_context *ctx, kl_location at, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  kl_diagnose(ctx, KL_ERROR, at, format, args);
-  va_end(args);
-}
-
-void kl_warning(kl_context *ctx, kl_location at, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  kl_diagnose(ctx, KL_WARNING, at, format, args);
-  va_end(args);
-}
-
-void kl_note(kl_context *ctx, kl_location at, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  kl_diagnose(ctx, KL_NOTE, at, format, args);
-  va_end(args);
-}
-
-void kl_limit_error(kl_context *ctx, kl_location at, const char *format, ...) {
-  ctx->hit_limit = true;
-  va_list args;
-  va_start(args, format);
-  kl_diagnose(ctx, KL_ERROR, at, format, args);
-  va_end(args);
-}
+/* kl_error, kl_warning, kl_note, kl_limit_error: one diagnostic each. */
+#define KL_DIAGNOSTIC_FUNCTION(name, severity, is_limit)                \
+  void name(kl_context *ctx, kl_location at, const char *format, ...) { \
+    if (is_limit) ctx->hit_limit = true;                                \
+    va_list args;                                                       \
+    va_start(args, format);                                             \
+    kl_diagnose(ctx, severity, at, format, args);                       \
+    va_end(args);                                                       \
+  }
+KL_DIAGNOSTIC_FUNCTION(kl_error, KL_ERROR, false)
+KL_DIAGNOSTIC_FUNCTION(kl_warning, KL_WARNING, false)
+KL_DIAGNOSTIC_FUNCTION(kl_note, KL_NOTE, false)
+KL_DIAGNOSTIC_FUNCTION(kl_limit_error, KL_ERROR, true)
 
 bool kl_hit_limit(const kl_context *ctx) {
   return ctx->hit_limit;

@@ -74,61 +74,59 @@ const kl_function *kl_find_kernel(const kl_program *program, const char *name) {
   return NULL;
 }
 
+/* Whether this build links the emitter (they are weak symbols). */
+static bool have_emitter(kl_context *ctx, bool linked, const char *name) {
+  if (!linked)
+    kl_error(ctx, (kl_location){ctx->main_source, 0, 0}, "this build has no %s emitter", name);
+  return linked;
+}
+
+/* The one kernel a GLSL shader holds: `kernel`, else the program's only one. */
+static const kl_function *glsl_kernel(kl_context *ctx, const kl_program *program,
+                                      const char *kernel) {
+  kl_location nowhere = {ctx->main_source, 0, 0};
+  const kl_function *k = NULL;
+  if (kernel) {
+    k = kl_find_kernel(program, kernel);
+    if (!k) kl_error(ctx, nowhere, "no kernel named '%s'", kernel);
+    return k;
+  }
+  int count = 0;
+  for (const kl_function *f = program->functions; f; f = f->next)
+    if (f->is_kernel && f->body) {
+      if (!k) k = f;
+      count++;
+    }
+  if (count == 0) kl_error(ctx, nowhere, "the program has no kernel");
+  if (count > 1)
+    kl_error(ctx, nowhere, "GLSL needs one kernel per shader: name the kernel (the program has %d)",
+             count);
+  return count == 1 ? k : NULL;
+}
+
 static const char *emit(kl_context *ctx, const kl_program *program, kl_target target,
                         const char *kernel) {
-  kl_location nowhere = {ctx->main_source, 0, 0};
-  const char *result = NULL;
+  bool hip = target == KL_TARGET_HIP;
   switch (target) {
     case KL_TARGET_OPENCL:
-      if (kl_emit_opencl)
-        result = kl_emit_opencl(ctx, program);
-      else
-        kl_error(ctx, nowhere, "this build has no OpenCL C emitter");
-      break;
+      return have_emitter(ctx, kl_emit_opencl != NULL, "OpenCL C") ? kl_emit_opencl(ctx, program)
+                                                                   : NULL;
     case KL_TARGET_CUDA:
     case KL_TARGET_HIP:
-      if (kl_emit_cuda)
-        result = kl_emit_cuda(ctx, program, target == KL_TARGET_HIP);
-      else
-        kl_error(ctx, nowhere, "this build has no %s emitter",
-                 target == KL_TARGET_HIP ? "HIP" : "CUDA");
-      break;
+      return have_emitter(ctx, kl_emit_cuda != NULL, hip ? "HIP" : "CUDA")
+                 ? kl_emit_cuda(ctx, program, hip)
+                 : NULL;
     case KL_TARGET_GLSL: {
-      const kl_function *k = NULL;
-      if (kernel) {
-        k = kl_find_kernel(program, kernel);
-        if (!k) kl_error(ctx, nowhere, "no kernel named '%s'", kernel);
-      } else {
-        int count = 0;
-        for (const kl_function *f = program->functions; f; f = f->next)
-          if (f->is_kernel && f->body) {
-            if (!k) k = f;
-            count++;
-          }
-        if (count == 0) kl_error(ctx, nowhere, "the program has no kernel");
-        if (count > 1)
-          kl_error(ctx, nowhere,
-                   "GLSL needs one kernel per shader: name the kernel (the program has %d)", count);
-        if (count != 1) k = NULL;
-      }
-      if (!k) break;
-      if (kl_emit_glsl)
-        result = kl_emit_glsl(ctx, program, k);
-      else
-        kl_error(ctx, nowhere, "this build has no GLSL emitter");
-      break;
+      const kl_function *k = glsl_kernel(ctx, program, kernel);
+      return k && have_emitter(ctx, kl_emit_glsl != NULL, "GLSL") ? kl_emit_glsl(ctx, program, k)
+                                                                  : NULL;
     }
     case KL_TARGET_C:
-      if (kl_emit_c)
-        result = kl_emit_c(ctx, program);
-      else
-        kl_error(ctx, nowhere, "this build has no C emitter");
-      break;
+      return have_emitter(ctx, kl_emit_c != NULL, "C") ? kl_emit_c(ctx, program) : NULL;
     default:
-      kl_error(ctx, nowhere, "unknown target %d", (int)target);
-      break;
+      kl_error(ctx, (kl_location){ctx->main_source, 0, 0}, "unknown target %d", (int)target);
+      return NULL;
   }
-  return result;
 }
 
 const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target,
