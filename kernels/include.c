@@ -68,18 +68,14 @@ enum {
 };
 
 static const char *not_regular(int error) {
-  switch (error) {
-    case NOT_REGULAR_DIRECTORY:
-      return "it is a directory";
-    case NOT_REGULAR_FIFO:
-      return "it is a FIFO (named pipe), not a regular file";
-    case NOT_REGULAR_CHARACTER_DEVICE:
-      return "it is a character device, not a regular file";
-    case NOT_REGULAR_BLOCK_DEVICE:
-      return "it is a block device, not a regular file";
-    default:
-      return "it is not a regular file";
-  }
+  static const char *const what[] = {
+      [-NOT_REGULAR_DIRECTORY] = "it is a directory",
+      [-NOT_REGULAR_FIFO] = "it is a FIFO (named pipe), not a regular file",
+      [-NOT_REGULAR_CHARACTER_DEVICE] = "it is a character device, not a regular file",
+      [-NOT_REGULAR_BLOCK_DEVICE] = "it is a block device, not a regular file"};
+  const char *result =
+      error < 0 && -error < (int)(sizeof what / sizeof *what) ? what[-error] : NULL;
+  return result ? result : "it is not a regular file";
 }
 
 typedef struct opened {

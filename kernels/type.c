@@ -53,44 +53,41 @@ kl_type *kl_type_vector(kl_context *ctx, kl_type_kind element, int length) {
   return ctx->vectors[element][length];
 }
 
-kl_type *kl_type_pointer(kl_context *ctx, kl_type *pointee, kl_address_space space) {
+static kl_type *new_type(kl_context *ctx, kl_type_kind kind, kl_type *element, int size,
+                         int align) {
   kl_type *t = kl_alloc(ctx, sizeof *t);
-  t->kind = KL_TYPE_POINTER;
-  t->element = pointee;
+  t->kind = kind;
+  t->element = element;
+  t->size = size;
+  t->align = align;
+  return t;
+}
+
+kl_type *kl_type_pointer(kl_context *ctx, kl_type *pointee, kl_address_space space) {
+  kl_type *t = new_type(ctx, KL_TYPE_POINTER, pointee, 8, 8);
   t->pointee_space = space;
-  t->size = 8;
-  t->align = 8;
   return t;
 }
 
 kl_type *kl_type_array(kl_context *ctx, kl_type *element, int length) {
-  kl_type *t = kl_alloc(ctx, sizeof *t);
-  t->kind = KL_TYPE_ARRAY;
-  t->element = element;
-  t->length = length;
   int64_t size = (int64_t)element->size * length;
-  t->size = size > INT32_MAX ? INT32_MAX : (int)size;
-  t->align = element->align;
+  kl_type *t = new_type(ctx, KL_TYPE_ARRAY, element, size > INT32_MAX ? INT32_MAX : (int)size,
+                        element->align);
+  t->length = length;
   return t;
 }
 
 kl_type *kl_type_struct(kl_context *ctx, const char *tag) {
-  kl_type *t = kl_alloc(ctx, sizeof *t);
-  t->kind = KL_TYPE_STRUCT;
+  kl_type *t = new_type(ctx, KL_TYPE_STRUCT, NULL, 0, 1);
   t->name = tag;
-  t->size = 0;
-  t->align = 1;
   return t;
 }
 
 kl_type *kl_type_function(kl_context *ctx, kl_type *return_type, kl_type **params, int count) {
-  kl_type *t = kl_alloc(ctx, sizeof *t);
-  t->kind = KL_TYPE_FUNCTION;
+  kl_type *t = new_type(ctx, KL_TYPE_FUNCTION, NULL, 1, 1);
   t->return_type = return_type;
   t->params = params;
   t->param_count = count;
-  t->size = 1;
-  t->align = 1;
   return t;
 }
 
@@ -300,16 +297,11 @@ kl_type *kl_type_from_name(kl_context *ctx, const char *name, int length) {
 }
 
 static const char *space_prefix(kl_address_space space) {
-  switch (space) {
-    case KL_SPACE_GLOBAL:
-      return "__global ";
-    case KL_SPACE_LOCAL:
-      return "__local ";
-    case KL_SPACE_CONSTANT:
-      return "__constant ";
-    default:
-      return "";
-  }
+  static const char *const prefix[] = {[KL_SPACE_GLOBAL] = "__global ",
+                                       [KL_SPACE_LOCAL] = "__local ",
+                                       [KL_SPACE_CONSTANT] = "__constant "};
+  const char *result = (size_t)space < sizeof prefix / sizeof *prefix ? prefix[space] : NULL;
+  return result ? result : "";
 }
 
 const char *kl_type_name(kl_context *ctx, const kl_type *type) {
