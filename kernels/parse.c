@@ -283,14 +283,8 @@ static void program_variable(parser *p, decl_spec *spec, kl_type *type, kl_token
   if (kp_accept(p, "=")) {
     kl_location init_at = kp_here(p);
     if (unsized && kp_is(p, "{")) {
-      kl_type *open = kl_type_array(ctx, type->element, 0);
-      kl_node *list = kp_init_list(p, open, 0);
-      int n = list->arg_count > 0 ? list->arg_count : 1;
-      type = kl_type_qualified(ctx, kl_type_array(ctx, type->element, n), KL_QUALIFIER_CONST);
-      list->type = type;
-      kp_pad_list(p, list, 0);
-      v->type = type;
-      v->initializer = list;
+      v->initializer = kp_unsized_array_init(p, type->element, KL_QUALIFIER_CONST);
+      v->type = v->initializer->type;
     } else {
       v->initializer = kp_initializer(p, type, 0);
     }

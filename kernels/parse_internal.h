@@ -141,6 +141,7 @@ kl_node *kp_expression(parser *p);
 kl_variable *kp_new_variable(parser *p, kl_token *name, kl_type *type, kl_address_space space);
 void kp_declare_name(parser *p, kl_token *name, sym **out);
 kl_node *kp_init_list(parser *p, kl_type *type, int depth);
+kl_node *kp_unsized_array_init(parser *p, kl_type *element, unsigned qualifiers);
 void kp_pad_list(parser *p, kl_node *list, int depth);
 kl_node *kp_initializer(parser *p, kl_type *type, int depth);
 void kp_check_pointer_depth(parser *p, const kl_type *type, kl_location at);

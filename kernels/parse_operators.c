@@ -226,9 +226,11 @@ kl_node *kp_new_unary(parser *p, kl_operator op, kl_node *x, kl_location at) {
   switch (op) {
     case KL_OP_NEGATE:
     case KL_OP_PLUS:
-      if (!kp_is_bool_or_arith(t)) {
-        kl_error(p->ctx, at, "invalid operand to unary '%s' ('%s')", op_text(op),
-                 kp_type_name(p, t));
+    case KL_OP_BIT_NOT: {
+      bool bitwise = op == KL_OP_BIT_NOT;
+      if (bitwise ? !kp_is_integer_like(t) : !kp_is_bool_or_arith(t)) {
+        kl_error(p->ctx, at, "invalid operand to unary '%s' ('%s')%s", op_text(op),
+                 kp_type_name(p, t), bitwise ? ": an integer needed" : "");
         n->type = kp_int_type(p);
         break;
       }
@@ -236,17 +238,7 @@ kl_node *kp_new_unary(parser *p, kl_operator op, kl_node *x, kl_location at) {
           t->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, t) : kl_type_promote(p->ctx, t);
       x = kl_convert(p->ctx, x, n->type);
       break;
-    case KL_OP_BIT_NOT:
-      if (!kp_is_integer_like(t)) {
-        kl_error(p->ctx, at, "invalid operand to unary '~' ('%s'): an integer needed",
-                 kp_type_name(p, t));
-        n->type = kp_int_type(p);
-        break;
-      }
-      n->type =
-          t->kind == KL_TYPE_VECTOR ? kl_type_unqualified(p->ctx, t) : kl_type_promote(p->ctx, t);
-      x = kl_convert(p->ctx, x, n->type);
-      break;
+    }
     case KL_OP_LOGICAL_NOT:
       x = kp_decay(p, x);
       t = x->type;

@@ -25,6 +25,16 @@ void kp_declare_name(parser *p, kl_token *name, sym **out) {
   *out = kp_add_sym(p, name->text, name->length);
 }
 
+/* `T a[] = {...}`: the list, typed as the array of its length (qualified). */
+kl_node *kp_unsized_array_init(parser *p, kl_type *element, unsigned qualifiers) {
+  kl_node *list = kp_init_list(p, kl_type_array(p->ctx, element, 0), 0);
+  int n = list->arg_count > 0 ? list->arg_count : 1;
+  list->type = kl_type_array(p->ctx, element, n);
+  if (qualifiers) list->type = kl_type_qualified(p->ctx, list->type, qualifiers);
+  kp_pad_list(p, list, 0);
+  return list;
+}
+
 kl_node *kp_init_list(parser *p, kl_type *type, int depth) {
   kl_location at = kp_here(p);
   if (depth > 32) {
@@ -308,14 +318,8 @@ static kl_node *local_declaration(parser *p) {
         kl_error(p->ctx, kl_token_where(name), "__local variables cannot be initialized");
       if (unsized && kp_is(p, "{")) {
         /* float a[] = {...}: the length from the list */
-        kl_type *open = kl_type_array(p->ctx, type->element, 0);
-        kl_node *list = kp_init_list(p, open, 0);
-        int n = list->arg_count > 0 ? list->arg_count : 1;
-        type = kl_type_array(p->ctx, type->element, n);
-        list->type = type;
-        kp_pad_list(p, list, 0);
-        v->type = type;
-        v->initializer = list;
+        v->initializer = kp_unsized_array_init(p, type->element, 0);
+        v->type = type = v->initializer->type;
       } else {
         v->initializer = kp_initializer(p, type, 0);
         kp_view_check_init(p, v, v->initializer);

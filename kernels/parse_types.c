@@ -359,6 +359,20 @@ static void add_struct_to_program(parser *p, kl_type *t) {
   prog->structs[prog->struct_count++] = t;
 }
 
+/* A new struct type in the current scope, under its tag when it has one. */
+static kl_type *kp_new_struct_tag(parser *p, const kl_token *tag_token) {
+  kl_type *type = kl_type_struct(
+      p->ctx, tag_token ? kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length) : NULL);
+  if (!tag_token) return type;
+  tag *nt = kl_alloc(p->ctx, sizeof *nt);
+  nt->name = tag_token->text;
+  nt->length = tag_token->length;
+  nt->type = type;
+  nt->next = p->scope->tags;
+  p->scope->tags = nt;
+  return type;
+}
+
 kl_type *kp_declarator(parser *p, kl_type *base, kl_address_space pointee_space, kl_token **name,
                        bool is_param);
 
@@ -380,16 +394,7 @@ static kl_type *struct_decl(parser *p, bool is_union) {
     }
     tag *t = kp_find_tag(p, tag_token->text, tag_token->length, false);
     if (t) return t->type;
-    /* A forward declaration: an incomplete struct. */
-    kl_type *type =
-        kl_type_struct(p->ctx, kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length));
-    tag *nt = kl_alloc(p->ctx, sizeof *nt);
-    nt->name = tag_token->text;
-    nt->length = tag_token->length;
-    nt->type = type;
-    nt->next = p->scope->tags;
-    p->scope->tags = nt;
-    return type;
+    return kp_new_struct_tag(p, tag_token); /* a forward declaration: incomplete */
   }
   kl_type *type = NULL;
   if (tag_token) {
@@ -401,18 +406,7 @@ static kl_type *struct_decl(parser *p, bool is_union) {
       type = t->type;
     }
   }
-  if (!type) {
-    type = kl_type_struct(
-        p->ctx, tag_token ? kl_strndup(p->ctx, tag_token->text, (size_t)tag_token->length) : NULL);
-    if (tag_token) {
-      tag *nt = kl_alloc(p->ctx, sizeof *nt);
-      nt->name = tag_token->text;
-      nt->length = tag_token->length;
-      nt->type = type;
-      nt->next = p->scope->tags;
-      p->scope->tags = nt;
-    }
-  }
+  if (!type) type = kp_new_struct_tag(p, tag_token);
   kp_advance(p); /* { */
   kl_member head = {0}, *tail = &head;
   kp_enter_depth(p);
