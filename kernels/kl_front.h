@@ -124,6 +124,9 @@ kl_node *kl_convert(kl_context *ctx, kl_node *node, kl_type *type); /* implicit;
 bool kl_eval_int(kl_context *ctx, const kl_node *node,
                  int64_t *value); /* integer constant expression */
 
+/* lex.c: a character's value as a hexadecimal digit, -1 if it is none. */
+int kl_digit_value(int c);
+
 /* check.c */
 void kl_check_program(kl_context *ctx, kl_program *program);
 

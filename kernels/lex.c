@@ -7,7 +7,8 @@
 
 bool kl_token_is(const kl_token *token, const char *text) {
   if (token->length < 1 || token->text[0] != text[0]) return false;
-  if (text[1] == 0) return token->length == 1 && token->kind != KL_TOKEN_END && token->kind != KL_TOKEN_STRING;
+  if (text[1] == 0)
+    return token->length == 1 && token->kind != KL_TOKEN_END && token->kind != KL_TOKEN_STRING;
   size_t n = strlen(text);
   return token->kind != KL_TOKEN_END && token->kind != KL_TOKEN_STRING &&
          (size_t)token->length == n && memcmp(token->text, text, n) == 0;
@@ -27,12 +28,16 @@ kl_location kl_token_where(const kl_token *token) {
 static bool is_ident_start(int c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-static bool is_ident_char(int c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-static bool is_digit(int c) { return c >= '0' && c <= '9'; }
+static bool is_ident_char(int c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+static bool is_digit(int c) {
+  return c >= '0' && c <= '9';
+}
 
 static const char *const punctuators[] = {
-    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
-    "+=",  "-=",  "*=",  "/=", "%=", "&=", "|=", "^=", "##", NULL,
+    "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
+    "&&",  "||",  "+=",  "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##", NULL,
 };
 
 kl_token *kl_tokenize(kl_context *ctx, const kl_source *source) {
@@ -58,7 +63,8 @@ kl_token *kl_tokenize(kl_context *ctx, const kl_source *source) {
       space_before = true;
       continue;
     }
-    if (c == '\\' && p + 1 < end && (p[1] == '\n' || (p[1] == '\r' && p + 2 < end && p[2] == '\n'))) {
+    if (c == '\\' && p + 1 < end &&
+        (p[1] == '\n' || (p[1] == '\r' && p + 2 < end && p[2] == '\n'))) {
       p += p[1] == '\n' ? 2 : 3;
       line++;
       line_start = p;
@@ -130,7 +136,8 @@ kl_token *kl_tokenize(kl_context *ctx, const kl_source *source) {
         p++;
       }
       if (p >= end || *p != c) {
-        kl_error(ctx, token->location, "unterminated %s", c == '"' ? "string literal" : "character constant");
+        kl_error(ctx, token->location, "unterminated %s",
+                 c == '"' ? "string literal" : "character constant");
       } else {
         p++;
       }
@@ -168,4 +175,11 @@ kl_token *kl_tokenize(kl_context *ctx, const kl_source *source) {
   eof->at_line_start = true;
   tail->next = eof;
   return head.next;
+}
+
+int kl_digit_value(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
 }

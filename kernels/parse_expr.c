@@ -96,15 +96,8 @@ static kl_node *number_literal(parser *p, kl_token *t) {
   uint64_t v = 0;
   bool overflow = false, digits = base == 8;
   for (; i < n; i++) {
-    int c = s[i], d;
-    if (c >= '0' && c <= '9')
-      d = c - '0';
-    else if (c >= 'a' && c <= 'f')
-      d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F')
-      d = c - 'A' + 10;
-    else
-      break;
+    int c = s[i], d = kl_digit_value(c);
+    if (d < 0) break;
     if (base == 10 && d >= 10) break;
     if (d >= base) {
       kl_error(p->ctx, at, "invalid digit '%c' in %s constant '%s'", c,

@@ -56,16 +56,8 @@ static bool parse_pp_integer(const kl_token *t, uint64_t *value, bool *is_unsign
   bool any = base == 8;
   bool overflow = false;
   while (s < end) {
-    int c = *s, d;
-    if (c >= '0' && c <= '9')
-      d = c - '0';
-    else if (c >= 'a' && c <= 'f')
-      d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F')
-      d = c - 'A' + 10;
-    else
-      break;
-    if (d >= base) break;
+    int d = kl_digit_value(*s);
+    if (d < 0 || d >= base) break;
     if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) overflow = true;
     v = v * (uint64_t)base + (uint64_t)d;
     any = true;
