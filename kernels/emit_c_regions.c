@@ -311,36 +311,37 @@ static void kc_group_for_init(kc_emitter *e, const kl_node *init) {
   kc_stmt(e, init);
 }
 
+/* "{", the list one level deeper (inside a group-level loop when `loop`),
+ * then the closing "}" with `after`. */
+static void kc_group_block(kc_emitter *e, const kl_node *list, bool single, bool loop,
+                           const char *after) {
+  klg_puts(e->out, "{\n");
+  e->indent++;
+  e->group_loop_depth += loop;
+  kc_group_list(e, list, single);
+  e->group_loop_depth -= loop;
+  e->indent--;
+  kc_indent(e);
+  klg_puts(e->out, after);
+}
+
 static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
   klg_buf *o = e->out;
   switch (node->kind) {
     case KL_STMT_COMPOUND:
       kc_indent(e);
-      klg_puts(o, "{\n");
-      e->indent++;
-      kc_group_list(e, node->body, false);
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "}\n");
+      kc_group_block(e, node->body, false, false, "}\n");
       return;
     case KL_STMT_IF:
       kc_indent(e);
       klg_puts(o, "if (");
       kc_group_condition(e, node->condition, "if");
-      klg_puts(o, ") {\n");
-      e->indent++;
-      kc_group_list(e, node->then, true);
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "}\n");
+      klg_puts(o, ") ");
+      kc_group_block(e, node->then, true, false, "}\n");
       if (node->otherwise) {
         kc_indent(e);
-        klg_puts(o, "else {\n");
-        e->indent++;
-        kc_group_list(e, node->otherwise, true);
-        e->indent--;
-        kc_indent(e);
-        klg_puts(o, "}\n");
+        klg_puts(o, "else ");
+        kc_group_block(e, node->otherwise, true, false, "}\n");
       }
       return;
     case KL_STMT_FOR:
@@ -359,14 +360,8 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
                    "work-items of a group");
         kc_expr(e, node->increment);
       }
-      klg_puts(o, ") {\n");
-      e->indent++;
-      e->group_loop_depth++;
-      kc_group_list(e, node->body, true);
-      e->group_loop_depth--;
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "}\n");
+      klg_puts(o, ") ");
+      kc_group_block(e, node->body, true, true, "}\n");
       e->indent--;
       kc_indent(e);
       klg_puts(o, "}\n");
@@ -375,25 +370,13 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
       kc_indent(e);
       klg_puts(o, "while (");
       kc_group_condition(e, node->condition, "loop");
-      klg_puts(o, ") {\n");
-      e->indent++;
-      e->group_loop_depth++;
-      kc_group_list(e, node->body, true);
-      e->group_loop_depth--;
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "}\n");
+      klg_puts(o, ") ");
+      kc_group_block(e, node->body, true, true, "}\n");
       return;
     case KL_STMT_DO:
       kc_indent(e);
-      klg_puts(o, "do {\n");
-      e->indent++;
-      e->group_loop_depth++;
-      kc_group_list(e, node->body, true);
-      e->group_loop_depth--;
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "} while (");
+      klg_puts(o, "do ");
+      kc_group_block(e, node->body, true, true, "} while (");
       kc_group_condition(e, node->condition, "loop");
       klg_puts(o, ");\n");
       return;

@@ -17,18 +17,10 @@ void kc_indent(kc_emitter *e) {
 void kc_stmt(kc_emitter *e, const kl_node *node);
 
 void kc_initializer(kc_emitter *e, const kl_node *init) {
-  if (init->kind == KL_EXPR_INIT_LIST) {
+  if (init->kind == KL_EXPR_INIT_LIST || init->kind == KL_STMT_COMPOUND) {
     klg_puts(e->out, "{");
-    for (const kl_node *item = init->args; item; item = item->next) {
-      kc_initializer(e, item);
-      if (item->next) klg_puts(e->out, ", ");
-    }
-    klg_puts(e->out, "}");
-    return;
-  }
-  if (init->kind == KL_STMT_COMPOUND) {
-    klg_puts(e->out, "{");
-    for (const kl_node *item = init->body; item; item = item->next) {
+    for (const kl_node *item = init->kind == KL_EXPR_INIT_LIST ? init->args : init->body; item;
+         item = item->next) {
       kc_initializer(e, item);
       if (item->next) klg_puts(e->out, ", ");
     }

@@ -112,6 +112,41 @@ const char *kc_var_name(kc_emitter *e, const kl_variable *var) {
   return kl_format(e->ctx, "v%d_%s", var->id, var->name);
 }
 
+typedef bool (*kc_node_test)(kc_emitter *e, const kl_node *node, int depth);
+
+/* Whether `holds` is true of every operand of an operator, a conversion, a
+ * swizzle, a vector literal or a builtin call; false for other kinds. */
+static bool kc_operands_all(kc_emitter *e, const kl_node *node, int depth, kc_node_test holds) {
+  switch (node->kind) {
+    case KL_EXPR_BINARY:
+    case KL_EXPR_COMMA:
+    case KL_EXPR_ASSIGN:
+      return holds(e, node->lhs, depth + 1) && holds(e, node->rhs, depth + 1);
+    case KL_EXPR_CONDITIONAL:
+      return holds(e, node->condition, depth + 1) && holds(e, node->then, depth + 1) &&
+             holds(e, node->otherwise, depth + 1);
+    case KL_EXPR_UNARY:
+    case KL_EXPR_CAST:
+    case KL_EXPR_CONVERT:
+    case KL_EXPR_SWIZZLE:
+      return holds(e, node->lhs, depth + 1);
+    case KL_EXPR_VECTOR_LITERAL:
+    case KL_EXPR_BUILTIN:
+      for (const kl_node *arg = node->args; arg; arg = arg->next)
+        if (!holds(e, arg, depth + 1)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/* Barriers, atomics and fences are neither pure nor uniform values. */
+static bool kc_builtin_has_effects(const kl_node *node) {
+  kl_builtin_category category = node->builtin->category;
+  return category == KL_BUILTIN_SYNC || category == KL_BUILTIN_ATOMIC ||
+         category == KL_BUILTIN_MEMORY;
+}
+
 /* A pure expression of the work-item's ids, literals, unassigned parameters
  * and other such variables: safe to recompute after a barrier. */
 bool kc_pure(kc_emitter *e, const kl_node *node, int depth) {
@@ -134,31 +169,14 @@ bool kc_pure(kc_emitter *e, const kl_node *node, int depth) {
           node->op >= KL_OP_PRE_INCREMENT)
         return false;
       return kc_pure(e, node->lhs, depth + 1);
-    case KL_EXPR_BINARY:
-      return kc_pure(e, node->lhs, depth + 1) && kc_pure(e, node->rhs, depth + 1);
-    case KL_EXPR_CONDITIONAL:
-      return kc_pure(e, node->condition, depth + 1) && kc_pure(e, node->then, depth + 1) &&
-             kc_pure(e, node->otherwise, depth + 1);
-    case KL_EXPR_CAST:
-    case KL_EXPR_CONVERT:
-    case KL_EXPR_SWIZZLE:
-      return kc_pure(e, node->lhs, depth + 1);
-    case KL_EXPR_VECTOR_LITERAL:
-      for (const kl_node *arg = node->args; arg; arg = arg->next)
-        if (!kc_pure(e, arg, depth + 1)) return false;
-      return true;
-    case KL_EXPR_BUILTIN: {
-      if (!node->builtin) return false;
-      kl_builtin_category category = node->builtin->category;
-      if (category == KL_BUILTIN_SYNC || category == KL_BUILTIN_ATOMIC ||
-          category == KL_BUILTIN_MEMORY)
-        return false;
-      for (const kl_node *arg = node->args; arg; arg = arg->next)
-        if (!kc_pure(e, arg, depth + 1)) return false;
-      return true;
-    }
-    default:
+    case KL_EXPR_COMMA:
+    case KL_EXPR_ASSIGN:
       return false;
+    case KL_EXPR_BUILTIN:
+      return node->builtin && !kc_builtin_has_effects(node) &&
+             kc_operands_all(e, node, depth, kc_pure);
+    default:
+      return kc_operands_all(e, node, depth, kc_pure);
   }
 }
 
@@ -188,21 +206,6 @@ bool kc_uniform(kc_emitter *e, const kl_node *node, int depth) {
     case KL_EXPR_UNARY:
       if (node->op == KL_OP_DEREFERENCE || node->op == KL_OP_ADDRESS_OF) return false;
       return kc_uniform(e, node->lhs, depth + 1);
-    case KL_EXPR_BINARY:
-    case KL_EXPR_COMMA:
-    case KL_EXPR_ASSIGN:
-      return kc_uniform(e, node->lhs, depth + 1) && kc_uniform(e, node->rhs, depth + 1);
-    case KL_EXPR_CONDITIONAL:
-      return kc_uniform(e, node->condition, depth + 1) && kc_uniform(e, node->then, depth + 1) &&
-             kc_uniform(e, node->otherwise, depth + 1);
-    case KL_EXPR_CAST:
-    case KL_EXPR_CONVERT:
-    case KL_EXPR_SWIZZLE:
-      return kc_uniform(e, node->lhs, depth + 1);
-    case KL_EXPR_VECTOR_LITERAL:
-      for (const kl_node *arg = node->args; arg; arg = arg->next)
-        if (!kc_uniform(e, arg, depth + 1)) return false;
-      return true;
     case KL_EXPR_BUILTIN: {
       if (!node->builtin) return false;
       switch (node->builtin->id) {
@@ -212,15 +215,9 @@ bool kc_uniform(kc_emitter *e, const kl_node *node, int depth) {
         default:
           break;
       }
-      kl_builtin_category category = node->builtin->category;
-      if (category == KL_BUILTIN_SYNC || category == KL_BUILTIN_ATOMIC ||
-          category == KL_BUILTIN_MEMORY)
-        return false;
-      for (const kl_node *arg = node->args; arg; arg = arg->next)
-        if (!kc_uniform(e, arg, depth + 1)) return false;
-      return true;
+      return !kc_builtin_has_effects(node) && kc_operands_all(e, node, depth, kc_uniform);
     }
     default:
-      return false;
+      return kc_operands_all(e, node, depth, kc_uniform);
   }
 }
