@@ -91,6 +91,16 @@ static void kc_body(kc_emitter *e, const kl_node *node) {
   klg_puts(e->out, "}\n");
 }
 
+/* The body of a loop (`loop`) or a switch: where break (and, in a loop,
+ * continue) lands. */
+static void kc_loop_body(kc_emitter *e, const kl_node *body, bool loop) {
+  e->loop_depth += loop;
+  e->breakable_depth++;
+  kc_body(e, body);
+  e->loop_depth -= loop;
+  e->breakable_depth--;
+}
+
 void kc_stmt(kc_emitter *e, const kl_node *node) {
   klg_buf *o = e->out;
   switch (node->kind) {
@@ -142,11 +152,7 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       klg_puts(o, "; ");
       if (node->increment) kc_expr(e, node->increment);
       klg_puts(o, ") ");
-      e->loop_depth++;
-      e->breakable_depth++;
-      kc_body(e, node->body);
-      e->loop_depth--;
-      e->breakable_depth--;
+      kc_loop_body(e, node->body, true);
       e->indent--;
       kc_indent(e);
       klg_puts(o, "}\n");
@@ -156,20 +162,12 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       klg_puts(o, "while (");
       kc_expr(e, node->condition);
       klg_puts(o, ") ");
-      e->loop_depth++;
-      e->breakable_depth++;
-      kc_body(e, node->body);
-      e->loop_depth--;
-      e->breakable_depth--;
+      kc_loop_body(e, node->body, true);
       return;
     case KL_STMT_DO:
       kc_indent(e);
       klg_puts(o, "do ");
-      e->loop_depth++;
-      e->breakable_depth++;
-      kc_body(e, node->body);
-      e->loop_depth--;
-      e->breakable_depth--;
+      kc_loop_body(e, node->body, true);
       kc_indent(e);
       klg_puts(o, "while (");
       kc_expr(e, node->condition);
@@ -180,9 +178,7 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       klg_puts(o, "switch (");
       kc_expr(e, node->condition);
       klg_puts(o, ") ");
-      e->breakable_depth++;
-      kc_body(e, node->body);
-      e->breakable_depth--;
+      kc_loop_body(e, node->body, false);
       return;
     case KL_STMT_CASE:
       kc_indent(e);
