@@ -62,42 +62,30 @@ bool kc_float_kind(kl_type_kind kind) {
   return kind == KL_TYPE_FLOAT || kind == KL_TYPE_DOUBLE || kind == KL_TYPE_HALF;
 }
 
+/* The limits of an integer type as C literals. */
+static const struct {
+  const char *min, *max;
+} kc_limits[] = {
+    [KL_TYPE_CHAR] = {"(-128)", "127"},
+    [KL_TYPE_UCHAR] = {"0", "255"},
+    [KL_TYPE_SHORT] = {"(-32768)", "32767"},
+    [KL_TYPE_USHORT] = {"0", "65535"},
+    [KL_TYPE_INT] = {"(-2147483647 - 1)", "2147483647"},
+    [KL_TYPE_UINT] = {"0", "4294967295u"},
+    [KL_TYPE_LONG] = {"(-9223372036854775807L - 1)", "9223372036854775807L"},
+    [KL_TYPE_PTRDIFF_T] = {"(-9223372036854775807L - 1)", "9223372036854775807L"},
+};
+
+static bool kc_has_limits(kl_type_kind kind) {
+  return (size_t)kind < sizeof kc_limits / sizeof *kc_limits && kc_limits[kind].min;
+}
+
 const char *kc_min_of(kl_type_kind kind) {
-  switch (kind) {
-    case KL_TYPE_CHAR:
-      return "(-128)";
-    case KL_TYPE_SHORT:
-      return "(-32768)";
-    case KL_TYPE_INT:
-      return "(-2147483647 - 1)";
-    case KL_TYPE_LONG:
-    case KL_TYPE_PTRDIFF_T:
-      return "(-9223372036854775807L - 1)";
-    default:
-      return "0";
-  }
+  return kc_has_limits(kind) ? kc_limits[kind].min : "0";
 }
 
 const char *kc_max_of(kl_type_kind kind) {
-  switch (kind) {
-    case KL_TYPE_CHAR:
-      return "127";
-    case KL_TYPE_UCHAR:
-      return "255";
-    case KL_TYPE_SHORT:
-      return "32767";
-    case KL_TYPE_USHORT:
-      return "65535";
-    case KL_TYPE_INT:
-      return "2147483647";
-    case KL_TYPE_UINT:
-      return "4294967295u";
-    case KL_TYPE_LONG:
-    case KL_TYPE_PTRDIFF_T:
-      return "9223372036854775807L";
-    default:
-      return "18446744073709551615ul";
-  }
+  return kc_has_limits(kind) ? kc_limits[kind].max : "18446744073709551615ul";
 }
 
 static bool kc_relational(kl_builtin_id id) {

@@ -370,8 +370,6 @@ kl_address_space kp_lvalue_space(const kl_node *n) {
         n = n->lhs;
         break;
       case KL_EXPR_SWIZZLE:
-        n = n->lhs;
-        break;
       case KL_EXPR_CONVERT:
         n = n->lhs;
         break;
