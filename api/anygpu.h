@@ -71,6 +71,7 @@ typedef enum agpu_status {
   AGPU_ERROR_DEVICE_LOST,
   AGPU_ERROR_BACKEND, /* any other native API error */
   AGPU_ERROR_INTERNAL,
+  AGPU_ERROR_KERNEL_FAULT, /* a kernel accessed memory outside its buffers */
   AGPU_STATUS_COUNT_
 } agpu_status;
 

@@ -24,6 +24,7 @@ static const char *const agpu_status_names[AGPU_STATUS_COUNT_] = {
     [AGPU_ERROR_DEVICE_LOST] = "AGPU_ERROR_DEVICE_LOST",
     [AGPU_ERROR_BACKEND] = "AGPU_ERROR_BACKEND",
     [AGPU_ERROR_INTERNAL] = "AGPU_ERROR_INTERNAL",
+    [AGPU_ERROR_KERNEL_FAULT] = "AGPU_ERROR_KERNEL_FAULT",
 };
 
 AGPU_API const char *agpu_status_name(agpu_status status) {

@@ -21,3 +21,8 @@ set_tests_properties(test_cpu_async PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 L
 # translation" (issue 33).
 agpu_add_c_test(test_cpu_fd_limit)
 set_tests_properties(test_cpu_fd_limit PROPERTIES LABELS cpu)
+
+# cpu:0 buffers between canaries and guard pages: stores outside a buffer
+# are a KERNEL_FAULT or stop at a guard page, never the host's heap.
+agpu_add_c_test(test_cpu_guard)
+set_tests_properties(test_cpu_guard PROPERTIES LABELS cpu)

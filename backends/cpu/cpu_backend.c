@@ -11,9 +11,6 @@
 #include "cpu_internal.h"
 #include "cpu_queue.h"
 
-/* Buffers are aligned for the widest vector loads. */
-#define AGPU_CPU_BUFFER_ALIGNMENT 64
-
 static agpu_status agpu_cpu_init(agpu_backend *backend) {
   agpu_device_info info;
   agpu_cpu_describe_host(&info);
@@ -79,12 +76,8 @@ static char *agpu_cpu_data(const agpu_buffer *buffer) {
 }
 
 static agpu_status agpu_cpu_buffer_create(agpu_buffer *buffer) {
-  size_t rounded =
-      (buffer->size + AGPU_CPU_BUFFER_ALIGNMENT - 1) & ~(size_t)(AGPU_CPU_BUFFER_ALIGNMENT - 1);
-  if (rounded < buffer->size) rounded = buffer->size; /* wrapped: let the allocation fail */
   agpu_cpu_buffer *native = calloc(1, sizeof *native);
-  if (native) native->data = aligned_alloc(AGPU_CPU_BUFFER_ALIGNMENT, rounded);
-  if (!native || !native->data) {
+  if (!native || !agpu_cpu_memory_alloc(native, buffer->size)) {
     free(native);
     char want[32], total[32];
     return agpu_error_set(
@@ -101,7 +94,7 @@ static agpu_status agpu_cpu_buffer_create(agpu_buffer *buffer) {
 static void agpu_cpu_buffer_release(agpu_buffer *buffer) {
   agpu_cpu_buffer *native = buffer->native;
   agpu_cpu_buffer_forget(native);
-  free(native->data);
+  agpu_cpu_memory_free(native);
   free(native);
   buffer->native = NULL;
 }

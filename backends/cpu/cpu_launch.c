@@ -138,6 +138,7 @@ typedef struct agpu_cpu_launch_job {
   void **pointers;           /* launch.args */
   unsigned char *values;     /* the value arguments' bytes */
   agpu_cpu_buffer **buffers; /* command.uses */
+  char (*buffer_names)[64];  /* the parameter each use is bound to */
 } agpu_cpu_launch_job;
 
 static void agpu_cpu_run_groups(void *context, size_t begin, size_t end) {
@@ -148,6 +149,26 @@ static void agpu_cpu_run_groups(void *context, size_t begin, size_t end) {
     return;
   }
   job->abi->run(&job->launch, begin, end - begin, scratch);
+}
+
+/* A store just outside a buffer changed its canaries (cpu_memory.c): the
+ * first such buffer is the launch's error. */
+static agpu_status agpu_cpu_launch_check_buffers(agpu_cpu_launch_job *job) {
+  agpu_status status = AGPU_SUCCESS;
+  for (uint32_t i = 0; i < job->command.use_count; i++) {
+    agpu_cpu_buffer *b = job->buffers[i];
+    ptrdiff_t first, last, size = (ptrdiff_t)b->size;
+    if (agpu_cpu_memory_check(b, &first, &last) || status != AGPU_SUCCESS) continue;
+    bool after = first >= size;
+    status = agpu_error_set(
+        AGPU_ERROR_KERNEL_FAULT,
+        "cpu: kernel '%s' wrote %s buffer '%s' (%zu bytes): bytes %td to %td %s changed (the "
+        "canaries around every cpu:0 buffer caught it; docs/reliability.md)",
+        job->name, after ? "past the end of" : "before the start of", job->buffer_names[i], b->size,
+        after ? first - size : -last, after ? last - size : -first,
+        after ? "after its end" : "before its start");
+  }
+  return status;
 }
 
 static agpu_status agpu_cpu_launch_run(agpu_cpu_command *command) {
@@ -161,7 +182,7 @@ static agpu_status agpu_cpu_launch_run(agpu_cpu_command *command) {
                           "cpu: kernel '%s': no memory for %zu bytes of work-group scratch; the "
                           "launch did not complete",
                           job->name, job->scratch_bytes);
-  return AGPU_SUCCESS;
+  return agpu_cpu_launch_check_buffers(job);
 }
 
 static void agpu_cpu_launch_destroy(agpu_cpu_command *command) {
@@ -188,12 +209,14 @@ agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
     if (args[i].kind == AGPU_ARG_VALUE) values += agpu_cpu_align(args[i].size);
   size_t pointers_at = agpu_cpu_align(sizeof(agpu_cpu_launch_job));
   size_t buffers_at = pointers_at + agpu_cpu_align(nargs * sizeof(void *));
-  size_t values_at = buffers_at + agpu_cpu_align(nargs * sizeof(agpu_cpu_buffer *));
+  size_t names_at = buffers_at + agpu_cpu_align(nargs * sizeof(agpu_cpu_buffer *));
+  size_t values_at = names_at + agpu_cpu_align(nargs * 64);
   char *block = calloc(1, values_at + values);
   if (!block) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cpu: out of host memory");
   agpu_cpu_launch_job *job = (agpu_cpu_launch_job *)block;
   job->pointers = (void **)(block + pointers_at);
   job->buffers = (agpu_cpu_buffer **)(block + buffers_at);
+  job->buffer_names = (char(*)[64])(block + names_at);
   job->values = (unsigned char *)(block + values_at);
   job->command.run = agpu_cpu_launch_run;
   job->command.destroy = agpu_cpu_launch_destroy;
@@ -215,6 +238,9 @@ agpu_status agpu_cpu_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
       case AGPU_ARG_BUFFER: {
         agpu_cpu_buffer *buffer = args[i].buffer->native;
         job->pointers[i] = buffer->data;
+        if (i < kernel->info.param_count)
+          snprintf(job->buffer_names[job->command.use_count], 64, "%s",
+                   kernel->info.params[i].name);
         job->buffers[job->command.use_count++] = buffer;
         break;
       }

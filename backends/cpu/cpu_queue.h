@@ -19,6 +19,8 @@
 #define AGPU_CPU_QUEUE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "agpu_backend.h"
@@ -30,8 +32,20 @@ typedef struct agpu_cpu_fence agpu_cpu_fence;
 /* buffer->native on the CPU backend. */
 typedef struct agpu_cpu_buffer {
   char *data;
+  size_t size;
   agpu_cpu_fence *last; /* the last command that used it; under the submit lock */
+  void *mapping;        /* guard pages and canaries around data (cpu_memory.c) */
+  size_t mapping_size;
 } agpu_cpu_buffer;
+
+/* cpu_memory.c: `size` bytes between canaries and guard pages in b->data
+ * (false: out of memory); the mapping's release; whether the canaries are
+ * intact (else they are restored, and the first and last changed bytes are
+ * given as offsets from b->data: negative before the start, >= size past
+ * the end). */
+bool agpu_cpu_memory_alloc(agpu_cpu_buffer *b, size_t size);
+void agpu_cpu_memory_free(agpu_cpu_buffer *b);
+bool agpu_cpu_memory_check(agpu_cpu_buffer *b, ptrdiff_t *first, ptrdiff_t *last);
 
 typedef struct agpu_cpu_command agpu_cpu_command;
 struct agpu_cpu_command {

@@ -10,10 +10,11 @@ STATUS_NAMES = [
     "AGPU_ERROR_OUT_OF_DEVICE_MEMORY", "AGPU_ERROR_OUT_OF_HOST_MEMORY",
     "AGPU_ERROR_OUT_OF_RANGE", "AGPU_ERROR_BUILD_FAILED", "AGPU_ERROR_INVALID_LAUNCH",
     "AGPU_ERROR_DEVICE_LOST", "AGPU_ERROR_BACKEND", "AGPU_ERROR_INTERNAL",
+    "AGPU_ERROR_KERNEL_FAULT",
 ]
 (SUCCESS, INVALID_ARGUMENT, INVALID_HANDLE, NOT_FOUND, BACKEND_UNAVAILABLE, UNSUPPORTED,
  OUT_OF_DEVICE_MEMORY, OUT_OF_HOST_MEMORY, OUT_OF_RANGE, BUILD_FAILED, INVALID_LAUNCH,
- DEVICE_LOST, BACKEND, INTERNAL) = range(len(STATUS_NAMES))
+ DEVICE_LOST, BACKEND, INTERNAL, KERNEL_FAULT) = range(len(STATUS_NAMES))
 
 
 class AnygpuError(Exception):
@@ -38,6 +39,7 @@ class OutOfHostMemoryError(AnygpuError, MemoryError): pass
 class OutOfRangeError(AnygpuError, IndexError): pass
 class InvalidLaunchError(AnygpuError, TypeError): pass
 class DeviceLostError(AnygpuError): pass
+class KernelFaultError(AnygpuError): pass
 class BackendError(AnygpuError): pass
 class InternalError(AnygpuError): pass
 
@@ -65,7 +67,7 @@ _CLASSES = {
     UNSUPPORTED: UnsupportedError, OUT_OF_DEVICE_MEMORY: OutOfDeviceMemoryError,
     OUT_OF_HOST_MEMORY: OutOfHostMemoryError, OUT_OF_RANGE: OutOfRangeError,
     BUILD_FAILED: BuildError, INVALID_LAUNCH: InvalidLaunchError, DEVICE_LOST: DeviceLostError,
-    BACKEND: BackendError, INTERNAL: InternalError,
+    BACKEND: BackendError, INTERNAL: InternalError, KERNEL_FAULT: KernelFaultError,
 }
 
 
