@@ -534,8 +534,7 @@ static void cuda_assign(cuda_emitter *e, const kl_node *n) {
     klg_puts(o, " = ");
     cuda_expr(e, n->rhs);
   } else if ((n->op == KL_OP_SHL || n->op == KL_OP_SHR) && !klg_is_vector(n->lhs->type)) {
-    const kl_type *promoted = kl_type_scalar_of(n->lhs->type);
-    int bits = klg_bits(promoted) < 32 ? 32 : klg_bits(promoted);
+    int bits = klg_bits(kl_type_scalar_of(n->operation_type)); /* the promoted left operand */
     klg_printf(o, " %s= ((", kl_operator_text(n->op));
     cuda_expr(e, n->rhs);
     klg_printf(o, ") & %d)", bits - 1);

@@ -280,6 +280,10 @@ struct kl_node {
   kl_location location;
   kl_type *type; /* expressions; NULL for statements */
   kl_operator op;
+  /* KL_EXPR_ASSIGN with an operator (`a op= b`): the type the operation is
+   * done in, as the parser found it for `a op b` (the usual arithmetic
+   * conversions; a shift's promoted left operand). NULL otherwise. */
+  kl_type *operation_type;
   kl_node *lhs, *rhs;
   kl_node *condition, *then, *otherwise;
   kl_node *init, *increment, *body;

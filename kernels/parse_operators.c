@@ -462,6 +462,7 @@ kl_node *kp_assignment(parser *p) {
           rhs = op_node->rhs;
         } else {
           kl_type *op_type = op_node->type;
+          n->operation_type = op_node->type;
           if (ops[i].op == KL_OP_SHL || ops[i].op == KL_OP_SHR) op_type = op_node->rhs->type;
           rhs = kl_convert(p->ctx, rhs, op_node->rhs->type);
           if (lhs->type->kind != KL_TYPE_VECTOR && op_type->kind == KL_TYPE_VECTOR)

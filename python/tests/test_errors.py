@@ -130,3 +130,23 @@ def test_same_arguments_again(dev, vadd, bufs):
     a.release()
     with pytest.raises(anygpu.InvalidHandleError, match="released"):
         vadd(64, None, a, a, bufs[2], 32)
+
+
+OFF_BY_ONE = """
+__kernel void off_by_one(__global float *out, uint n) {
+  uint i = get_global_id(0);
+  if (i <= n) out[i] = 7.0f;
+}
+"""
+
+
+def test_store_past_the_end_on_cpu_is_a_kernel_fault():
+    with anygpu.device("cpu:0") as d:
+        k = d.program(OFF_BY_ONE).kernel("off_by_one")
+        out = d.empty(1000, np.float32)
+        k(1024, 64, out, 1000)
+        with pytest.raises(anygpu.KernelFaultError, match="wrote past the end of buffer 'out'"):
+            d.finish()
+        k(1024, 64, out, 999)  # in bounds: the canaries were restored
+        d.finish()
+        assert (out.get() == 7.0).all()
