@@ -27,7 +27,6 @@ typedef struct checker {
   int count;
   /* per variable (by id) */
   bool *uniform;
-  int *first_region, *last_region, *loop_depth;
   int variable_count;
   /* per walk */
   kl_function *function;
@@ -35,8 +34,6 @@ typedef struct checker {
   unsigned widths;
   bool changed;
   bool diverged;
-  int region;
-  int barrier_loops;
   bool final_pass;
   const kl_node **divergent_loops;
   int divergent_count, divergent_capacity;
@@ -203,6 +200,10 @@ static bool mark_list(kl_node *n, int depth) {
   return any;
 }
 
+void kl_mark_barriers(kl_node *tree) {
+  mark_barriers(tree, 0);
+}
+
 static bool mark_barriers(kl_node *n, int depth) {
   if (!n || depth > 4 * KL_MAX_DEPTH) return false;
   bool any = false;
@@ -284,16 +285,6 @@ static bool expr_list(checker *c, kl_node *n, bool control, int depth) {
   return all;
 }
 
-static void note_access(checker *c, kl_variable *v) {
-  if (!v || v->id < 0 || v->id >= c->variable_count || !c->final_pass) return;
-  if (v->space != KL_SPACE_PRIVATE || v->is_program_scope) return;
-  int id = v->id;
-  if (c->first_region[id] < 0) c->first_region[id] = c->region;
-  c->last_region[id] = c->region;
-  if (c->barrier_loops > c->loop_depth[id]) v->live_across_barrier = true;
-  if (c->first_region[id] != c->last_region[id]) v->live_across_barrier = true;
-}
-
 /* Whether an expression is work-group uniform; records assignments made
  * under `control` (whether the surrounding control flow is uniform). */
 static bool expr(checker *c, kl_node *n, bool control, int depth) {
@@ -304,7 +295,6 @@ static bool expr(checker *c, kl_node *n, bool control, int depth) {
     case KL_EXPR_INT_LITERAL:
     case KL_EXPR_FLOAT_LITERAL: u = true; break;
     case KL_EXPR_VARIABLE:
-      note_access(c, n->variable);
       /* a __local variable's value is a load of shared memory (shared_load) */
       u = n->variable->space == KL_SPACE_PRIVATE && n->variable->type->kind != KL_TYPE_ARRAY
               ? var_uniform(c, n->variable)
@@ -373,7 +363,6 @@ static bool expr(checker *c, kl_node *n, bool control, int depth) {
           kl_warning(c->ctx, n->location,
                      "'%s' contains a barrier and is called in control flow that is not provably uniform "
                      "across the work-group", n->function->name);
-        if (c->final_pass) c->region++;
       }
       u = false;
       break;
@@ -394,7 +383,6 @@ static bool expr(checker *c, kl_node *n, bool control, int depth) {
             if (!control)
               kl_warning(c->ctx, n->location,
                          "barrier() in control flow that is not provably uniform across the work-group");
-            c->region++;
           }
           u = true;
           break;
@@ -452,11 +440,9 @@ static bool stmt(checker *c, kl_node *n, bool control, int depth) {
     case KL_STMT_EXPRESSION: expr(c, n->lhs, control, depth + 1); break;
     case KL_STMT_DECLARATION: {
       kl_variable *v = n->variable;
-      if (c->final_pass && v->id >= 0 && v->id < c->variable_count) c->loop_depth[v->id] = c->barrier_loops;
       if (v->initializer) {
         bool u = expr(c, v->initializer, control, depth + 1);
         if (v->initializer->kind == KL_EXPR_INIT_LIST || !(u && control)) make_varying(c, v);
-        note_access(c, v);
       } else if (!control) {
         make_varying(c, v);
       }
@@ -474,9 +460,7 @@ static bool stmt(checker *c, kl_node *n, bool control, int depth) {
     case KL_STMT_FOR:
     case KL_STMT_WHILE:
     case KL_STMT_DO: {
-      bool barrier_loop = c->final_pass && n->contains_barrier;
       if (n->kind == KL_STMT_FOR) stmt_list(c, n->init, control, depth + 1);
-      if (barrier_loop) c->barrier_loops++;
       /* Twice: the second pass sees what the body did to the condition's
        * variables (the fixpoint outside converges anyway). */
       bool saved = c->diverged;
@@ -487,7 +471,6 @@ static bool stmt(checker *c, kl_node *n, bool control, int depth) {
       if (n->kind == KL_STMT_DO && n->condition) k = expr(c, n->condition, inner, depth + 1);
       /* some work-items leave early: nothing in the loop is uniform */
       if (exits || c->diverged != saved) mark_loop_divergent(c, n);
-      if (barrier_loop) c->barrier_loops--;
       if (c->final_pass) n->is_uniform = control && k && !loop_divergent(c, n);
       divergent = false; /* break/continue belong to this loop; returns set c->diverged */
       break;
@@ -529,16 +512,8 @@ static void analyse_function(checker *c, kl_function *f) {
     if (!c->changed) break;
   }
   /* the final pass records the facts */
-  for (int i = 0; i < c->variable_count; i++) {
-    c->first_region[i] = -1;
-    c->last_region[i] = -1;
-    c->loop_depth[i] = 0;
-  }
   c->final_pass = true;
   c->diverged = false;
-  c->region = 0;
-  c->barrier_loops = 0;
-  for (kl_variable *v = f->params; v; v = v->next) note_access(c, v);
   stmt(c, f->body, true, 0);
   c->final_pass = false;
   for (kl_variable *v = f->params; v; v = v->next) v->is_uniform = var_uniform(c, v);
@@ -608,9 +583,6 @@ void kl_check_program(kl_context *ctx, kl_program *program) {
   c.variable_count = ctx->next_variable_id;
   size_t n = (size_t)(c.variable_count ? c.variable_count : 1);
   c.uniform = kl_alloc(ctx, sizeof(bool) * n);
-  c.first_region = kl_alloc(ctx, sizeof(int) * n);
-  c.last_region = kl_alloc(ctx, sizeof(int) * n);
-  c.loop_depth = kl_alloc(ctx, sizeof(int) * n);
   for (i = 0; i < c.count; i++) {
     kl_function *f = c.infos[i].f;
     if (!f->body) continue;

@@ -178,26 +178,10 @@ bool kc_is_barrier_statement(const kl_node *stmt) {
   return stmt->kind == KL_STMT_EXPRESSION && kc_is_barrier(stmt->lhs);
 }
 
-/* Whether a tree holds a barrier; user calls count when the callee has one. */
-bool kc_has_barrier(const kl_node *node, int depth) {
-  if (!node || depth > 400) return false;
-  if (kc_is_barrier(node)) return true;
-  if (node->kind == KL_EXPR_CALL && node->function && node->function->body &&
-      (node->function->features & KL_FEATURE_BARRIER))
-    return true;
-  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
-                               node->then, node->otherwise, node->increment};
-  for (size_t i = 0; i < sizeof children / sizeof *children; i++)
-    if (kc_has_barrier(children[i], depth + 1)) return true;
-  for (const kl_node *init = node->init; init; init = init->next) /* every declarator */
-    if (kc_has_barrier(init, depth + 1)) return true;
-  for (const kl_node *child = node->body; child; child = child->next)
-    if (kc_has_barrier(child, depth + 1)) return true;
-  for (const kl_node *arg = node->args; arg; arg = arg->next)
-    if (kc_has_barrier(arg, depth + 1)) return true;
-  if (node->kind == KL_STMT_DECLARATION && node->variable && node->variable->initializer)
-    return kc_has_barrier(node->variable->initializer, depth + 1);
-  return false;
+/* Whether a tree holds a barrier, user calls counting when the callee has
+ * one: check.c's mark (kl_mark_barriers, made again after inlining). */
+bool kc_has_barrier(const kl_node *node) {
+  return node && node->contains_barrier;
 }
 
 /* A call of a helper with a barrier inside a tree (statements of a
@@ -296,7 +280,7 @@ static void kc_helper_function(kc_emitter *e, const kl_function *fn, bool protot
     if (var->space == KL_SPACE_LOCAL)
       kc_error(e, var->location, "__local variables may only be declared in a kernel");
   }
-  if (fn->features & KL_FEATURE_BARRIER || kc_has_barrier(fn->body, 0)) {
+  if (fn->features & KL_FEATURE_BARRIER || kc_has_barrier(fn->body)) {
     /* reported at the barrier by kc_stmt */
   }
   klg_puts(o, " {\n  (void)__wi;\n");
@@ -408,7 +392,7 @@ static bool kc_kernel_analyze(kc_emitter *e, const kl_function *fn) {
   kc_reset_function(e, fn);
   e->in_kernel = true;
   e->uses_calls = kc_calls_anything(fn->body, 0);
-  e->barrier_mode = kc_has_barrier(fn->body, 0);
+  e->barrier_mode = kc_has_barrier(fn->body);
   e->has_return = kc_has_return(fn->body, 0);
   klg_buf *final = e->out;
 

@@ -781,6 +781,7 @@ const kl_function *kc_inline_barrier_helpers(kc_emitter *e, const kl_function *k
   if (body->kind != KL_STMT_COMPOUND) body = kc_compound(&in, body, body->location);
   body->body = kc_inline_list(&in, body->body);
   kc_fresh_counters(&in, &body->body, 0);
+  kl_mark_barriers(body);
   kl_function *fn = kl_alloc(e->ctx, sizeof *fn);
   *fn = *kernel;
   fn->body = body;

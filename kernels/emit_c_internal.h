@@ -112,7 +112,7 @@ const kl_type *kc_unqualified(kc_emitter *e, const kl_type *type);
 bool kc_is_vector(const kl_type *type);
 bool kc_is_barrier(const kl_node *node);
 bool kc_is_barrier_statement(const kl_node *stmt);
-bool kc_has_barrier(const kl_node *node, int depth);
+bool kc_has_barrier(const kl_node *node);
 const kl_node *kc_barrier_call(const kl_node *node, int depth);
 bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int depth);
 bool kc_has_return(const kl_node *node, int depth);

@@ -276,7 +276,7 @@ static void kc_find_gid_cmps(kc_emitter *e, const kl_node *node, bool chain, int
 }
 
 static bool kc_needs_group(kc_emitter *e, const kl_node *stmt) {
-  if (kc_has_barrier(stmt, 0)) return true;
+  if (kc_has_barrier(stmt)) return true;
   if (e->group_loop_depth > 0 && kc_has_escape(stmt, false, false, 0)) return true;
   return false;
 }

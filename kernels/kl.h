@@ -308,7 +308,7 @@ struct kl_node {
   kl_type *view; /* parser only: this pointer to the element stands for a pointer to an
                   * array of this type (`(double (*)[N][M])buf`, `u[k]`), see parse_views.c */
   /* Facts for emitters, filled by check.c: */
-  bool contains_barrier; /* a statement with a barrier inside, calls included */
+  bool contains_barrier; /* a barrier inside, calls included (check.c, kl_mark_barriers) */
   bool is_uniform;       /* an expression with one value across the work-group; on
                           * if/for/while/do/switch statements: every work-item of the
                           * group takes the same path (uniform condition, no divergent
@@ -326,7 +326,6 @@ struct kl_variable {
   kl_type *view;         /* declared as this pointer to an array; `type` is the pointer to
                           * its innermost element, which every target is given */
   bool address_taken;
-  bool live_across_barrier; /* filled by check.c for the CPU emitter */
   bool is_uniform;          /* check.c: provably the same value in every work-item of a group */
   int id;                   /* unique in the program, for emitters that rename */
   kl_variable *next;        /* in the function's or program's list */
@@ -372,5 +371,9 @@ typedef struct kl_program {
    * whole program (the emitters say so in each target's words). */
   bool fp_contract_off;
 } kl_program;
+
+/* check.c: sets contains_barrier throughout a tree (a pass that rebuilt
+ * part of a checked tree calls it again). */
+void kl_mark_barriers(kl_node *tree);
 
 #endif /* AGPU_KL_H */

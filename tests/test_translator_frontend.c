@@ -466,11 +466,9 @@ static void kernel_facts(void) {
   const kl_variable *lid = local_named(f, "lid"), *s = NULL, *nv = local_named(f, "n");
   for (const kl_variable *v = f->locals; v; v = v->next)
     if (strcmp(v->name, "s") == 0) s = v;
-  CHECK(lid && !lid->is_uniform && lid->live_across_barrier);
+  CHECK(lid && !lid->is_uniform);
   CHECK(s && s->is_uniform);
   CHECK(nv && nv->is_uniform && nv->is_parameter);
-  const kl_variable *x = local_named(f, "x");
-  CHECK(x && !x->live_across_barrier); /* used only before the first barrier */
   const char *json = kl_signature_json(ctx, program);
   CHECK(strstr(json, "\"name\": \"reduce\""));
   CHECK(strstr(json, "\"kind\": \"local\""));
