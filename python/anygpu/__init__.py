@@ -7,7 +7,7 @@ from .compare import Comparison, compare_arrays, run_everywhere
 from .device import Device, device, devices, select_all
 from .errors import (AnygpuError, BackendError, BackendUnavailableError, BuildError,
                      DeviceLostError, InternalError, InvalidArgumentError, InvalidHandleError,
-                     InvalidLaunchError, NotFoundError, OutOfDeviceMemoryError,
+                     InvalidLaunchError, KernelFaultError, NotFoundError, OutOfDeviceMemoryError,
                      OutOfHostMemoryError, OutOfRangeError, UnsupportedError)
 from .launch import Kernel, LocalMemory
 from .program import Program
