@@ -56,11 +56,20 @@ struct agpu_buffer {
   _Atomic uint32_t references;
 };
 
+/* A kernel the backend could not build while it built the program's others
+ * (agpu_program_refuse_kernel). */
+typedef struct agpu_kernel_refusal {
+  char *kernel, *message;
+  agpu_status status;
+  struct agpu_kernel_refusal *next;
+} agpu_kernel_refusal;
+
 struct agpu_program {
   agpu_object object;
   agpu_device *device;
   char *build_log;
   void *native;
+  agpu_kernel_refusal *refusals;
   /* The source parsed and checked by the core (agpu_parsed.h), set during
    * program_build only: a backend that needs it later retains it. */
   struct agpu_parsed *parsed;
@@ -304,6 +313,18 @@ bool agpu_backend_loaded(agpu_backend *backend, void *api);
  * `stride` bytes apart, the first name at `first_name` (NULL when count is
  * 0), joined by spaces; malloc'd, NULL when out of memory. */
 char *agpu_join_kernel_names(const char *first_name, size_t count, size_t stride);
+
+/* One kernel a target cannot express is refused alone (issue 18): the
+ * backend records it here and builds the program's other kernels. The
+ * refusal (`message`, usually agpu_last_error()) becomes a warning in the
+ * build log, and agpu_kernel_create of that kernel returns `status` with it.
+ * A backend that refuses every kernel fails the build with the first
+ * refusal instead (agpu_program_refused_all). */
+agpu_status agpu_program_refuse_kernel(agpu_program *program, const char *kernel,
+                                       agpu_status status, const char *message);
+agpu_status agpu_program_refused_all(agpu_program *program);
+const agpu_kernel_refusal *agpu_program_refusal(const agpu_program *program, const char *kernel);
+void agpu_program_free_refusals(agpu_program *program);
 
 /* String helpers the backends share: `text` (NULL: "") cut to fit
  * `capacity` bytes with its terminator; a malloc'd copy, NULL when out of

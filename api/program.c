@@ -32,6 +32,7 @@ char *agpu_program_options_with_backend(const char *options, const char *backend
 }
 
 static void agpu_program_free(agpu_program *program) {
+  agpu_program_free_refusals(program);
   free(program->build_log);
   free(program);
 }
@@ -250,6 +251,12 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
   *kernel = NULL;
   if (!name || !*name)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no kernel name given", function);
+  const agpu_kernel_refusal *refusal = agpu_program_refusal(program, name);
+  if (refusal)
+    return agpu_error_set(refusal->status,
+                          "%s: kernel '%s' was not built for %s (the program's other kernels "
+                          "were): %s",
+                          function, name, program->device->info.selector, refusal->message);
   status = agpu_kernel_check_name(program, name);
   if (status != AGPU_SUCCESS) return status;
   agpu_kernel *created = calloc(1, sizeof *created);

@@ -328,8 +328,10 @@ static run_outcome run_on_device(const run_request *request, const char *source,
   if (status != AGPU_SUCCESS) return run_say(device, RUN_FAILED, "agpu_program_build", status);
   agpu_kernel *kernel = NULL;
   status = agpu_kernel_create(program, request->kernel, &kernel);
-  run_outcome outcome = status == AGPU_SUCCESS
-                            ? run_check_signature(request, device, kernel)
+  /* a kernel this device cannot run, refused alone while its program built */
+  run_outcome outcome = status == AGPU_SUCCESS ? run_check_signature(request, device, kernel)
+                        : status == AGPU_ERROR_UNSUPPORTED
+                            ? run_say(device, RUN_SKIPPED, "skipped", AGPU_SUCCESS)
                             : run_say(device, RUN_FAILED, "agpu_kernel_create", status);
   if (outcome == RUN_RAN) outcome = run_launch(request, device, kernel, initial);
   if (kernel) agpu_kernel_release(kernel);

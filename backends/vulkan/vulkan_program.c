@@ -202,23 +202,19 @@ void agpu_vk_translate_traits(agpu_device *device, agpu_translate_traits *traits
   traits->f64_rounding_exact = agpu_vk_f64_rounding_exact(device);
 }
 
-/* One kernel: its layout, the device's features and limits, its SPIR-V and
- * pipeline objects. */
-static agpu_status agpu_vk_build_kernel(agpu_program *program, agpu_vk_program *vp,
-                                        const agpu_kernel_signature *kernel) {
+/* Whether the device can run the kernel: its GLSL (and layout), the
+ * features it needs and its shared memory; AGPU_ERROR_UNSUPPORTED saying
+ * why not, which refuses this kernel alone. */
+static agpu_status agpu_vk_kernel_fits(agpu_program *program, agpu_vk_program *vp,
+                                       const agpu_kernel_signature *kernel,
+                                       const kl_glsl_layout **layout) {
   agpu_vk_device *device = agpu_vk_device_of(program->device);
   const agpu_device_info *info = &program->device->info;
-  const kl_glsl_layout *layout = NULL;
-  char *log = NULL;
   agpu_status status =
       agpu_parsed_emit_glsl(vp->parsed, kernel->name, 0,
-                            "the GLSL emitter cannot translate this kernel", NULL, &layout, &log);
-  if (status != AGPU_SUCCESS) {
-    free(program->build_log);
-    program->build_log = log;
-    return status;
-  }
-  const char *missing = agpu_vk_missing_feature(layout->capabilities, device->capabilities);
+                            "the GLSL emitter cannot translate this kernel", NULL, layout, NULL);
+  if (status != AGPU_SUCCESS) return status;
+  const char *missing = agpu_vk_missing_feature((*layout)->capabilities, device->capabilities);
   if (missing)
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                           "agpu_program_build: kernel '%s' needs %s, which %s (%s) lacks",
@@ -229,16 +225,43 @@ static agpu_status agpu_vk_build_kernel(agpu_program *program, agpu_vk_program *
                           "for its __local arrays; %s (%s) has %llu",
                           kernel->name, kernel->local_memory_bytes, info->selector, info->name,
                           (unsigned long long)info->local_mem_bytes);
+  return AGPU_SUCCESS;
+}
+
+/* One kernel that fits: its SPIR-V and pipeline objects. */
+static agpu_status agpu_vk_build_kernel(agpu_program *program, agpu_vk_program *vp,
+                                        const agpu_kernel_signature *kernel,
+                                        const kl_glsl_layout *layout) {
+  agpu_vk_device *device = agpu_vk_device_of(program->device);
   agpu_vk_kernel_entry *entry = &vp->kernels[vp->kernel_count++];
   pthread_mutex_init(&entry->lock, NULL);
   entry->program = vp;
-  status = agpu_vk_describe_kernel(kernel, layout, entry);
+  agpu_status status = agpu_vk_describe_kernel(kernel, layout, entry);
   uint32_t *words = NULL;
   size_t size = 0;
   if (status == AGPU_SUCCESS)
     status = agpu_vk_kernel_spirv(program, vp->parsed, kernel, 0, &words, &size);
   if (status == AGPU_SUCCESS) status = agpu_vk_kernel_objects(device, entry, words, size);
   free(words);
+  return status;
+}
+
+/* Every kernel that fits; one that does not is refused alone (issue 18),
+ * unless none fits. */
+static agpu_status agpu_vk_build_kernels(agpu_program *program, agpu_vk_program *vp) {
+  const agpu_program_signatures *signatures = agpu_parsed_signatures(vp->parsed);
+  agpu_status status = AGPU_SUCCESS;
+  for (uint32_t i = 0; i < signatures->kernel_count && status == AGPU_SUCCESS; i++) {
+    const agpu_kernel_signature *kernel = &signatures->kernels[i];
+    const kl_glsl_layout *layout = NULL;
+    status = agpu_vk_kernel_fits(program, vp, kernel, &layout);
+    if (status == AGPU_ERROR_UNSUPPORTED)
+      status = agpu_program_refuse_kernel(program, kernel->name, status, agpu_last_error());
+    else if (status == AGPU_SUCCESS)
+      status = agpu_vk_build_kernel(program, vp, kernel, layout);
+  }
+  if (status == AGPU_SUCCESS && vp->kernel_count == 0 && program->refusals)
+    status = agpu_program_refused_all(program);
   return status;
 }
 
@@ -260,8 +283,7 @@ agpu_status agpu_vk_program_build(agpu_program *program, const agpu_program_desc
   agpu_status status =
       vp->kernels ? AGPU_SUCCESS
                   : agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
-  for (uint32_t i = 0; i < signatures->kernel_count && status == AGPU_SUCCESS; i++)
-    status = agpu_vk_build_kernel(program, vp, &signatures->kernels[i]);
+  if (status == AGPU_SUCCESS) status = agpu_vk_build_kernels(program, vp);
   if (status == AGPU_SUCCESS) status = agpu_vk_check_validation(device, "agpu_program_build");
   if (status == AGPU_SUCCESS)
     program->native = vp;

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+/* One kernel a target cannot express is refused alone (issue 18): on
+ * vulkan:0 a program whose one kernel reads a float through a private
+ * uint pointer (GLSL has no such casts) builds, its other kernel runs right
+ * (random inputs, poisoned output, every element checked, a size that is
+ * not a multiple of the work-group size), agpu_kernel_create of the refused
+ * one says why, and the build log warns of it. A program whose every kernel
+ * is refused fails to build as before. */
+#include <math.h>
+
+#include "agpu_test.h"
+
+static const char both[] =
+    "__kernel void bits(__global const float *in, __global uint *out, uint n) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  float f = in[i];\n"
+    "  uint *p = (uint *)&f;\n"
+    "  if (i < n) out[i] = *p;\n"
+    "}\n"
+    "__kernel void twice(__global const float *in, __global float *out, uint n) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  if (i < n) out[i] = 2.0f * in[i] + 0.5f;\n"
+    "}\n";
+
+static void the_other_kernel_builds_and_runs(void) {
+  REQUIRE_DEVICE(device, "vulkan");
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = both, .source_name = "both.cl"};
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  if (!program) return;
+  const char *log = agpu_program_build_log(program);
+  CHECK(strstr(log, "warning: kernel 'bits' is not built for vulkan:0") != NULL);
+  CHECK(strstr(log, "both.cl:4:") != NULL);
+  agpu_kernel *bits = NULL, *twice = NULL;
+  CHECK_STATUS(agpu_kernel_create(program, "bits", &bits), AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("kernel 'bits' was not built for vulkan:0 (the program's other kernels were)");
+  CHECK_MESSAGE("pointer casts between element types");
+  CHECK(bits == NULL);
+  CHECK_STATUS(agpu_kernel_create(program, "nothere", &bits), AGPU_ERROR_NOT_FOUND);
+  CHECK_OK(agpu_kernel_create(program, "twice", &twice));
+  enum { N = 1001 };
+  static float in[N], out[N];
+  uint64_t seed = 77;
+  for (int i = 0; i < N; i++) {
+    in[i] = agpu_test_randf(&seed, -50.0f, 50.0f);
+    out[i] = NAN;
+  }
+  agpu_queue *queue = NULL;
+  agpu_buffer *a = NULL, *b = NULL;
+  CHECK_OK(agpu_queue_create(device, &queue));
+  CHECK_OK(agpu_buffer_create(device, sizeof in, 0, &a));
+  CHECK_OK(agpu_buffer_create(device, sizeof out, 0, &b));
+  CHECK_OK(agpu_buffer_write(queue, a, 0, sizeof in, in));
+  CHECK_OK(agpu_buffer_write(queue, b, 0, sizeof out, out));
+  agpu_arg args[] = {agpu_arg_buffer(a), agpu_arg_buffer(b), agpu_arg_u32(N)};
+  size_t global[3] = {1024, 1, 1}, local[3] = {64, 1, 1};
+  CHECK_OK(agpu_launch(queue, twice, 1, global, local, 3, args));
+  CHECK_OK(agpu_buffer_read(queue, b, 0, sizeof out, out));
+  int wrong = 0;
+  for (int i = 0; i < N; i++)
+    if (fabs((double)out[i] - (2.0 * in[i] + 0.5)) > 1e-5 * (fabs(2.0 * in[i]) + 1.0)) wrong++;
+  CHECK(wrong == 0);
+  agpu_buffer_release(a);
+  agpu_buffer_release(b);
+  agpu_queue_release(queue);
+  if (twice) agpu_kernel_release(twice);
+  agpu_program_release(program);
+}
+
+static void a_program_of_refused_kernels_fails(void) {
+  REQUIRE_DEVICE(device, "vulkan");
+  const char *bits_only = strstr(both, "__kernel void twice");
+  char source[1024];
+  snprintf(source, sizeof source, "%.*s", (int)(bits_only - both), both);
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = source, .source_name = "bits.cl"};
+  CHECK_STATUS(agpu_program_build(device, &desc, &program), AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("the GLSL emitter cannot translate this kernel (kernel 'bits') for vulkan:0");
+  CHECK(program == NULL);
+}
+
+int main(void) {
+  RUN(the_other_kernel_builds_and_runs);
+  RUN(a_program_of_refused_kernels_fails);
+  return agpu_test_finish();
+}
