@@ -118,8 +118,8 @@ size_t bench_group_size(const bench_device *device, agpu_kernel *kernel, size_t 
  * kernel's limit; on a CPU-type OpenCL device (PoCL) what BabelStream's
  * OpenCL model gets from the driver, which it leaves to choose: the largest
  * power of two the kernels allow that divides n and leaves at least one
- * group per compute unit (4096 on PoCL; 256 costs 5-10% of the bandwidth in
- * PoCL's per-group overhead). */
+ * group per compute unit (4096 on PoCL; 256 measured 0-10% slower there, at
+ * the edge of the build machine's noise: docs/bench.md). */
 size_t bench_stream_group_size(const bench_device *device, agpu_kernel *const kernels[],
                                size_t count, uint64_t n);
 /* The launch of a grid-stride reduction (each work-item sums a slice, the
