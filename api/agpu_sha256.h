@@ -27,6 +27,12 @@ AGPU_API void agpu_sha256_final(agpu_sha256_ctx *sha, uint8_t digest[AGPU_SHA256
 /* One shot: the digest of `size` bytes. */
 AGPU_API void agpu_sha256(const void *data, size_t size, uint8_t digest[AGPU_SHA256_DIGEST_SIZE]);
 
+/* Whether the processor's SHA instructions compress the blocks (x86 with
+ * SHA-NI); the portable compression of whole 64-byte blocks, for the tests
+ * to check the two against each other. */
+AGPU_API bool agpu_sha256_hardware(void);
+AGPU_API void agpu_sha256_blocks_portable(uint32_t state[8], const uint8_t *data, size_t blocks);
+
 /* Lowercase hex, NUL-terminated. */
 AGPU_API void agpu_sha256_hex(const uint8_t digest[AGPU_SHA256_DIGEST_SIZE],
                               char hex[AGPU_SHA256_HEX_SIZE]);

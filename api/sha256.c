@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-/* SHA-256 as specified in FIPS 180-4, section 6.2. */
+/* SHA-256 as specified in FIPS 180-4, section 6.2; on x86 processors with
+ * the SHA extensions (SHA-NI) their instructions compress the blocks, about
+ * four times as fast: a 1 MB OpenCL program binary from the kernel cache is
+ * checked in about 0.5 ms instead of 2.5 (docs/cache.md). */
+#include <stdatomic.h>
+
 #include "agpu_sha256.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define AGPU_SHA256_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 static const uint32_t agpu_sha256_k[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -72,6 +83,81 @@ static void agpu_sha256_compress(uint32_t state[8], const uint8_t block[64]) {
   state[7] += h;
 }
 
+AGPU_API void agpu_sha256_blocks_portable(uint32_t state[8], const uint8_t *data, size_t blocks) {
+  for (; blocks > 0; blocks--, data += 64) agpu_sha256_compress(state, data);
+}
+
+#ifdef AGPU_SHA256_X86
+/* The rounds four at a time with SHA256RNDS2 (two rounds each) and the
+ * message schedule with SHA256MSG1/MSG2, as in Intel's description of the
+ * extensions. The state is kept as ABEF and CDGH, the order the instructions
+ * take. */
+__attribute__((target("sha,sse4.1,ssse3"))) static void agpu_sha256_blocks_ni(uint32_t state[8],
+                                                                              const uint8_t *data,
+                                                                              size_t blocks) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[0]), 0xB1);    /* CDAB */
+  __m128i state1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&state[4]), 0x1B); /* EFGH */
+  __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);                                      /* ABEF */
+  state1 = _mm_blend_epi16(state1, tmp, 0xF0);                                           /* CDGH */
+  for (; blocks > 0; blocks--, data += 64) {
+    __m128i abef = state0, cdgh = state1, w[4];
+    for (int g = 0; g < 16; g++) { /* words 4g .. 4g+3 */
+      if (g < 4) {
+        w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(data + 16 * g)), byte_swap);
+      } else { /* w[g % 4] holds words 4(g-4) ..; the others g-3, g-2, g-1 */
+        __m128i next = _mm_sha256msg1_epu32(w[g % 4], w[(g + 1) % 4]);
+        next = _mm_add_epi32(next, _mm_alignr_epi8(w[(g + 3) % 4], w[(g + 2) % 4], 4));
+        w[g % 4] = _mm_sha256msg2_epu32(next, w[(g + 3) % 4]);
+      }
+      __m128i message =
+          _mm_add_epi32(w[g % 4], _mm_loadu_si128((const __m128i *)&agpu_sha256_k[4 * g]));
+      state1 = _mm_sha256rnds2_epu32(state1, state0, message);
+      state0 = _mm_sha256rnds2_epu32(state0, state1, _mm_shuffle_epi32(message, 0x0E));
+    }
+    state0 = _mm_add_epi32(state0, abef);
+    state1 = _mm_add_epi32(state1, cdgh);
+  }
+  tmp = _mm_shuffle_epi32(state0, 0x1B);       /* FEBA */
+  state1 = _mm_shuffle_epi32(state1, 0xB1);    /* DCHG */
+  state0 = _mm_blend_epi16(tmp, state1, 0xF0); /* DCBA */
+  state1 = _mm_alignr_epi8(state1, tmp, 8);    /* HGFE */
+  _mm_storeu_si128((__m128i *)&state[0], state0);
+  _mm_storeu_si128((__m128i *)&state[4], state1);
+}
+
+/* CPUID: SHA (leaf 7, EBX bit 29), SSSE3 and SSE4.1 (leaf 1, ECX bits 9, 19). */
+static bool agpu_sha256_cpu_has_ni(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19))) return false;
+  return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 29));
+}
+#endif
+
+AGPU_API bool agpu_sha256_hardware(void) {
+#ifdef AGPU_SHA256_X86
+  static atomic_int known; /* 0 not yet asked, 1 no, 2 yes: every thread finds the same */
+  int value = atomic_load_explicit(&known, memory_order_relaxed);
+  if (value == 0) {
+    value = agpu_sha256_cpu_has_ni() ? 2 : 1;
+    atomic_store_explicit(&known, value, memory_order_relaxed);
+  }
+  return value == 2;
+#else
+  return false;
+#endif
+}
+
+static void agpu_sha256_blocks(uint32_t state[8], const uint8_t *data, size_t blocks) {
+#ifdef AGPU_SHA256_X86
+  if (agpu_sha256_hardware()) {
+    agpu_sha256_blocks_ni(state, data, blocks);
+    return;
+  }
+#endif
+  agpu_sha256_blocks_portable(state, data, blocks);
+}
+
 AGPU_API void agpu_sha256_init(agpu_sha256_ctx *sha) {
   static const uint32_t initial[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -91,10 +177,12 @@ AGPU_API void agpu_sha256_update(agpu_sha256_ctx *sha, const void *data, size_t 
     p += take;
     size -= take;
     if (sha->block_used < 64) return;
-    agpu_sha256_compress(sha->state, sha->block);
+    agpu_sha256_blocks(sha->state, sha->block, 1);
     sha->block_used = 0;
   }
-  for (; size >= 64; p += 64, size -= 64) agpu_sha256_compress(sha->state, p);
+  agpu_sha256_blocks(sha->state, p, size / 64);
+  p += size / 64 * 64;
+  size %= 64;
   if (size > 0) memcpy(sha->block, p, size);
   sha->block_used = size;
 }
@@ -104,13 +192,13 @@ AGPU_API void agpu_sha256_final(agpu_sha256_ctx *sha, uint8_t digest[AGPU_SHA256
   sha->block[sha->block_used++] = 0x80;
   if (sha->block_used > 56) {
     memset(sha->block + sha->block_used, 0, 64 - sha->block_used);
-    agpu_sha256_compress(sha->state, sha->block);
+    agpu_sha256_blocks(sha->state, sha->block, 1);
     sha->block_used = 0;
   }
   memset(sha->block + sha->block_used, 0, 56 - sha->block_used);
   store_be32(sha->block + 56, (uint32_t)(bits >> 32));
   store_be32(sha->block + 60, (uint32_t)bits);
-  agpu_sha256_compress(sha->state, sha->block);
+  agpu_sha256_blocks(sha->state, sha->block, 1);
   for (int i = 0; i < 8; i++) store_be32(digest + 4 * i, sha->state[i]);
 }
 

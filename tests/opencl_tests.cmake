@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The OpenCL backend's tests run against a real driver (PoCL on a machine
 # without a GPU); each exits 77 (skipped) when no OpenCL device is present.
-foreach(name test_opencl_device test_opencl_buffer test_opencl_launch)
+foreach(name test_opencl_device test_opencl_buffer test_opencl_launch
+        test_opencl_cache)
   add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
   target_link_libraries(${name} PRIVATE anygpu Threads::Threads)
   target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/tests)
@@ -11,3 +12,4 @@ foreach(name test_opencl_device test_opencl_buffer test_opencl_launch)
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS opencl)
 endforeach()
 target_link_libraries(test_opencl_launch PRIVATE m)
+target_link_libraries(test_opencl_cache PRIVATE m)

@@ -3,7 +3,10 @@
  * on the device anygpu calls opencl:INDEX (platforms in the loader's order,
  * each platform's devices of every type in its order). Work-groups of 256
  * items (fewer when the kernel allows fewer), the global size rounded up to
- * a multiple, each launch followed by clFinish. */
+ * a multiple; on a CPU-type device the driver's choice of group size, as
+ * BabelStream's OpenCL model leaves it (PoCL: 4096). Each launch is followed
+ * by clFinish. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,11 +72,18 @@ static int time_triad(cl_state *cl, cl_kernel kernel, cl_mem a, const native_opt
                                   &allowed, NULL),
          "clGetKernelWorkGroupInfo");
   while (local > allowed && local > 1) local /= 2;
-  size_t global = (n + local - 1) / local * local;
-  native_note("triad: global %zu, local %zu", global, local);
+  cl_device_type type = 0;
+  clGetDeviceInfo(cl->device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  bool driver_local = (type & CL_DEVICE_TYPE_CPU) != 0;
+  size_t global = driver_local ? n : (n + local - 1) / local * local;
+  if (driver_local)
+    native_note("triad: global %zu, local chosen by the driver", global);
+  else
+    native_note("triad: global %zu, local %zu", global, local);
   for (int k = 0; k < options->iterations; k++) {
     double start = native_now_ns();
-    CL_TRY(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL),
+    CL_TRY(clEnqueueNDRangeKernel(cl->queue, kernel, 1, NULL, &global, driver_local ? NULL : &local,
+                                  0, NULL, NULL),
            "clEnqueueNDRangeKernel(triad)");
     CL_TRY(clFinish(cl->queue), "clFinish");
     times[k] = native_now_ns() - start;

@@ -113,6 +113,15 @@ agpu_kernel *bench_kernel(bench_device *device, bench_result *result, const char
 /* The largest power of two at most `cap` that the device and the kernel
  * allow as a 1D work-group size. */
 size_t bench_group_size(const bench_device *device, agpu_kernel *kernel, size_t cap);
+/* The work-group size of the element-wise stream kernels over n work-items
+ * (n a multiple of 1024): BabelStream's GPU models' 256, capped by every
+ * kernel's limit; on a CPU-type OpenCL device (PoCL) what BabelStream's
+ * OpenCL model gets from the driver, which it leaves to choose: the largest
+ * power of two the kernels allow that divides n and leaves at least one
+ * group per compute unit (4096 on PoCL; 256 measured 0-10% slower there, at
+ * the edge of the build machine's noise: docs/bench.md). */
+size_t bench_stream_group_size(const bench_device *device, agpu_kernel *const kernels[],
+                               size_t count, uint64_t n);
 /* The launch of a grid-stride reduction (each work-item sums a slice, the
  * group adds its items): BabelStream's four groups of up to 256 per compute
  * unit, or on a CPU device that runs work-items one after another one

@@ -152,6 +152,21 @@ size_t bench_group_size(const bench_device *device, agpu_kernel *kernel, size_t 
   return size;
 }
 
+size_t bench_stream_group_size(const bench_device *device, agpu_kernel *const kernels[],
+                               size_t count, uint64_t n) {
+  bool driver_shape =
+      device->info.type == AGPU_DEVICE_TYPE_CPU && device->info.backend == AGPU_BACKEND_OPENCL;
+  size_t size = driver_shape ? SIZE_MAX : 256;
+  for (size_t k = 0; k < count; k++) {
+    size_t allowed = bench_group_size(device, kernels[k], driver_shape ? SIZE_MAX : 256);
+    if (allowed < size) size = allowed;
+  }
+  if (!driver_shape) return size;
+  uint64_t units = device->info.compute_units ? device->info.compute_units : 1;
+  while (size > 256 && (n % size != 0 || n / size < units)) size /= 2;
+  return size;
+}
+
 /* On cpu:0 and PoCL a group's work-items run one after another, so each
  * work-item's grid-stride slice touches one element per cache line; one
  * work-item per compute unit walks memory in order instead (2^25 elements

@@ -232,7 +232,9 @@ void bench_stream(bench_device *device, bool fp64) {
              agpu_last_error());
     goto done;
   }
-  state.local = bench_group_size(device, state.kernels[3], 256);
+  agpu_kernel *const elementwise[] = {state.kernels[0], state.kernels[1], state.kernels[2],
+                                      state.kernels[3], state.init};
+  state.local = bench_stream_group_size(device, elementwise, 5, state.n);
   bench_reduction_shape(device, state.kernels[4], &state.dot_groups, &state.dot_local);
   state.host_sums = calloc(state.dot_groups, sizeof(double));
   size_t bytes = (size_t)state.n * state.real;
