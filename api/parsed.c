@@ -150,18 +150,49 @@ agpu_translate_traits agpu_parsed_traits(const agpu_parsed *parsed) {
 
 /* Each emitter is called by name, not through kl_emit: a strong reference
  * pulls only the emitters a static link uses. */
-static const char *agpu_parsed_emit_locked(agpu_parsed *parsed, agpu_target target) {
-  switch (target) {
+/* One emitter's call, run under kl_guarded (an emitter that reports too
+ * many errors or runs out of memory stops there, not the process). */
+typedef struct agpu_emit_call {
+  agpu_parsed *parsed;
+  agpu_target target;
+  const kl_function *kernel; /* GLSL */
+  uint64_t by_address;
+  bool want_text;
+  const char *text;
+  const kl_glsl_layout *layout;
+} agpu_emit_call;
+
+static void agpu_emit_work(void *data) {
+  agpu_emit_call *call = data;
+  kl_context *ctx = call->parsed->context;
+  const kl_program *program = call->parsed->program;
+  switch (call->target) {
     case AGPU_TARGET_OPENCL:
-      return kl_emit_opencl(parsed->context, parsed->program);
+      call->text = kl_emit_opencl(ctx, program);
+      break;
     case AGPU_TARGET_CUDA:
-      return kl_emit_cuda(parsed->context, parsed->program, false);
     case AGPU_TARGET_HIP:
-      return kl_emit_cuda(parsed->context, parsed->program, true);
+      call->text = kl_emit_cuda(ctx, program, call->target == AGPU_TARGET_HIP);
+      break;
     case AGPU_TARGET_C:
-      return kl_emit_c(parsed->context, parsed->program);
+      call->text = kl_emit_c(ctx, program);
+      break;
+    case AGPU_TARGET_GLSL:
+      if (call->want_text)
+        call->text =
+            kl_emit_glsl_variant(ctx, program, call->kernel, call->by_address, &call->layout);
+      else
+        call->layout = kl_glsl_layout_of(ctx, program, call->kernel);
+      break;
     default:
-      return NULL;
+      break;
+  }
+}
+
+static void agpu_emit_guarded(agpu_emit_call *call) {
+  if (!kl_guarded(call->parsed->context, agpu_emit_work, call)) {
+    call->text = NULL;
+    call->layout = NULL;
   }
 }
 
@@ -170,7 +201,9 @@ agpu_status agpu_parsed_emit(agpu_parsed *parsed, agpu_target target, agpu_statu
   *text = NULL;
   if (log) *log = NULL;
   pthread_mutex_lock(&parsed->lock);
-  const char *emitted = agpu_parsed_emit_locked(parsed, target);
+  agpu_emit_call call = {.parsed = parsed, .target = target};
+  agpu_emit_guarded(&call);
+  const char *emitted = call.text;
   agpu_status status = AGPU_SUCCESS;
   if (!emitted)
     status = agpu_parsed_fail(parsed->context, refusal, what, NULL, parsed->selector, log);
@@ -188,12 +221,15 @@ agpu_status agpu_parsed_emit_glsl(agpu_parsed *parsed, const char *kernel, uint6
   *layout = NULL;
   pthread_mutex_lock(&parsed->lock);
   const kl_function *fn = kl_find_kernel(parsed->program, kernel);
-  const char *text = NULL;
   /* the plain layout needs no text; a variant's is made with its text */
-  if (fn && (glsl || by_address))
-    text = kl_emit_glsl_variant(parsed->context, parsed->program, fn, by_address, layout);
-  else if (fn)
-    *layout = kl_glsl_layout_of(parsed->context, parsed->program, fn);
+  agpu_emit_call call = {.parsed = parsed,
+                         .target = AGPU_TARGET_GLSL,
+                         .kernel = fn,
+                         .by_address = by_address,
+                         .want_text = glsl || by_address};
+  if (fn) agpu_emit_guarded(&call);
+  const char *text = call.text;
+  *layout = call.layout;
   agpu_status status = AGPU_SUCCESS;
   if (!*layout || ((glsl || by_address) && !text))
     status = agpu_parsed_fail(parsed->context, AGPU_ERROR_UNSUPPORTED, what, kernel,

@@ -129,6 +129,18 @@ static const char *emit(kl_context *ctx, const kl_program *program, kl_target ta
   }
 }
 
+bool kl_guarded(kl_context *ctx, void (*work)(void *data), void *data) {
+  jmp_buf bail, *saved = ctx->bail;
+  volatile bool finished = false;
+  if (setjmp(bail) == 0) {
+    ctx->bail = &bail;
+    work(data);
+    finished = true;
+  }
+  ctx->bail = saved;
+  return finished;
+}
+
 const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target,
                     const char *kernel) {
   if (!ctx || !program) return NULL;

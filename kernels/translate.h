@@ -101,6 +101,12 @@ const kl_glsl_layout *kl_glsl_layout_of(kl_context *ctx, const kl_program *progr
 
 const char *kl_emit_c(kl_context *ctx, const kl_program *program);
 
+/* Runs `work(data)` with the translation's way out set: an emitter called
+ * directly (not through kl_emit) stops there when it runs out of memory or
+ * reports too many errors. Returns false when it stopped so (the errors are
+ * in the diagnostics); `work`'s results are then not to be used. */
+bool kl_guarded(kl_context *ctx, void (*work)(void *data), void *data);
+
 const kl_function *kl_find_kernel(const kl_program *program, const char *name);
 
 /* Every kernel's signature as JSON (signature.c): parameters (kind global,

@@ -79,8 +79,28 @@ static void a_program_of_refused_kernels_fails(void) {
   CHECK(program == NULL);
 }
 
+/* More errors than the translator reports stop the emitter, not the
+ * process (an emitter called from the core had no way out: abort). */
+static void too_many_emitter_errors_are_an_error(void) {
+  REQUIRE_DEVICE(device, "vulkan");
+  char source[16384];
+  int used = snprintf(source, sizeof source,
+                      "__kernel void k(__global float *in, __global uint *out) {\n"
+                      "  float f = in[0];\n");
+  for (int i = 0; i < 150; i++)
+    used += snprintf(source + used, sizeof source - (size_t)used,
+                     "  uint *p%d = (uint *)&f; out[%d] = *p%d;\n", i, i, i);
+  snprintf(source + used, sizeof source - (size_t)used, "}\n");
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = source, .source_name = "many.cl"};
+  CHECK_STATUS(agpu_program_build(device, &desc, &program), AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("too many errors");
+  CHECK(program == NULL);
+}
+
 int main(void) {
   RUN(the_other_kernel_builds_and_runs);
   RUN(a_program_of_refused_kernels_fails);
+  RUN(too_many_emitter_errors_are_an_error);
   return agpu_test_finish();
 }
