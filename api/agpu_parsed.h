@@ -57,6 +57,15 @@ agpu_translate_traits agpu_parsed_traits(const agpu_parsed *parsed);
 agpu_status agpu_parsed_emit(agpu_parsed *parsed, agpu_target target, agpu_status refusal,
                              const char *what, char **text, char **log);
 
+/* The whole program in C (the CPU backend), in *text (malloc'd): a kernel
+ * the C target cannot express is refused alone on `program`
+ * (agpu_program_refuse_kernel, AGPU_ERROR_BUILD_FAILED, "agpu_program_build:
+ * <what> (kernel 'k') for <selector>:" and what the emitter said); a program
+ * whose every kernel is refused fails with the first refusal, and one where
+ * something outside the kernels fails, as agpu_parsed_emit does. */
+agpu_status agpu_parsed_emit_c(agpu_parsed *parsed, agpu_program *program, const char *what,
+                               char **text, char **log);
+
 /* One kernel in GLSL with the buffer parameters set in `by_address`
  * reached by address: the text in *glsl (malloc'd; NULL `glsl` asks for the
  * layout alone) and its layout in *layout, which lives as long as `parsed`. A kernel the GLSL

@@ -28,6 +28,7 @@ static agpu_status agpu_refusal_log(agpu_program *program, const agpu_kernel_ref
 
 agpu_status agpu_program_refuse_kernel(agpu_program *program, const char *kernel,
                                        agpu_status status, const char *message) {
+  if (agpu_program_refusal(program, kernel)) return AGPU_SUCCESS; /* said once */
   agpu_kernel_refusal *refusal = calloc(1, sizeof *refusal);
   if (!refusal) return agpu_refusal_no_memory();
   refusal->kernel = agpu_strdup(kernel);

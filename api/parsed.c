@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* A portable program parsed and checked once (agpu_parsed.h). */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,8 @@ typedef struct agpu_emit_call {
   const kl_function *kernel; /* GLSL */
   uint64_t by_address;
   bool want_text;
+  bool per_kernel;            /* C: refuse kernels one by one */
+  kl_refused_kernel *refused; /* C, per_kernel */
   const char *text;
   const kl_glsl_layout *layout;
 } agpu_emit_call;
@@ -175,7 +178,7 @@ static void agpu_emit_work(void *data) {
       call->text = kl_emit_cuda(ctx, program, call->target == AGPU_TARGET_HIP);
       break;
     case AGPU_TARGET_C:
-      call->text = kl_emit_c(ctx, program);
+      call->text = kl_emit_c_kernels(ctx, program, call->per_kernel ? &call->refused : NULL);
       break;
     case AGPU_TARGET_GLSL:
       if (call->want_text)
@@ -209,6 +212,43 @@ agpu_status agpu_parsed_emit(agpu_parsed *parsed, agpu_target target, agpu_statu
     status = agpu_parsed_fail(parsed->context, refusal, what, NULL, parsed->selector, log);
   else if (!(*text = agpu_strdup(emitted)))
     status = agpu_parsed_no_memory();
+  pthread_mutex_unlock(&parsed->lock);
+  return status;
+}
+
+/* Each kernel the C emitter left out, refused alone on the program. */
+static agpu_status agpu_parsed_refuse(agpu_parsed *parsed, agpu_program *program,
+                                      const kl_refused_kernel *refused, const char *what) {
+  agpu_status status = AGPU_SUCCESS;
+  for (const kl_refused_kernel *r = refused; r && status == AGPU_SUCCESS; r = r->next) {
+    char *message = NULL;
+    if (asprintf(&message, "agpu_program_build: %s (kernel '%s') for %s:\n%s", what, r->name,
+                 parsed->selector, r->diagnostics) < 0)
+      return agpu_parsed_no_memory();
+    status = agpu_program_refuse_kernel(program, r->name, AGPU_ERROR_BUILD_FAILED, message);
+    free(message);
+  }
+  return status;
+}
+
+agpu_status agpu_parsed_emit_c(agpu_parsed *parsed, agpu_program *program, const char *what,
+                               char **text, char **log) {
+  *text = NULL;
+  if (log) *log = NULL;
+  pthread_mutex_lock(&parsed->lock);
+  agpu_emit_call call = {.parsed = parsed, .target = AGPU_TARGET_C, .per_kernel = true};
+  agpu_emit_guarded(&call);
+  agpu_status status = AGPU_SUCCESS;
+  if (!call.text)
+    status = agpu_parsed_fail(parsed->context, AGPU_ERROR_BUILD_FAILED, what, NULL,
+                              parsed->selector, log);
+  else
+    status = agpu_parsed_refuse(parsed, program, call.refused, what);
+  uint32_t refused = 0;
+  for (const kl_refused_kernel *r = call.refused; r; r = r->next) refused++;
+  if (status == AGPU_SUCCESS && refused && refused >= parsed->signatures.kernel_count)
+    status = agpu_program_refused_all(program); /* as before: the first kernel's refusal */
+  if (status == AGPU_SUCCESS && !(*text = agpu_strdup(call.text))) status = agpu_parsed_no_memory();
   pthread_mutex_unlock(&parsed->lock);
   return status;
 }

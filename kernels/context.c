@@ -191,8 +191,38 @@ static void append_source_line(klg_buf *b, const kl_source *source, int line_num
   klg_puts(b, "^\n");
 }
 
-const char *kl_diagnostics_text(kl_context *ctx) {
-  if (ctx->diagnostics_text) return ctx->diagnostics_text;
+/* One diagnostic as text: "file:line:col: severity: message", the source
+ * line with a caret, and where its header was included. */
+static void append_diagnostic(klg_buf *b, const kl_diagnostic *d) {
+  const char *severity = d->severity == KL_ERROR     ? "error"
+                         : d->severity == KL_WARNING ? "warning"
+                                                     : "note";
+  const kl_source *source = d->location.source;
+  klg_printf(b, "%s:%d:%d: %s: %s\n", source ? source->name : "<source>", d->location.line,
+             d->location.column, severity, d->message);
+  if (!source || d->location.line < 1) return;
+  append_source_line(b, source, d->location.line, d->location.column);
+  /* Where a header was included, innermost first. */
+  int shown = 0;
+  for (const kl_source *s = source; s->included_from; s = s->included_from, shown++) {
+    if (shown == 4 && s->include_depth > 1) {
+      klg_printf(b, "  ... (%d more #include levels)\n", s->include_depth - 1);
+      s = s->included_from;
+      while (s->included_from && s->include_depth > 1) s = s->included_from;
+    }
+    klg_printf(b, "  in the file included from %s:%d\n", s->included_from->name,
+               s->included_at_line);
+  }
+}
+
+int kl_diagnostic_count(const kl_context *ctx) {
+  int count = 0;
+  for (const kl_diagnostic *d = ctx->diagnostics; d; d = d->next) count++;
+  return count;
+}
+
+const char *kl_diagnostics_text_from(kl_context *ctx, int first) {
+  if (first == 0 && ctx->diagnostics_text) return ctx->diagnostics_text;
   jmp_buf here, *saved = ctx->bail;
   if (setjmp(here)) {
     ctx->bail = saved;
@@ -201,28 +231,15 @@ const char *kl_diagnostics_text(kl_context *ctx) {
   ctx->bail = &here;
   klg_buf b;
   klg_init(&b, ctx);
-  for (const kl_diagnostic *d = ctx->diagnostics; d; d = d->next) {
-    const char *severity = d->severity == KL_ERROR     ? "error"
-                           : d->severity == KL_WARNING ? "warning"
-                                                       : "note";
-    const kl_source *source = d->location.source;
-    klg_printf(&b, "%s:%d:%d: %s: %s\n", source ? source->name : "<source>", d->location.line,
-               d->location.column, severity, d->message);
-    if (!source || d->location.line < 1) continue;
-    append_source_line(&b, source, d->location.line, d->location.column);
-    /* Where a header was included, innermost first. */
-    int shown = 0;
-    for (const kl_source *s = source; s->included_from; s = s->included_from, shown++) {
-      if (shown == 4 && s->include_depth > 1) {
-        klg_printf(&b, "  ... (%d more #include levels)\n", s->include_depth - 1);
-        s = s->included_from;
-        while (s->included_from && s->include_depth > 1) s = s->included_from;
-      }
-      klg_printf(&b, "  in the file included from %s:%d\n", s->included_from->name,
-                 s->included_at_line);
-    }
-  }
+  int index = 0;
+  for (const kl_diagnostic *d = ctx->diagnostics; d; d = d->next)
+    if (index++ >= first) append_diagnostic(&b, d);
   ctx->bail = saved;
+  if (first > 0) return klg_text(&b);
   ctx->diagnostics_text = (char *)klg_text(&b);
   return ctx->diagnostics_text;
+}
+
+const char *kl_diagnostics_text(kl_context *ctx) {
+  return kl_diagnostics_text_from(ctx, 0);
 }

@@ -655,7 +655,34 @@ static void kc_expression_callback(void *e, const kl_node *node) {
   kc_expr(e, node);
 }
 
+/* One kernel; with `refused`, a kernel the C target cannot express is left
+ * out (its text dropped, what the emitter said of it listed) instead of
+ * failing the program. */
+static void kc_kernel_or_refuse(kc_emitter *e, const kl_function *fn, klg_buf *body,
+                                kl_refused_kernel **refused) {
+  if (!refused || e->failed) {
+    kc_kernel(e, kc_inline_barrier_helpers(e, fn));
+    return;
+  }
+  int mark = kl_diagnostic_count(e->ctx);
+  size_t length = body->length;
+  kc_kernel(e, kc_inline_barrier_helpers(e, fn));
+  if (!e->failed) return;
+  body->length = length;
+  e->failed = false;
+  kl_refused_kernel *refusal = kl_alloc(e->ctx, sizeof *refusal);
+  refusal->name = fn->name;
+  refusal->diagnostics = kl_diagnostics_text_from(e->ctx, mark);
+  while (*refused) refused = &(*refused)->next;
+  *refused = refusal;
+}
+
 const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
+  return kl_emit_c_kernels(ctx, program, NULL);
+}
+
+const char *kl_emit_c_kernels(kl_context *ctx, const kl_program *program,
+                              kl_refused_kernel **refused) {
   kc_emitter emitter;
   memset(&emitter, 0, sizeof emitter);
   kc_emitter *e = &emitter;
@@ -698,7 +725,7 @@ const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
   for (const kl_function *fn = program->functions; fn; fn = fn->next)
     if (!fn->is_kernel && fn->body && !kc_barrier_helper(fn)) kc_helper_function(e, fn, false);
   for (const kl_function *fn = program->functions; fn; fn = fn->next)
-    if (fn->is_kernel && fn->body) kc_kernel(e, kc_inline_barrier_helpers(e, fn));
+    if (fn->is_kernel && fn->body) kc_kernel_or_refuse(e, fn, &body, refused);
 
   const char *result = NULL;
   if (!e->failed) {

@@ -64,6 +64,10 @@ kl_device_traits kl_context_traits(const kl_context *ctx);
 /* "file:line:col: error: message\n  source line\n  ^\n" for every diagnostic,
  * "" when there were none. */
 const char *kl_diagnostics_text(kl_context *ctx);
+/* How many diagnostics there are so far, and the text of those from the
+ * `first`th on (what one step added). */
+int kl_diagnostic_count(const kl_context *ctx);
+const char *kl_diagnostics_text_from(kl_context *ctx, int first);
 const kl_diagnostic *kl_diagnostics(const kl_context *ctx);
 
 /* The source after preprocessing, as one normalised text (a cache key part). */
@@ -100,6 +104,17 @@ const kl_glsl_layout *kl_glsl_layout_of(kl_context *ctx, const kl_program *progr
                                         const kl_function *kernel);
 
 const char *kl_emit_c(kl_context *ctx, const kl_program *program);
+/* kl_emit_c, except that a kernel the C target cannot express is left out
+ * and listed in *refused (in the context's arena, *refused NULL on entry)
+ * instead of failing the program; NULL when something outside the kernels
+ * fails (a helper function, a constant). */
+typedef struct kl_refused_kernel {
+  const char *name;
+  const char *diagnostics; /* what the emitter said of it */
+  struct kl_refused_kernel *next;
+} kl_refused_kernel;
+const char *kl_emit_c_kernels(kl_context *ctx, const kl_program *program,
+                              kl_refused_kernel **refused);
 
 /* Runs `work(data)` with the translation's way out set: an emitter called
  * directly (not through kl_emit) stops there when it runs out of memory or

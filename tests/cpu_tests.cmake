@@ -26,3 +26,8 @@ set_tests_properties(test_cpu_fd_limit PROPERTIES LABELS cpu)
 # are a KERNEL_FAULT or stop at a guard page, never the host's heap.
 agpu_add_c_test(test_cpu_guard)
 set_tests_properties(test_cpu_guard PROPERTIES LABELS cpu)
+
+# One kernel a target cannot express is refused alone (cpu:0 and vulkan:0);
+# the program's other kernels run.
+agpu_add_c_test(test_kernel_refusal)
+set_tests_properties(test_kernel_refusal PROPERTIES LABELS "cpu;vulkan")

@@ -6,7 +6,10 @@
  * not a multiple of the work-group size), agpu_kernel_create of the refused
  * one says why, and the build log warns of it. A program whose every kernel
  * is refused fails to build as before. */
+#include <ftw.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
 
 #include "agpu_test.h"
 
@@ -98,9 +101,60 @@ static void too_many_emitter_errors_are_an_error(void) {
   CHECK(program == NULL);
 }
 
+static const char cpu_pair[] =
+    "__kernel void divergent(__global float *out, __local float *tmp, uint n) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  if (i < n) {\n"
+    "    tmp[get_local_id(0)] = (float)i;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    out[i] = tmp[0];\n"
+    "  }\n"
+    "}\n"
+    "__kernel void twice(__global const float *in, __global float *out, uint n) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  if (i < n) out[i] = 2.0f * in[i] + 0.5f;\n"
+    "}\n";
+
+AGPU_API agpu_status agpu_cpu_program_digest(const agpu_program *program, char hex[65],
+                                             bool *from_cache);
+
+/* On cpu:0 the C target refuses a barrier under a divergent condition: that
+ * kernel alone, on the first build and on the second, from the cache. */
+static void cpu_refuses_one_kernel_cold_and_warm(void) {
+  REQUIRE_DEVICE(device, "cpu");
+  for (int round = 0; round < 2; round++) {
+    agpu_program *program = NULL;
+    agpu_program_desc desc = {.source = cpu_pair, .source_name = "pair.cl"};
+    CHECK_OK(agpu_program_build(device, &desc, &program));
+    if (!program) return;
+    char hex[65];
+    bool from_cache = false;
+    CHECK_OK(agpu_cpu_program_digest(program, hex, &from_cache));
+    CHECK(from_cache == (round == 1));
+    CHECK(strstr(agpu_program_build_log(program), "kernel 'divergent' is not built for cpu:0"));
+    agpu_kernel *kernel = NULL;
+    CHECK_STATUS(agpu_kernel_create(program, "divergent", &kernel), AGPU_ERROR_BUILD_FAILED);
+    CHECK_MESSAGE("pair.cl:3:");
+    CHECK_MESSAGE("may differ between the work-items of a group");
+    CHECK_OK(agpu_kernel_create(program, "twice", &kernel));
+    if (kernel) agpu_kernel_release(kernel);
+    agpu_program_release(program);
+  }
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
 int main(void) {
+  /* a cache of this run's own, so that the first build compiles */
+  char cache[] = "/tmp/agpu-refusal-XXXXXX";
+  if (mkdtemp(cache)) setenv("ANYGPU_CACHE_DIR", cache, 1);
   RUN(the_other_kernel_builds_and_runs);
   RUN(a_program_of_refused_kernels_fails);
   RUN(too_many_emitter_errors_are_an_error);
+  RUN(cpu_refuses_one_kernel_cold_and_warm);
+  nftw(cache, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
   return agpu_test_finish();
 }

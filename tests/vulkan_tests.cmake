@@ -55,7 +55,3 @@ foreach(path ${AGPU_VULKAN_CORPUS_KERNELS})
                          LABELS "vulkan;corpus;known-emitter-bug")
   endif()
 endforeach()
-
-# One kernel Vulkan cannot express is refused alone; the program's others run.
-agpu_add_c_test(test_kernel_refusal)
-set_tests_properties(test_kernel_refusal PROPERTIES LABELS vulkan)

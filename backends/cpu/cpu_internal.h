@@ -66,8 +66,8 @@ typedef struct agpu_cpu_program {
 } agpu_cpu_program;
 
 /* Finds every entry's kl_c_kernel_<name> in the loaded object and checks its
- * ABI version and parameter count. */
-agpu_status agpu_cpu_program_bind(agpu_cpu_program *program);
+ * ABI version and parameter count; a kernel `built` refused is not there. */
+agpu_status agpu_cpu_program_bind(agpu_cpu_program *program, const agpu_program *built);
 void agpu_cpu_program_unref(agpu_cpu_program *program);
 AGPU_DECLARE_KERNEL_OPS(agpu_cpu);
 /* cpu_program.c: agpu_program_build for portable kernel source. */

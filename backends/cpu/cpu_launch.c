@@ -20,9 +20,11 @@ static size_t agpu_cpu_align(size_t value) {
   return (value + AGPU_CPU_SCRATCH_ALIGNMENT - 1) & ~(size_t)(AGPU_CPU_SCRATCH_ALIGNMENT - 1);
 }
 
-agpu_status agpu_cpu_program_bind(agpu_cpu_program *program) {
+agpu_status agpu_cpu_program_bind(agpu_cpu_program *program, const agpu_program *built) {
   for (uint32_t i = 0; i < program->kernel_count; i++) {
     agpu_cpu_kernel_entry *entry = &program->kernels[i];
+    entry->abi = NULL;
+    if (agpu_program_refusal(built, entry->signature.name)) continue; /* not in the object */
     char symbol[256];
     snprintf(symbol, sizeof symbol, KL_C_KERNEL_SYMBOL_PREFIX "%s", entry->signature.name);
     entry->abi = dlsym(program->object.handle, symbol);

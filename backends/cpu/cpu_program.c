@@ -33,16 +33,30 @@ static agpu_status agpu_cpu_describe_kernels(const agpu_program_signatures *sign
   return AGPU_SUCCESS;
 }
 
+#define AGPU_CPU_REFUSAL "the CPU backend cannot run this kernel"
+
+/* A cached object without some kernels: the program's refusals, learnt
+ * from the emitter (no compile); whether there are any. */
+static bool agpu_cpu_learn_refusals(agpu_program *program) {
+  char *text = NULL;
+  agpu_status status = agpu_parsed_emit_c(program->parsed, program, AGPU_CPU_REFUSAL, &text, NULL);
+  free(text);
+  return status == AGPU_SUCCESS && program->refusals;
+}
+
 /* The shared object from the kernel cache; false when it has none (or a
  * bad one). */
-static bool agpu_cpu_from_cache(agpu_cpu_program *cpu, const char *hex) {
+static bool agpu_cpu_from_cache(agpu_program *program, agpu_cpu_program *cpu, const char *hex) {
   void *cached = NULL;
   size_t cached_size = 0;
   uint8_t recorded[AGPU_SHA256_DIGEST_SIZE];
   if (agpu_cache_lookup_digest(hex, &cached, &cached_size, recorded) != AGPU_SUCCESS) return false;
   agpu_status loaded = agpu_cpu_load(cached, cached_size, recorded, &cpu->object);
   free(cached);
-  if (loaded == AGPU_SUCCESS && agpu_cpu_program_bind(cpu) == AGPU_SUCCESS) {
+  agpu_status bound = loaded == AGPU_SUCCESS ? agpu_cpu_program_bind(cpu, program) : loaded;
+  if (loaded == AGPU_SUCCESS && bound != AGPU_SUCCESS && agpu_cpu_learn_refusals(program))
+    bound = agpu_cpu_program_bind(cpu, program);
+  if (bound == AGPU_SUCCESS) {
     cpu->from_cache = true;
     return true;
   }
@@ -76,8 +90,8 @@ static bool agpu_cpu_cache_key(const agpu_program *program, const char *identity
 static agpu_status agpu_cpu_compile_program(agpu_program *program, agpu_cpu_program *cpu,
                                             bool have_key, const char *hex) {
   char *c_source = NULL, *log = NULL;
-  agpu_status status = agpu_parsed_emit(program->parsed, AGPU_TARGET_C, AGPU_ERROR_BUILD_FAILED,
-                                        "the CPU backend cannot run this kernel", &c_source, &log);
+  agpu_status status =
+      agpu_parsed_emit_c(program->parsed, program, AGPU_CPU_REFUSAL, &c_source, &log);
   if (status != AGPU_SUCCESS) {
     if (log) {
       free(program->build_log);
@@ -90,7 +104,7 @@ static agpu_status agpu_cpu_compile_program(agpu_program *program, agpu_cpu_prog
   free(compiler_log);
   free(c_source);
   if (status != AGPU_SUCCESS) return status;
-  status = agpu_cpu_program_bind(cpu);
+  status = agpu_cpu_program_bind(cpu, program);
   if (status == AGPU_SUCCESS && have_key && cpu->object.bytes)
     agpu_cache_store(hex, cpu->object.bytes, cpu->object.size); /* never fails the build */
   free(cpu->object.bytes);
@@ -115,7 +129,7 @@ agpu_status agpu_cpu_program_build(agpu_program *program, const agpu_program_des
   agpu_status status = agpu_cpu_describe_kernels(agpu_parsed_signatures(program->parsed), cpu);
   char hex[AGPU_CACHE_KEY_HEX_SIZE];
   bool have_key = status == AGPU_SUCCESS && agpu_cpu_cache_key(program, identity, hex);
-  if (status == AGPU_SUCCESS && !(have_key && agpu_cpu_from_cache(cpu, hex)))
+  if (status == AGPU_SUCCESS && !(have_key && agpu_cpu_from_cache(program, cpu, hex)))
     status = agpu_cpu_compile_program(program, cpu, have_key, hex);
   if (status == AGPU_SUCCESS)
     program->native = cpu;
