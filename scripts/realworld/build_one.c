@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Builds one OpenCL C file through anygpu on one device and prints one line:
- * "OK", or "FAIL STATUS: the first error line". NATIVE=1 hands the file to
+ * "OK", "PART ..." when the program built with some of its kernels refused
+ * (the first refusal), or "FAIL STATUS: the first error line". NATIVE=1 hands the file to
  * the device's own compiler instead (agpu_program_create_native: the
  * baseline of what the driver accepts). Used by measure.py. */
 #include <stdio.h>
@@ -44,6 +45,13 @@ int main(int argc, char **argv) {
     size_t length = strcspn(start, "\n");
     printf("FAIL %s: %.*s\n", agpu_status_name(status), (int)(length > 300 ? 300 : length), start);
     return 1;
+  }
+  /* built, but some kernels refused alone (the build log warns): not OK */
+  const char *refused = strstr(agpu_program_build_log(program), "is not built for");
+  if (refused) {
+    printf("PART %.*s\n", (int)strcspn(refused, "\n"), refused);
+    agpu_program_release(program);
+    return 4;
   }
   printf("OK\n");
   agpu_program_release(program);

@@ -86,7 +86,9 @@ def main():
     print()
     for t in TARGETS:
         ok = sum(r[t] == "OK" for r in results)
-        print(f"{t:10} {ok}/{len(results)} = {100 * ok / len(results):.1f}%")
+        part = sum(r[t].startswith("PART") for r in results)
+        print(f"{t:10} {ok}/{len(results)} = {100 * ok / len(results):.1f}%"
+              + (f" (and {part} with some kernels refused alone)" if part else ""))
 
 
 if __name__ == "__main__":
