@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Shared by the GPU-target emitters (emit_opencl.c, emit_cuda.c and the
- * emit_glsl*.c files): identifier escaping, struct names, swizzle folding, type predicates and
- * the C-syntax statement printer OpenCL C and CUDA/HIP share. Private to the
- * translator. */
+/* Shared by the emitters (emit_opencl.c, emit_cuda.c, the emit_glsl*.c
+ * files and, for expressions, the host-C emitter): identifier escaping,
+ * struct names, swizzle folding, type predicates, and the C-syntax
+ * statement and expression printers. Private to the translator. */
 #ifndef AGPU_GPU_EMIT_H
 #define AGPU_GPU_EMIT_H
 
