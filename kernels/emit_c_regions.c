@@ -150,20 +150,23 @@ static bool kc_is_local_id0(kc_emitter *e, const kl_node *node, int depth) {
   return false;
 }
 
+/* A variable with one value for the whole group before a region runs. */
+static bool kc_group_variable(kc_emitter *e, kl_variable *var) {
+  if (var->is_program_scope) return true;
+  kc_var *info = kc_var_of(e, var);
+  if (!info) return false;
+  if (var->is_parameter) return info->cls == KC_VAR_PARAM;
+  return info->decl_region == -1 || info->cls == KC_VAR_GROUP;
+}
+
 /* Evaluable before a region's work-item loop: literals, work-group values. */
 static bool kc_group_visible(kc_emitter *e, const kl_node *node, int depth) {
   if (!node || depth > 32) return false;
   switch (node->kind) {
     case KL_EXPR_INT_LITERAL:
       return true;
-    case KL_EXPR_VARIABLE: {
-      kl_variable *var = node->variable;
-      if (var->is_program_scope) return true;
-      kc_var *info = kc_var_of(e, var);
-      if (!info) return false;
-      if (var->is_parameter) return info->cls == KC_VAR_PARAM;
-      return info->decl_region == -1 || info->cls == KC_VAR_GROUP;
-    }
+    case KL_EXPR_VARIABLE:
+      return kc_group_variable(e, node->variable);
     case KL_EXPR_BINARY:
       return kc_group_visible(e, node->lhs, depth + 1) && kc_group_visible(e, node->rhs, depth + 1);
     case KL_EXPR_CONVERT:

@@ -147,6 +147,15 @@ static bool kc_builtin_has_effects(const kl_node *node) {
          category == KL_BUILTIN_MEMORY;
 }
 
+/* A variable whose value can be recomputed after a barrier. */
+static bool kc_pure_variable(kc_emitter *e, kl_variable *var) {
+  if (var->is_program_scope) return !kc_is_vector(var->type) && var->type->kind != KL_TYPE_ARRAY;
+  kc_var *info = kc_var_of(e, var);
+  if (!info) return false;
+  if (var->is_parameter) return !info->assigned && var->space != KL_SPACE_LOCAL;
+  return info->cls == KC_VAR_REMAT;
+}
+
 /* A pure expression of the work-item's ids, literals, unassigned parameters
  * and other such variables: safe to recompute after a barrier. */
 bool kc_pure(kc_emitter *e, const kl_node *node, int depth) {
@@ -155,15 +164,8 @@ bool kc_pure(kc_emitter *e, const kl_node *node, int depth) {
     case KL_EXPR_INT_LITERAL:
     case KL_EXPR_FLOAT_LITERAL:
       return true;
-    case KL_EXPR_VARIABLE: {
-      kl_variable *var = node->variable;
-      if (var->is_program_scope)
-        return !kc_is_vector(var->type) && var->type->kind != KL_TYPE_ARRAY;
-      kc_var *info = kc_var_of(e, var);
-      if (!info) return false;
-      if (var->is_parameter) return !info->assigned && var->space != KL_SPACE_LOCAL;
-      return info->cls == KC_VAR_REMAT;
-    }
+    case KL_EXPR_VARIABLE:
+      return kc_pure_variable(e, node->variable);
     case KL_EXPR_UNARY:
       if (node->op == KL_OP_DEREFERENCE || node->op == KL_OP_ADDRESS_OF ||
           node->op >= KL_OP_PRE_INCREMENT)
@@ -180,6 +182,21 @@ bool kc_pure(kc_emitter *e, const kl_node *node, int depth) {
   }
 }
 
+/* A variable with one value across the work-group where it is read. */
+static bool kc_uniform_variable(kc_emitter *e, kl_variable *var, int depth) {
+  if (var->is_program_scope) return true;
+  kc_var *info = kc_var_of(e, var);
+  if (!info) return false;
+  if (var->is_parameter) return !info->assigned || !info->assigned_in_region;
+  if (var->space == KL_SPACE_LOCAL) return false;
+  if (info->decl_region == -1) return !info->assigned_in_region;
+  if (info->cls == KC_VAR_GROUP || info->cls == KC_VAR_REMAT) {
+    if (info->assigned) return false;
+    return var->initializer && kc_uniform(e, var->initializer, depth + 1);
+  }
+  return false;
+}
+
 /* Uniform across the work-group: the analysis here, or check.c's mark. */
 bool kc_uniform(kc_emitter *e, const kl_node *node, int depth) {
   if (!node) return true;
@@ -189,20 +206,8 @@ bool kc_uniform(kc_emitter *e, const kl_node *node, int depth) {
     case KL_EXPR_INT_LITERAL:
     case KL_EXPR_FLOAT_LITERAL:
       return true;
-    case KL_EXPR_VARIABLE: {
-      kl_variable *var = node->variable;
-      if (var->is_program_scope) return true;
-      kc_var *info = kc_var_of(e, var);
-      if (!info) return false;
-      if (var->is_parameter) return !info->assigned || !info->assigned_in_region;
-      if (var->space == KL_SPACE_LOCAL) return false;
-      if (info->decl_region == -1) return !info->assigned_in_region;
-      if (info->cls == KC_VAR_GROUP || info->cls == KC_VAR_REMAT) {
-        if (info->assigned) return false;
-        return var->initializer && kc_uniform(e, var->initializer, depth + 1);
-      }
-      return false;
-    }
+    case KL_EXPR_VARIABLE:
+      return kc_uniform_variable(e, node->variable, depth);
     case KL_EXPR_UNARY:
       if (node->op == KL_OP_DEREFERENCE || node->op == KL_OP_ADDRESS_OF) return false;
       return kc_uniform(e, node->lhs, depth + 1);
