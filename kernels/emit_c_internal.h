@@ -126,6 +126,8 @@ const char *kc_var_name(kc_emitter *e, const kl_variable *var);
 bool kc_pure(kc_emitter *e, const kl_node *node, int depth);
 bool kc_uniform(kc_emitter *e, const kl_node *node, int depth);
 void kc_indent(kc_emitter *e);
+/* One level out, then `text` there ("}\n", "} else {\n"). */
+void kc_close(kc_emitter *e, const char *text);
 void kc_initializer(kc_emitter *e, const kl_node *init);
 void kc_stmt(kc_emitter *e, const kl_node *node);
 void kc_group_list(kc_emitter *e, const kl_node *first, bool single);

@@ -118,9 +118,7 @@ static void kc_region_close(kc_emitter *e) {
     kc_indent(e);
     klg_printf(o, "__kl_next%d: ;\n", e->region_label);
   }
-  e->indent--;
-  kc_indent(e);
-  klg_puts(o, "}}\n");
+  kc_close(e, "}}\n");
   e->region = -1;
 }
 
@@ -323,9 +321,7 @@ static void kc_group_block(kc_emitter *e, const kl_node *list, bool single, bool
   e->group_loop_depth += loop;
   kc_group_list(e, list, single);
   e->group_loop_depth -= loop;
-  e->indent--;
-  kc_indent(e);
-  klg_puts(e->out, after);
+  kc_close(e, after);
 }
 
 static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
@@ -365,9 +361,7 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
       }
       klg_puts(o, ") ");
       kc_group_block(e, node->body, true, true, "}\n");
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "}\n");
+      kc_close(e, "}\n");
       return;
     case KL_STMT_WHILE:
       kc_indent(e);
@@ -437,9 +431,7 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
   }
   kc_region_close(e);
   e->gid_fast = false;
-  e->indent--;
-  kc_indent(e);
-  klg_puts(o, "} else {\n");
+  kc_close(e, "} else {\n");
   e->indent++;
   e->region_count = region_count;
   e->bound_kind = bound_kind;
@@ -453,9 +445,7 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
     }
     kc_region_close(e);
   }
-  e->indent--;
-  kc_indent(e);
-  klg_puts(o, "}\n");
+  kc_close(e, "}\n");
   e->gid_cmp_count = 0;
 }
 

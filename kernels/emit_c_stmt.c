@@ -10,6 +10,12 @@
 
 /* --------------------------------------------------------- statements */
 
+void kc_close(kc_emitter *e, const char *text) {
+  e->indent--;
+  kc_indent(e);
+  klg_puts(e->out, text);
+}
+
 void kc_indent(kc_emitter *e) {
   for (int i = 0; i < e->indent; i++) klg_puts(e->out, "  ");
 }
@@ -86,9 +92,7 @@ static void kc_body(kc_emitter *e, const kl_node *node) {
   klg_puts(e->out, "{\n");
   e->indent++;
   if (node) kc_stmt(e, node);
-  e->indent--;
-  kc_indent(e);
-  klg_puts(e->out, "}\n");
+  kc_close(e, "}\n");
 }
 
 /* The body of a loop (`loop`) or a switch: where break (and, in a loop,
@@ -109,9 +113,7 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       klg_puts(o, "{\n");
       e->indent++;
       for (const kl_node *child = node->body; child; child = child->next) kc_stmt(e, child);
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "}\n");
+      kc_close(e, "}\n");
       return;
     case KL_STMT_EXPRESSION:
       if (kc_is_barrier(node->lhs)) {
@@ -153,9 +155,7 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       if (node->increment) kc_expr(e, node->increment);
       klg_puts(o, ") ");
       kc_loop_body(e, node->body, true);
-      e->indent--;
-      kc_indent(e);
-      klg_puts(o, "}\n");
+      kc_close(e, "}\n");
       return;
     case KL_STMT_WHILE:
       kc_indent(e);
