@@ -474,7 +474,10 @@ static void glsl_buffer_declarations(glsl_emitter *e, klg_buf *buffers, klg_buf 
     lp->readonly = is_const || !r->written;
     lp->writeonly = !lp->readonly && !r->read;
     const char *q = lp->readonly ? "readonly " : lp->writeonly ? "writeonly " : "";
-    const char *restrict_q = (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
+    /* a buffer with views: every block of it Aliased, none restrict */
+    const char *restrict_q =
+        !r->views && (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
+    const char *aliased = r->views ? "spirv_decorate(20) " : "";
     const char *vol =
         (p->type->element->qualifiers & KL_QUALIFIER_VOLATILE) ? "coherent volatile " : "";
     const char *element = glsl_type(e, p->type->element, p->location);
@@ -485,11 +488,13 @@ static void glsl_buffer_declarations(glsl_emitter *e, klg_buf *buffers, klg_buf 
                  "_cl_Ref%u { %s _cl_data[]; };\n",
                  restrict_q, vol, q, lp->binding, element);
       klg_printf(buffers, "#define %s _cl_p._cl_addr%u._cl_data\n", r->array, lp->binding);
+      glsl_view_declarations(e, r, kl_format(e->ctx, "%s%s", vol, q), buffers, references);
       continue;
     }
     klg_printf(buffers,
-               "layout(std430, set = 0, binding = %u) %s%s%sbuffer _cl_Buffer%u { %s %s[]; };\n",
-               lp->binding, restrict_q, vol, q, lp->binding, element, r->array);
+               "layout(std430, set = 0, binding = %u) %s%s%s%sbuffer _cl_Buffer%u { %s %s[]; };\n",
+               lp->binding, aliased, restrict_q, vol, q, lp->binding, element, r->array);
+    glsl_view_declarations(e, r, kl_format(e->ctx, "%s%s", vol, q), buffers, references);
   }
 }
 
@@ -513,6 +518,8 @@ static void glsl_preamble(glsl_emitter *e, klg_buf *out, bool by_address) {
     klg_puts(out,
              "#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_buffer_reference2 : "
              "require\n");
+  if (e->aliased && !(e->caps & KL_GLSL_NEEDS_FLOAT_CONTROLS))
+    klg_puts(out, "#extension GL_EXT_spirv_intrinsics : require\n");
   if (e->caps & KL_GLSL_NEEDS_FLOAT_CONTROLS) {
     /* IEEE infinities, NaNs and signed zeros kept (drivers may assume none) */
     static const char mode[] =
@@ -565,6 +572,7 @@ static void glsl_pointer_param(glsl_emitter *e, const kl_variable *p, const char
     const char *array = kl_format(e->ctx, "_cl_buf%u", lp->binding);
     glsl_root *r = glsl_new_root(e, ROOT_BUFFER, p, array);
     r->buffer = i;
+    r->element = el;
     e->param_roots[i] = r;
     glsl_bind(e, p, name, r);
     klg_printf(copies, "  uint %s = 0u;\n", name);

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The GLSL emitter: pointer casts between element types on __global and
+ * __constant buffers.
+ *
+ * GLSL has no pointer casts, but several storage blocks may name one
+ * binding. A cast pointer's root is a view of its buffer: a block at the
+ * same binding (or, for a buffer reached by address, a buffer reference to
+ * the same address) whose array has the new element type; its offset is
+ * converted to elements of that type. SPIR-V lets a compiler assume that
+ * blocks do not overlap unless they are decorated Aliased, so every block of
+ * a buffer with views is (GL_EXT_spirv_intrinsics), and none is restrict.
+ * A view of bytes (`uchar *`) needs 8-bit storage, as any buffer of bytes.
+ */
+#include <string.h>
+
+#include "emit_glsl_internal.h"
+
+/* Bytes of an element; a `void *` between two casts counts bytes. */
+static int element_bytes(const kl_type *t) {
+  return t->kind == KL_TYPE_VOID ? 1 : t->size;
+}
+
+/* The GLSL name of an element type ("void" for void). */
+static const char *element_name(glsl_emitter *e, const kl_type *t, kl_location at) {
+  return t->kind == KL_TYPE_VOID ? "void" : glsl_type(e, t, at);
+}
+
+/* A pointer expression's variable, for diagnostics. */
+static const char *pointer_name(const kl_node *n) {
+  while (n && n->kind != KL_EXPR_VARIABLE) {
+    if (n->kind == KL_EXPR_BINARY)
+      n = klg_is_pointer(n->lhs->type) || n->lhs->type->kind == KL_TYPE_ARRAY ? n->lhs : n->rhs;
+    else if (n->kind == KL_EXPR_CONDITIONAL)
+      n = n->then;
+    else if (n->kind == KL_EXPR_CONVERT || n->kind == KL_EXPR_CAST || n->kind == KL_EXPR_UNARY ||
+             n->kind == KL_EXPR_ASSIGN || n->kind == KL_EXPR_INDEX || n->kind == KL_EXPR_COMMA)
+      n = n->kind == KL_EXPR_COMMA ? n->rhs : n->lhs;
+    else
+      return "this pointer";
+  }
+  return n ? n->variable->name : "this pointer";
+}
+
+/* An element type a view can have: OpenCL's size is the std430 stride. */
+static bool viewable(glsl_emitter *e, const kl_type *el, const char *name, kl_location at) {
+  if (el->kind == KL_TYPE_VOID) return true;
+  if (el->kind == KL_TYPE_STRUCT) {
+    glsl_check_shared_struct(e, el, at);
+    return !e->failed;
+  }
+  int size, align;
+  glsl_std430(el, &size, &align);
+  if (el->size == (size + align - 1) / align * align) return true;
+  glsl_fail(e, at,
+            kl_format(e->ctx, "reading the buffer of '%s' as elements of type %s", name,
+                      kl_type_name(e->ctx, el)));
+  return false;
+}
+
+/* The root that reads root's buffer as elements of `el`: its base when the
+ * types agree in GLSL, else the view with that element type (made on first
+ * use); NULL after a diagnostic when root is not a buffer. */
+static glsl_root *view_of(glsl_emitter *e, glsl_root *root, const kl_type *el, const char *name,
+                          kl_location at) {
+  if (root->kind != ROOT_BUFFER) {
+    const char *space = root->kind == ROOT_SHARED     ? "__local"
+                        : root->kind == ROOT_CONSTANT ? "program-scope __constant"
+                                                      : "private";
+    glsl_fail(e, at,
+              kl_format(e->ctx,
+                        "casting '%s', a pointer into %s memory, to a pointer to another element "
+                        "type (pointer casts work on __global and __constant buffers)",
+                        name, space));
+    return NULL;
+  }
+  glsl_root *base = root->base ? root->base : root;
+  const char *type = element_name(e, el, at);
+  if (strcmp(type, element_name(e, base->element, at)) == 0) return base;
+  for (glsl_root *v = base->views; v; v = v->next_view)
+    if (strcmp(type, element_name(e, v->element, at)) == 0) return v;
+  if (!viewable(e, el, name, at)) return NULL;
+  char *suffix = kl_format(e->ctx, "%s", type);
+  for (char *c = suffix; *c; c++)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+      *c = '_';
+  glsl_root *v =
+      glsl_new_root(e, ROOT_BUFFER, base->var, kl_format(e->ctx, "%s_%s", base->array, suffix));
+  v->buffer = base->buffer;
+  v->element = el;
+  v->base = base;
+  v->next_view = base->views;
+  base->views = v;
+  if (el->kind != KL_TYPE_VOID) e->aliased = true;
+  return v;
+}
+
+/* (T *)p between element types: p's root seen as T, p's offset in T. An
+ * offset that is not a whole number of T is rounded down: such a pointer is
+ * misaligned for T, which OpenCL C leaves undefined, except for a struct
+ * whose alignment is less than its size, which is refused. */
+glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n) {
+  const kl_type *from = n->lhs->type->element, *to = n->type->element;
+  const char *name = pointer_name(n->lhs);
+  glsl_root *r;
+  const char *offset = glsl_pointer_text(e, n->lhs, &r);
+  if (!r) return NULL;
+  glsl_root *v = view_of(e, r, to, name, n->location);
+  if (!v) return NULL;
+  int a = element_bytes(from), b = element_bytes(to);
+  klg_buf *o = e->out;
+  if (a == b) {
+    klg_puts(o, offset);
+  } else if (a % b == 0) {
+    klg_printf(o, "(%s * %du)", offset, a / b);
+  } else if (to->kind == KL_TYPE_STRUCT && to->align < b) {
+    glsl_fail(e, n->location,
+              kl_format(e->ctx,
+                        "casting '%s' to a pointer to %s, whose size (%d bytes) is more than its "
+                        "alignment (%d): the offset may not be a whole number of elements",
+                        name, kl_type_name(e->ctx, to), b, to->align));
+    return NULL;
+  } else if (b % a == 0) {
+    klg_printf(o, "(%s / %du)", offset, b / a);
+  } else {
+    klg_printf(o, "(%s * %du / %du)", offset, a, b);
+  }
+  return v;
+}
+
+/* The blocks of base's views (none of void), after base's own, with its
+ * qualifiers. */
+void glsl_view_declarations(glsl_emitter *e, const glsl_root *base, const char *qualifiers,
+                            klg_buf *buffers, klg_buf *references) {
+  const kl_glsl_param *lp = &e->params[base->buffer];
+  for (const glsl_root *v = base->views; v; v = v->next_view) {
+    if (v->element->kind == KL_TYPE_VOID) continue;
+    const char *element = glsl_type(e, v->element, v->var->location);
+    const char *suffix = v->array + strlen(base->array) + 1;
+    if (lp->by_address) {
+      klg_printf(references,
+                 "layout(buffer_reference, std430, buffer_reference_align = 16) %sbuffer "
+                 "_cl_Ref%u_%s { %s _cl_data[]; };\n",
+                 qualifiers, lp->binding, suffix, element);
+      klg_printf(buffers, "#define %s _cl_Ref%u_%s(_cl_p._cl_addr%u)._cl_data\n", v->array,
+                 lp->binding, suffix, lp->binding);
+      continue;
+    }
+    klg_printf(buffers,
+               "layout(std430, set = 0, binding = %u) spirv_decorate(20) %sbuffer "
+               "_cl_Buffer%u_%s { %s %s[]; };\n",
+               lp->binding, qualifiers, lp->binding, suffix, element, v->array);
+  }
+}
