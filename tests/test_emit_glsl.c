@@ -460,6 +460,75 @@ static void by_address_variant(void) {
   kl_context_destroy(ctx);
 }
 
+/* Pointer casts between element types (issue 18): a view of the buffer at
+ * the same binding, every block of it Aliased and none restrict; by
+ * address, a buffer reference of the view's type to the same address. Each
+ * compiles and validates. Casts of private and __local pointers, and a cast
+ * to a struct whose offset may not be whole, are refused naming the pointer. */
+static void pointer_cast_views(void) {
+  static const char source[] =
+      "__kernel void k(__global const float *restrict in, __global uint *out) {\n"
+      "  uint i = get_global_id(0);\n"
+      "  float4 v = ((__global const float4 *)in)[i];\n"
+      "  __global uchar *b = (__global uchar *)(out + i);\n"
+      "  b[1] = ((__global const uchar *)in)[4 * i];\n"
+      "  out[i] += as_uint(v.y);\n"
+      "}\n";
+  kl_context *ctx = kl_context_create();
+  kl_program *program = emit_parse(ctx, "views.cl", source, strlen(source), NULL, false);
+  const kl_function *fn = program ? kl_find_kernel(program, "k") : NULL;
+  const kl_glsl_layout *plain = NULL, *both = NULL;
+  const char *g0 = fn ? kl_emit_glsl_variant(ctx, program, fn, 0, &plain) : NULL;
+  const char *g3 = fn ? kl_emit_glsl_variant(ctx, program, fn, 3u, &both) : NULL;
+  CHECK(g0 && g3 && plain && both);
+  if (g0 && g3 && plain && both) {
+    CHECK(strstr(g0,
+                 "binding = 0) spirv_decorate(20) readonly buffer _cl_Buffer0 { float "
+                 "_cl_buf0[]; };") != NULL);
+    CHECK(strstr(g0,
+                 "binding = 0) spirv_decorate(20) readonly buffer _cl_Buffer0_vec4 { vec4 "
+                 "_cl_buf0_vec4[]; };") != NULL);
+    CHECK(strstr(g0,
+                 "binding = 1) spirv_decorate(20) buffer _cl_Buffer1_uint8_t { uint8_t "
+                 "_cl_buf1_uint8_t[]; };") != NULL);
+    CHECK(strstr(g0, "restrict") == NULL && plain->buffer_count == 2);
+    CHECK(plain->params[0].readonly && !plain->params[1].readonly && !plain->params[1].writeonly);
+    CHECK(strstr(g3, "#define _cl_buf0_vec4 _cl_Ref0_vec4(_cl_p._cl_addr0)._cl_data") != NULL);
+    CHECK(glsl_compiles("views_plain", g0));
+    CHECK(glsl_compiles("views_by_address", g3));
+  }
+  kl_context_destroy(ctx);
+  static const struct {
+    const char *source, *message;
+  } refused[] = {
+      {"__kernel void k(__global uint *o) { uchar key[8] = {1, 2};\n"
+       "  o[0] = ((uint *)key)[1]; }\n",
+       "2:11: error: the GLSL target does not support casting 'key', a pointer into private "
+       "memory, to a pointer to another element type"},
+      {"__kernel void k(__global uint *o) { __local ushort s[8]; s[0] = 1;\n"
+       "  barrier(CLK_LOCAL_MEM_FENCE); o[0] = ((__local uint *)s)[0]; }\n",
+       "2:41: error: the GLSL target does not support casting 's', a pointer into __local "
+       "memory"},
+      {"typedef struct { float x, y, z; } p3;\n"
+       "__kernel void k(__global float *f, int i) {\n"
+       "  ((__global p3 *)(f + i))->x = 1.0f; }\n",
+       "3:4: error: the GLSL target does not support casting 'f' to a pointer to struct p3, whose "
+       "size (12 bytes) is more than its alignment (4)"},
+  };
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+    ctx = kl_context_create();
+    program =
+        emit_parse(ctx, "refused.cl", refused[k].source, strlen(refused[k].source), NULL, false);
+    fn = program ? kl_find_kernel(program, "k") : NULL;
+    CHECK(fn && kl_emit_glsl(ctx, program, fn) == NULL);
+    if (!strstr(kl_diagnostics_text(ctx), refused[k].message)) {
+      fprintf(stderr, "expected: %s\ngot: %s\n", refused[k].message, kl_diagnostics_text(ctx));
+      CHECK(false);
+    }
+    kl_context_destroy(ctx);
+  }
+}
+
 /* Float fma: emulated in software unless the device fuses it. */
 static void fma_follows_the_device(void) {
   static const char source[] =
@@ -525,6 +594,7 @@ int main(void) {
   RUN(float_constants_fold_as_float);
   RUN(fma_follows_the_device);
   RUN(by_address_variant);
+  RUN(pointer_cast_views);
   RUN(inexpressible_is_rejected);
   if (tool_dir[0]) {
     char *command = NULL;
