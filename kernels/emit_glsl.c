@@ -143,8 +143,9 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
   klg_buf *o = e->out;
   if (v->space == KL_SPACE_LOCAL) {
     const char *name = kl_format(e->ctx, "_cl_s%d_%s", v->id, glsl_name(e, v->name));
-    klg_printf(&e->globals, "shared %s;\n", glsl_decl(e, v->type, name, v->location));
-    glsl_bind(e, v, name, NULL);
+    const char *flat = glsl_flat_local(e, v, name);
+    klg_printf(&e->globals, "shared %s;\n", flat ? flat : glsl_decl(e, v->type, name, v->location));
+    if (!flat) glsl_bind(e, v, name, NULL);
     if (v->initializer) glsl_fail(e, v->location, "initialised __local variables");
     if (!in_for) klg_printf(o, "/* __local %s: hoisted */", v->name);
     return;

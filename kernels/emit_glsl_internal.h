@@ -31,6 +31,7 @@ typedef struct glsl_root {
    * root as `base` and is on the base's list of views */
   const kl_type *element;
   struct glsl_root *base, *views, *next_view;
+  bool flat; /* a __local array of arrays declared flat (glsl_flat_local) */
 } glsl_root;
 
 typedef struct glsl_binding {
@@ -114,6 +115,8 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n);
 glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n);
 void glsl_view_declarations(glsl_emitter *e, const glsl_root *base, const char *qualifiers,
                             klg_buf *buffers, klg_buf *references);
+const char *glsl_flat_local(glsl_emitter *e, const kl_variable *v, const char *name);
+glsl_root *glsl_flat_cast(glsl_emitter *e, const kl_node *n);
 bool glsl_split_pointer_choice(glsl_emitter *e, const kl_node *n);
 const char *glsl_fill(glsl_emitter *e, const char *tmpl, const kl_type *s, const char *extra);
 void glsl_helper(glsl_emitter *e, const char *name, const kl_type *vec, const kl_type *s,

@@ -87,6 +87,8 @@ static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
     glsl_fail(e, n->location, "casts of integers to pointers");
     return NULL;
   }
+  glsl_root *flat = glsl_flat_cast(e, n);
+  if (flat) return flat;
   const kl_type *a = from->element, *b = n->type->element;
   if (kl_type_equal(a, b) ||
       (a->kind != KL_TYPE_VOID && b->kind != KL_TYPE_VOID && a->size == b->size &&

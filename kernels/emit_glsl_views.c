@@ -151,3 +151,65 @@ void glsl_view_declarations(glsl_emitter *e, const glsl_root *base, const char *
                lp->binding, qualifiers, lp->binding, suffix, element, v->array);
   }
 }
+
+/* ------------------------------------ __local arrays of arrays, flat */
+
+/* The innermost element of an array of arrays. */
+static const kl_type *innermost(const kl_type *t) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  return t;
+}
+
+/* n is `(T *)v`, v decayed, T the innermost element of v's type. */
+static bool flat_cast_of(const kl_node *n, const kl_variable *v) {
+  if ((n->kind != KL_EXPR_CAST && n->kind != KL_EXPR_CONVERT) || !klg_is_pointer(n->type))
+    return false;
+  const kl_node *x = n->lhs;
+  while (x->kind == KL_EXPR_CONVERT && x->lhs->kind != KL_EXPR_VARIABLE) x = x->lhs;
+  if (x->kind == KL_EXPR_CONVERT) x = x->lhs;
+  return x->kind == KL_EXPR_VARIABLE && x->variable == v &&
+         kl_type_equal(n->type->element, innermost(v->type));
+}
+
+/* Whether every use of v under n is a flat cast (false at the first other). */
+static bool only_flat_casts(const kl_node *n, const kl_variable *v) {
+  for (; n; n = n->next) {
+    if (flat_cast_of(n, v)) continue;
+    if (n->kind == KL_EXPR_VARIABLE && n->variable == v) return false;
+    const kl_node *kids[] = {n->lhs,  n->rhs,       n->condition, n->then, n->otherwise,
+                             n->init, n->increment, n->body,      n->args};
+    for (size_t k = 0; k < sizeof kids / sizeof kids[0]; k++)
+      if (!only_flat_casts(kids[k], v)) return false;
+  }
+  return true;
+}
+
+/* A __local array of arrays that the kernel uses only through casts to a
+ * pointer to its innermost element (`(__local uint *)sub_histo` of
+ * `__local uint sub_histo[KB][256]`): declared as one flat array, whose
+ * root those pointers index; NULL for any other variable. */
+const char *glsl_flat_local(glsl_emitter *e, const kl_variable *v, const char *name) {
+  if (v->type->kind != KL_TYPE_ARRAY || v->type->element->kind != KL_TYPE_ARRAY || !e->kernel ||
+      !only_flat_casts(e->kernel->body, v))
+    return NULL;
+  kl_type *flat = kl_alloc(e->ctx, sizeof *flat);
+  *flat = *v->type;
+  flat->element = (kl_type *)innermost(v->type);
+  flat->length = v->type->size / (flat->element->size ? flat->element->size : 1);
+  glsl_root *r = glsl_new_root(e, ROOT_SHARED, v, name);
+  r->flat = true;
+  glsl_bind(e, v, name, r);
+  return glsl_decl(e, flat, name, v->location);
+}
+
+/* `(T *)v` of a flat __local array of arrays: its root, offset 0; NULL when
+ * n is not one. */
+glsl_root *glsl_flat_cast(glsl_emitter *e, const kl_node *n) {
+  const kl_node *x = n->lhs;
+  while (x->kind == KL_EXPR_CONVERT) x = x->lhs;
+  if (x->kind != KL_EXPR_VARIABLE || !flat_cast_of(n, x->variable)) return NULL;
+  glsl_binding *b = glsl_lookup(e, x->variable);
+  if (!b || !b->root || !b->root->flat) return NULL;
+  klg_puts(e->out, "0u");
+  return b->root;
+}
