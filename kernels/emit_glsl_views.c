@@ -94,10 +94,58 @@ static glsl_root *view_of(glsl_emitter *e, glsl_root *root, const kl_type *el, c
   return v;
 }
 
+/* Whether variable v is written anywhere under n (assigned, incremented). */
+static bool assigned(const kl_node *n, const kl_variable *v) {
+  for (; n; n = n->next) {
+    bool writes = n->kind == KL_EXPR_ASSIGN ||
+                  (n->kind == KL_EXPR_UNARY &&
+                   (n->op == KL_OP_PRE_INCREMENT || n->op == KL_OP_PRE_DECREMENT ||
+                    n->op == KL_OP_POST_INCREMENT || n->op == KL_OP_POST_DECREMENT));
+    if (writes && n->lhs->kind == KL_EXPR_VARIABLE && n->lhs->variable == v) return true;
+    const kl_node *kids[] = {n->lhs,  n->rhs,       n->condition, n->then, n->otherwise,
+                             n->init, n->increment, n->body,      n->args};
+    for (size_t k = 0; k < sizeof kids / sizeof kids[0]; k++)
+      if (assigned(kids[k], v)) return true;
+  }
+  return false;
+}
+
+/* Whether integer expression n is a multiple of k in every work-item: a
+ * literal multiple, a product with one, a sum or difference of two. */
+static bool multiple_of(const kl_node *n, int64_t k) {
+  n = klg_strip_convert(n);
+  if (n->kind == KL_EXPR_INT_LITERAL) return (int64_t)n->int_value % k == 0;
+  if (n->kind != KL_EXPR_BINARY) return false;
+  if (n->op == KL_OP_MUL) return multiple_of(n->lhs, k) || multiple_of(n->rhs, k);
+  if (n->op == KL_OP_ADD || n->op == KL_OP_SUB)
+    return multiple_of(n->lhs, k) && multiple_of(n->rhs, k);
+  return false;
+}
+
+/* Whether pointer p's offset is a multiple of k elements where the shader
+ * is written: a kernel's buffer parameter never assigned (offset 0), moved
+ * by multiples of k. */
+static bool whole_offset(glsl_emitter *e, const kl_node *p, int64_t k) {
+  while ((p->kind == KL_EXPR_CONVERT || p->kind == KL_EXPR_CAST) && klg_is_pointer(p->lhs->type) &&
+         p->lhs->type->element->size == p->type->element->size)
+    p = p->lhs;
+  if (p->kind == KL_EXPR_BINARY && (p->op == KL_OP_ADD || p->op == KL_OP_SUB)) {
+    bool left = klg_is_pointer(p->lhs->type);
+    return whole_offset(e, left ? p->lhs : p->rhs, k) && multiple_of(left ? p->rhs : p->lhs, k);
+  }
+  if (p->kind != KL_EXPR_VARIABLE || !p->variable->is_parameter || p->variable->address_taken ||
+      !e->kernel)
+    return false; /* a helper's parameter is none of the kernel's */
+  for (const kl_variable *q = e->kernel->params; q; q = q->next)
+    if (q == p->variable) return !assigned(e->kernel->body, q);
+  return false;
+}
+
 /* (T *)p between element types: p's root seen as T, p's offset in T. An
  * offset that is not a whole number of T is rounded down: such a pointer is
- * misaligned for T, which OpenCL C leaves undefined, except for a struct
- * whose alignment is less than its size, which is refused. */
+ * misaligned for T, which OpenCL C leaves undefined. A struct whose
+ * alignment is less than its size could sit between elements: refused
+ * unless the offset is whole where the shader is written. */
 glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n) {
   const kl_type *from = n->lhs->type->element, *to = n->type->element;
   const char *name = pointer_name(n->lhs);
@@ -112,7 +160,8 @@ glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n) {
     klg_puts(o, offset);
   } else if (a % b == 0) {
     klg_printf(o, "(%s * %du)", offset, a / b);
-  } else if (to->kind == KL_TYPE_STRUCT && to->align < b) {
+  } else if (to->kind == KL_TYPE_STRUCT && to->align < b &&
+             !(b % a == 0 && whole_offset(e, n->lhs, b / a))) {
     glsl_fail(e, n->location,
               kl_format(e->ctx,
                         "casting '%s' to a pointer to %s, whose size (%d bytes) is more than its "

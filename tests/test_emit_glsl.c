@@ -514,6 +514,10 @@ static void pointer_cast_views(void) {
        "  ((__global p3 *)(f + i))->x = 1.0f; }\n",
        "3:4: error: the GLSL target does not support casting 'f' to a pointer to struct p3, whose "
        "size (12 bytes) is more than its alignment (4)"},
+      {"typedef struct { float x, y, z; } p3;\n"
+       "__kernel void k(__global float *f) {\n"
+       "  f += 3; ((__global p3 *)(f + 6))->x = 1.0f; }\n",
+       "3:12: error: the GLSL target does not support casting 'f' to a pointer to struct p3"},
   };
   for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
     ctx = kl_context_create();
