@@ -94,20 +94,35 @@ static glsl_root *view_of(glsl_emitter *e, glsl_root *root, const kl_type *el, c
   return v;
 }
 
-/* Whether variable v is written anywhere under n (assigned, incremented). */
-static bool assigned(const kl_node *n, const kl_variable *v) {
+/* A walk of a function's tree (walk_finds): what to do at a node. */
+typedef enum walk_step { WALK_INTO, WALK_FOUND, WALK_SKIP } walk_step;
+
+/* Whether step finds a node under n (n's list included) for variable v. */
+static bool walk_finds(const kl_node *n, const kl_variable *v,
+                       walk_step (*step)(const kl_node *, const kl_variable *)) {
   for (; n; n = n->next) {
-    bool writes = n->kind == KL_EXPR_ASSIGN ||
-                  (n->kind == KL_EXPR_UNARY &&
-                   (n->op == KL_OP_PRE_INCREMENT || n->op == KL_OP_PRE_DECREMENT ||
-                    n->op == KL_OP_POST_INCREMENT || n->op == KL_OP_POST_DECREMENT));
-    if (writes && n->lhs->kind == KL_EXPR_VARIABLE && n->lhs->variable == v) return true;
+    walk_step at = step(n, v);
+    if (at == WALK_FOUND) return true;
+    if (at == WALK_SKIP) continue;
     const kl_node *kids[] = {n->lhs,  n->rhs,       n->condition, n->then, n->otherwise,
                              n->init, n->increment, n->body,      n->args};
     for (size_t k = 0; k < sizeof kids / sizeof kids[0]; k++)
-      if (assigned(kids[k], v)) return true;
+      if (walk_finds(kids[k], v, step)) return true;
+    if (n->kind == KL_STMT_DECLARATION && n->variable &&
+        walk_finds(n->variable->initializer, v, step))
+      return true;
   }
   return false;
+}
+
+/* An assignment or increment of v. */
+static walk_step write_of(const kl_node *n, const kl_variable *v) {
+  bool writes = n->kind == KL_EXPR_ASSIGN ||
+                (n->kind == KL_EXPR_UNARY &&
+                 (n->op == KL_OP_PRE_INCREMENT || n->op == KL_OP_PRE_DECREMENT ||
+                  n->op == KL_OP_POST_INCREMENT || n->op == KL_OP_POST_DECREMENT));
+  return writes && n->lhs->kind == KL_EXPR_VARIABLE && n->lhs->variable == v ? WALK_FOUND
+                                                                             : WALK_INTO;
 }
 
 /* Whether integer expression n is a multiple of k in every work-item: a
@@ -137,7 +152,7 @@ static bool whole_offset(glsl_emitter *e, const kl_node *p, int64_t k) {
       !e->kernel)
     return false; /* a helper's parameter is none of the kernel's */
   for (const kl_variable *q = e->kernel->params; q; q = q->next)
-    if (q == p->variable) return !assigned(e->kernel->body, q);
+    if (q == p->variable) return !walk_finds(e->kernel->body, q, write_of);
   return false;
 }
 
@@ -220,17 +235,10 @@ static bool flat_cast_of(const kl_node *n, const kl_variable *v) {
          kl_type_equal(n->type->element, innermost(v->type));
 }
 
-/* Whether every use of v under n is a flat cast (false at the first other). */
-static bool only_flat_casts(const kl_node *n, const kl_variable *v) {
-  for (; n; n = n->next) {
-    if (flat_cast_of(n, v)) continue;
-    if (n->kind == KL_EXPR_VARIABLE && n->variable == v) return false;
-    const kl_node *kids[] = {n->lhs,  n->rhs,       n->condition, n->then, n->otherwise,
-                             n->init, n->increment, n->body,      n->args};
-    for (size_t k = 0; k < sizeof kids / sizeof kids[0]; k++)
-      if (!only_flat_casts(kids[k], v)) return false;
-  }
-  return true;
+/* A use of v other than a flat cast. */
+static walk_step other_use(const kl_node *n, const kl_variable *v) {
+  if (flat_cast_of(n, v)) return WALK_SKIP;
+  return n->kind == KL_EXPR_VARIABLE && n->variable == v ? WALK_FOUND : WALK_INTO;
 }
 
 /* A __local array of arrays that the kernel uses only through casts to a
@@ -239,7 +247,7 @@ static bool only_flat_casts(const kl_node *n, const kl_variable *v) {
  * root those pointers index; NULL for any other variable. */
 const char *glsl_flat_local(glsl_emitter *e, const kl_variable *v, const char *name) {
   if (v->type->kind != KL_TYPE_ARRAY || v->type->element->kind != KL_TYPE_ARRAY || !e->kernel ||
-      !only_flat_casts(e->kernel->body, v))
+      walk_finds(e->kernel->body, v, other_use))
     return NULL;
   kl_type *flat = kl_alloc(e->ctx, sizeof *flat);
   *flat = *v->type;

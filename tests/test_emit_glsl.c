@@ -423,6 +423,13 @@ static void float_constants_fold_as_float(void) {
   kl_context_destroy(ctx);
 }
 
+/* Kernel k of source, parsed into ctx (NULL after a diagnostic). */
+static const kl_function *kernel_k(kl_context *ctx, const char *label, const char *source,
+                                   kl_program **program) {
+  *program = emit_parse(ctx, label, source, strlen(source), NULL, false);
+  return *program ? kl_find_kernel(*program, "k") : NULL;
+}
+
 /* A by-address variant (kl_emit_glsl_variant): the masked buffer is a
  * buffer reference whose address follows the values in the block (which
  * then moves to a buffer past 128 bytes), the others keep their bindings,
@@ -436,8 +443,8 @@ static void by_address_variant(void) {
       "  float4 v = vload4(i, in); vstore4(v, i, out);\n"
       "}\n";
   kl_context *ctx = kl_context_create();
-  kl_program *program = emit_parse(ctx, "address.cl", source, strlen(source), NULL, false);
-  const kl_function *fn = program ? kl_find_kernel(program, "k") : NULL;
+  kl_program *program;
+  const kl_function *fn = kernel_k(ctx, "address.cl", source, &program);
   const kl_glsl_layout *plain = NULL, *one = NULL, *both = NULL;
   const char *g0 = fn ? kl_emit_glsl_variant(ctx, program, fn, 0, &plain) : NULL;
   const char *g1 = fn ? kl_emit_glsl_variant(ctx, program, fn, 1u, &one) : NULL;
@@ -475,8 +482,8 @@ static void pointer_cast_views(void) {
       "  out[i] += as_uint(v.y);\n"
       "}\n";
   kl_context *ctx = kl_context_create();
-  kl_program *program = emit_parse(ctx, "views.cl", source, strlen(source), NULL, false);
-  const kl_function *fn = program ? kl_find_kernel(program, "k") : NULL;
+  kl_program *program;
+  const kl_function *fn = kernel_k(ctx, "views.cl", source, &program);
   const kl_glsl_layout *plain = NULL, *both = NULL;
   const char *g0 = fn ? kl_emit_glsl_variant(ctx, program, fn, 0, &plain) : NULL;
   const char *g3 = fn ? kl_emit_glsl_variant(ctx, program, fn, 3u, &both) : NULL;
@@ -521,9 +528,7 @@ static void pointer_cast_views(void) {
   };
   for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
     ctx = kl_context_create();
-    program =
-        emit_parse(ctx, "refused.cl", refused[k].source, strlen(refused[k].source), NULL, false);
-    fn = program ? kl_find_kernel(program, "k") : NULL;
+    fn = kernel_k(ctx, "refused.cl", refused[k].source, &program);
     CHECK(fn && kl_emit_glsl(ctx, program, fn) == NULL);
     if (!strstr(kl_diagnostics_text(ctx), refused[k].message)) {
       fprintf(stderr, "expected: %s\ngot: %s\n", refused[k].message, kl_diagnostics_text(ctx));
