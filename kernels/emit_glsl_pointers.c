@@ -102,6 +102,8 @@ static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
 static glsl_root *glsl_address_of(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
   const kl_node *t = n->lhs;
+  glsl_root *flat = glsl_flat_cast(e, n);
+  if (flat) return flat;
   if (t->kind == KL_EXPR_INDEX) {
     const kl_node *base = t->lhs;
     while (base->kind == KL_EXPR_CONVERT && base->lhs->type->kind == KL_TYPE_ARRAY)

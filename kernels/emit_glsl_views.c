@@ -224,14 +224,32 @@ static const kl_type *innermost(const kl_type *t) {
   return t;
 }
 
-/* n is `(T *)v`, v decayed, T the innermost element of v's type. */
+/* The array of arrays whose start n is, through conversions, casts and
+ * `&v[0][0]`; NULL for anything else. */
+static const kl_variable *flat_start(const kl_node *n) {
+  bool address = false;
+  for (;;) {
+    if (n->kind == KL_EXPR_CONVERT || n->kind == KL_EXPR_CAST) {
+      n = n->lhs;
+    } else if (n->kind == KL_EXPR_UNARY && n->op == KL_OP_ADDRESS_OF && !address) {
+      address = true;
+      n = n->lhs;
+    } else if (n->kind == KL_EXPR_INDEX && address &&
+               klg_strip_convert(n->rhs)->kind == KL_EXPR_INT_LITERAL &&
+               klg_strip_convert(n->rhs)->int_value == 0) {
+      n = n->lhs;
+    } else {
+      break;
+    }
+  }
+  return n->kind == KL_EXPR_VARIABLE && n->variable->type->kind == KL_TYPE_ARRAY ? n->variable
+                                                                                 : NULL;
+}
+
+/* n is a pointer to the innermost element of v made from v's start:
+ * `(T *)v`, `&v[0][0]`. */
 static bool flat_cast_of(const kl_node *n, const kl_variable *v) {
-  if ((n->kind != KL_EXPR_CAST && n->kind != KL_EXPR_CONVERT) || !klg_is_pointer(n->type))
-    return false;
-  const kl_node *x = n->lhs;
-  while (x->kind == KL_EXPR_CONVERT && x->lhs->kind != KL_EXPR_VARIABLE) x = x->lhs;
-  if (x->kind == KL_EXPR_CONVERT) x = x->lhs;
-  return x->kind == KL_EXPR_VARIABLE && x->variable == v &&
+  return klg_is_pointer(n->type) && (n->kind != KL_EXPR_VARIABLE) && flat_start(n) == v &&
          kl_type_equal(n->type->element, innermost(v->type));
 }
 
@@ -259,13 +277,12 @@ const char *glsl_flat_local(glsl_emitter *e, const kl_variable *v, const char *n
   return glsl_decl(e, flat, name, v->location);
 }
 
-/* `(T *)v` of a flat __local array of arrays: its root, offset 0; NULL when
- * n is not one. */
+/* `(T *)v` or `&v[0][0]` of a flat __local array of arrays: its root,
+ * offset 0; NULL when n is not one. */
 glsl_root *glsl_flat_cast(glsl_emitter *e, const kl_node *n) {
-  const kl_node *x = n->lhs;
-  while (x->kind == KL_EXPR_CONVERT) x = x->lhs;
-  if (x->kind != KL_EXPR_VARIABLE || !flat_cast_of(n, x->variable)) return NULL;
-  glsl_binding *b = glsl_lookup(e, x->variable);
+  const kl_variable *v = flat_start(n);
+  if (!v || !flat_cast_of(n, v)) return NULL;
+  glsl_binding *b = glsl_lookup(e, v);
   if (!b || !b->root || !b->root->flat) return NULL;
   klg_puts(e->out, "0u");
   return b->root;

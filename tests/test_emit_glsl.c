@@ -505,6 +505,21 @@ static void pointer_cast_views(void) {
     CHECK(glsl_compiles("views_by_address", g3));
   }
   kl_context_destroy(ctx);
+  /* a __local array of arrays used only through pointers from its start
+   * (Parboil's histogram): one flat array */
+  static const char flat[] =
+      "__kernel void k(__global uint *o) {\n"
+      "  __local uint sub[2][4];\n"
+      "  __local uint *f = (__local uint *)sub;\n"
+      "  f[get_local_id(0)] = 1u;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  o[0] = ((__local uint *)sub)[3] + (&sub[0][0])[5];\n"
+      "}\n";
+  ctx = kl_context_create();
+  fn = kernel_k(ctx, "flat.cl", flat, &program);
+  const char *g = fn ? kl_emit_glsl(ctx, program, fn) : NULL;
+  CHECK(g && strstr(g, "_sub[8];\n") && glsl_compiles("views_flat_local", g));
+  kl_context_destroy(ctx);
   static const struct {
     const char *source, *message;
   } refused[] = {
