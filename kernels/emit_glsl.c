@@ -408,7 +408,8 @@ void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec) {
       const char *array = kl_format(e->ctx, "_cl_root_%s", name);
       glsl_root *r = glsl_new_root(e, ROOT_PRIVATE, caller->var, array);
       r->scalar = caller->scalar;
-      bool in = (p->type->element->qualifiers & KL_QUALIFIER_CONST) != 0;
+      r->packed = caller->packed;
+      bool in = (p->type->element->qualifiers & KL_QUALIFIER_CONST) != 0 || caller->packed;
       klg_printf(&body, "%s%s, uint %s", in ? "in " : "inout ",
                  glsl_decl(e, caller->var->type, array, p->location), name);
       glsl_bind(e, p, name, r);

@@ -31,7 +31,8 @@ typedef struct glsl_root {
    * root as `base` and is on the base's list of views */
   const kl_type *element;
   struct glsl_root *base, *views, *next_view;
-  bool flat; /* a __local array of arrays declared flat (glsl_flat_local) */
+  bool flat;   /* a __local array of arrays declared flat (glsl_flat_local) */
+  bool packed; /* a private array packed into wider elements: read only */
 } glsl_root;
 
 typedef struct glsl_binding {

@@ -21,6 +21,10 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
   glsl_root *root;
   const char *offset = glsl_pointer_text(e, pointer, &root);
   if (!root) return;
+  if (root->packed && mode != ACCESS_READ) {
+    glsl_fail(e, at, "writing through a pointer cast from a private array to wider elements");
+    return;
+  }
   glsl_mark(root, mode);
   if (root->scalar) {
     klg_puts(e->out, root->array);
@@ -33,7 +37,6 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
     klg_puts(e->out, ")");
   }
   klg_puts(e->out, "]");
-  (void)at;
 }
 
 glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable *var,

@@ -57,11 +57,63 @@ static bool viewable(glsl_emitter *e, const kl_type *el, const char *name, kl_lo
   return false;
 }
 
+/* A private integer array read as wider integers (`(uint *)key` of a
+ * `uchar key[8]`, as SHOC's md5 passes it): a view whose array is an array
+ * constructor packing the elements little-endian, written where it is read
+ * (so it is always current) and passed by copy (`in`); writes through it
+ * are refused (glsl_element). NULL for other casts. */
+static glsl_root *private_view(glsl_emitter *e, glsl_root *base, const kl_type *el,
+                               kl_location at) {
+  const kl_type *array = base->var->type, *from = array->element;
+  if (base->scalar || array->kind != KL_TYPE_ARRAY || !kl_type_is_integer(from) ||
+      !kl_type_is_integer(el) || el->size <= from->size || el->size > 4 || array->size % el->size ||
+      array->size / el->size > KL_GLSL_INLINE_ELEMENTS)
+    return NULL;
+  const char *type = glsl_type(e, el, at);
+  for (glsl_root *v = base->views; v; v = v->next_view)
+    if (strcmp(type, glsl_type(e, v->element, at)) == 0) return v;
+  int count = array->size / el->size, per = el->size / from->size;
+  const char *bits = glsl_type(e, glsl_unsigned_of(e, from), at);
+  klg_buf pack;
+  klg_init(&pack, e->ctx);
+  klg_printf(&pack, "%s[%d](", type, count);
+  for (int j = 0; j < count; j++) {
+    klg_printf(&pack, "%s%s(", j ? ", " : "", type);
+    for (int k = 0; k < per; k++)
+      klg_printf(&pack, "%s(uint(%s(%s[%d])) << %du)", k ? " | " : "", bits, base->array,
+                 j * per + k, 8 * from->size * k);
+    klg_puts(&pack, ")");
+  }
+  klg_puts(&pack, ")");
+  kl_type *packed = kl_alloc(e->ctx, sizeof *packed);
+  *packed = *array;
+  packed->element = (kl_type *)el;
+  packed->length = count;
+  kl_variable *var = kl_alloc(e->ctx, sizeof *var);
+  *var = *base->var;
+  var->type = packed;
+  glsl_root *v = glsl_new_root(e, ROOT_PRIVATE, var, klg_text(&pack));
+  v->element = el;
+  v->base = base;
+  v->packed = true;
+  v->next_view = base->views;
+  base->views = v;
+  return v;
+}
+
 /* The root that reads root's buffer as elements of `el`: its base when the
  * types agree in GLSL, else the view with that element type (made on first
  * use); NULL after a diagnostic when root is not a buffer. */
 static glsl_root *view_of(glsl_emitter *e, glsl_root *root, const kl_type *el, const char *name,
                           kl_location at) {
+  if (root->kind == ROOT_PRIVATE) {
+    glsl_root *base = root->base ? root->base : root;
+    if (!base->scalar && base->var->type->kind == KL_TYPE_ARRAY &&
+        strcmp(element_name(e, el, at), glsl_type(e, base->var->type->element, at)) == 0)
+      return base;
+    glsl_root *v = private_view(e, base, el, at);
+    if (v) return v;
+  }
   if (root->kind != ROOT_BUFFER) {
     const char *space = root->kind == ROOT_SHARED     ? "__local"
                         : root->kind == ROOT_CONSTANT ? "program-scope __constant"
@@ -69,7 +121,8 @@ static glsl_root *view_of(glsl_emitter *e, glsl_root *root, const kl_type *el, c
     glsl_fail(e, at,
               kl_format(e->ctx,
                         "casting '%s', a pointer into %s memory, to a pointer to another element "
-                        "type (pointer casts work on __global and __constant buffers)",
+                        "type (pointer casts work on __global and __constant buffers, and "
+                        "private integer arrays read as wider integers)",
                         name, space));
     return NULL;
   }

@@ -470,8 +470,9 @@ static void by_address_variant(void) {
 /* Pointer casts between element types (issue 18): a view of the buffer at
  * the same binding, every block of it Aliased and none restrict; by
  * address, a buffer reference of the view's type to the same address. Each
- * compiles and validates. Casts of private and __local pointers, and a cast
- * to a struct whose offset may not be whole, are refused naming the pointer. */
+ * compiles and validates. Casts of __local pointers, of private ones other
+ * than integers read as wider integers, writes through those, and a cast to
+ * a struct whose offset may not be whole are refused naming the pointer. */
 static void pointer_cast_views(void) {
   static const char source[] =
       "__kernel void k(__global const float *restrict in, __global uint *out) {\n"
@@ -523,10 +524,14 @@ static void pointer_cast_views(void) {
   static const struct {
     const char *source, *message;
   } refused[] = {
-      {"__kernel void k(__global uint *o) { uchar key[8] = {1, 2};\n"
+      {"__kernel void k(__global uint *o) { float key[2] = {1, 2};\n"
        "  o[0] = ((uint *)key)[1]; }\n",
        "2:11: error: the GLSL target does not support casting 'key', a pointer into private "
        "memory, to a pointer to another element type"},
+      {"__kernel void k(__global uint *o) { uchar key[8] = {1, 2};\n"
+       "  ((uint *)key)[1] = o[0]; o[1] = key[4]; }\n",
+       "2:16: error: the GLSL target does not support writing through a pointer cast from a "
+       "private array to wider elements"},
       {"__kernel void k(__global uint *o) { __local ushort s[8]; s[0] = 1;\n"
        "  barrier(CLK_LOCAL_MEM_FENCE); o[0] = ((__local uint *)s)[0]; }\n",
        "2:41: error: the GLSL target does not support casting 's', a pointer into __local "
