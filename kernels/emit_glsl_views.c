@@ -10,6 +10,12 @@
  * blocks do not overlap unless they are decorated Aliased, so every block of
  * a buffer with views is (GL_EXT_spirv_intrinsics), and none is restrict.
  * A view of bytes (`uchar *`) needs 8-bit storage, as any buffer of bytes.
+ *
+ * Private and shared arrays cannot alias in GLSL. A private integer array
+ * read as wider integers is a read-only view that packs its elements where
+ * it is read (private_view); a __local array of arrays used only through
+ * pointers from its start is declared flat (glsl_flat_local); other casts
+ * of pointers into them are refused, naming the pointer.
  */
 #include <string.h>
 
