@@ -143,8 +143,9 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
   klg_buf *o = e->out;
   if (v->space == KL_SPACE_LOCAL) {
     const char *name = kl_format(e->ctx, "_cl_s%d_%s", v->id, glsl_name(e, v->name));
-    klg_printf(&e->globals, "shared %s;\n", glsl_decl(e, v->type, name, v->location));
-    glsl_bind(e, v, name, NULL);
+    const char *flat = glsl_flat_local(e, v, name);
+    klg_printf(&e->globals, "shared %s;\n", flat ? flat : glsl_decl(e, v->type, name, v->location));
+    if (!flat) glsl_bind(e, v, name, NULL);
     if (v->initializer) glsl_fail(e, v->location, "initialised __local variables");
     if (!in_for) klg_printf(o, "/* __local %s: hoisted */", v->name);
     return;
@@ -407,7 +408,8 @@ void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec) {
       const char *array = kl_format(e->ctx, "_cl_root_%s", name);
       glsl_root *r = glsl_new_root(e, ROOT_PRIVATE, caller->var, array);
       r->scalar = caller->scalar;
-      bool in = (p->type->element->qualifiers & KL_QUALIFIER_CONST) != 0;
+      r->packed = caller->packed;
+      bool in = (p->type->element->qualifiers & KL_QUALIFIER_CONST) != 0 || caller->packed;
       klg_printf(&body, "%s%s, uint %s", in ? "in " : "inout ",
                  glsl_decl(e, caller->var->type, array, p->location), name);
       glsl_bind(e, p, name, r);
@@ -474,7 +476,10 @@ static void glsl_buffer_declarations(glsl_emitter *e, klg_buf *buffers, klg_buf 
     lp->readonly = is_const || !r->written;
     lp->writeonly = !lp->readonly && !r->read;
     const char *q = lp->readonly ? "readonly " : lp->writeonly ? "writeonly " : "";
-    const char *restrict_q = (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
+    /* a buffer with views: every block of it Aliased, none restrict */
+    const char *restrict_q =
+        !r->views && (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
+    const char *aliased = r->views ? "spirv_decorate(20) " : "";
     const char *vol =
         (p->type->element->qualifiers & KL_QUALIFIER_VOLATILE) ? "coherent volatile " : "";
     const char *element = glsl_type(e, p->type->element, p->location);
@@ -485,11 +490,13 @@ static void glsl_buffer_declarations(glsl_emitter *e, klg_buf *buffers, klg_buf 
                  "_cl_Ref%u { %s _cl_data[]; };\n",
                  restrict_q, vol, q, lp->binding, element);
       klg_printf(buffers, "#define %s _cl_p._cl_addr%u._cl_data\n", r->array, lp->binding);
+      glsl_view_declarations(e, r, kl_format(e->ctx, "%s%s", vol, q), buffers, references);
       continue;
     }
     klg_printf(buffers,
-               "layout(std430, set = 0, binding = %u) %s%s%sbuffer _cl_Buffer%u { %s %s[]; };\n",
-               lp->binding, restrict_q, vol, q, lp->binding, element, r->array);
+               "layout(std430, set = 0, binding = %u) %s%s%s%sbuffer _cl_Buffer%u { %s %s[]; };\n",
+               lp->binding, aliased, restrict_q, vol, q, lp->binding, element, r->array);
+    glsl_view_declarations(e, r, kl_format(e->ctx, "%s%s", vol, q), buffers, references);
   }
 }
 
@@ -513,6 +520,8 @@ static void glsl_preamble(glsl_emitter *e, klg_buf *out, bool by_address) {
     klg_puts(out,
              "#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_buffer_reference2 : "
              "require\n");
+  if (e->aliased && !(e->caps & KL_GLSL_NEEDS_FLOAT_CONTROLS))
+    klg_puts(out, "#extension GL_EXT_spirv_intrinsics : require\n");
   if (e->caps & KL_GLSL_NEEDS_FLOAT_CONTROLS) {
     /* IEEE infinities, NaNs and signed zeros kept (drivers may assume none) */
     static const char mode[] =
@@ -565,6 +574,7 @@ static void glsl_pointer_param(glsl_emitter *e, const kl_variable *p, const char
     const char *array = kl_format(e->ctx, "_cl_buf%u", lp->binding);
     glsl_root *r = glsl_new_root(e, ROOT_BUFFER, p, array);
     r->buffer = i;
+    r->element = el;
     e->param_roots[i] = r;
     glsl_bind(e, p, name, r);
     klg_printf(copies, "  uint %s = 0u;\n", name);

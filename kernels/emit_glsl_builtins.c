@@ -381,6 +381,11 @@ void glsl_vload_store(glsl_emitter *e, const kl_node *n, bool store) {
   const char *base = glsl_pointer_text(e, p, &root);
   if (!root) return;
   if (root->kind == ROOT_PRIVATE || root->scalar) {
+    if (store && root->packed) {
+      glsl_fail(e, n->location,
+                "writing through a pointer cast from a private array to wider elements");
+      return;
+    }
     if (root->scalar || !glsl_pure(offset) || !glsl_pure(p) || (data && !glsl_pure(data))) {
       glsl_fail(e, n->location,
                 "vloadN/vstoreN on private arrays with side effects in the arguments");

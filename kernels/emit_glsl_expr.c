@@ -154,8 +154,9 @@ void glsl_user_call(glsl_emitter *e, const kl_node *n) {
       if (roots[i]->kind == ROOT_PRIVATE) {
         /* passed by copy (inout): two pointers into one private array would
          * be two copies */
+        const glsl_root *under = roots[i]->base ? roots[i]->base : roots[i];
         for (int j = 0; j < i; j++)
-          if (roots[j] == roots[i]) {
+          if (roots[j] && (roots[j] == under || roots[j]->base == under)) {
             glsl_fail(e, a->location,
                       "passing two pointers into one private array or variable to a function");
             return;

@@ -26,6 +26,13 @@ typedef struct glsl_root {
   int buffer;             /* ROOT_BUFFER: index into the layout's params */
   bool scalar;            /* a scalar variable: the only valid offset is 0 */
   bool read, written;
+  /* ROOT_BUFFER: the array's element type; a view of the same buffer with
+   * another element type (a pointer cast, emit_glsl_views.c) has its base's
+   * root as `base` and is on the base's list of views */
+  const kl_type *element;
+  struct glsl_root *base, *views, *next_view;
+  bool flat;   /* a __local array of arrays declared flat (glsl_flat_local) */
+  bool packed; /* a private array packed into wider elements: read only */
 } glsl_root;
 
 typedef struct glsl_binding {
@@ -67,6 +74,7 @@ typedef struct glsl_emitter {
   int fp64_count, fp64_capacity;
   bool failed;
   const char *last_failure;
+  bool aliased; /* a buffer has views: the blocks are decorated Aliased */
 } glsl_emitter;
 
 typedef enum glsl_access { ACCESS_READ, ACCESS_WRITE, ACCESS_READ_WRITE } glsl_access;
@@ -103,6 +111,13 @@ glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable
 glsl_root *glsl_array_root(glsl_emitter *e, const kl_variable *v, kl_location at);
 const char *glsl_var_name(glsl_emitter *e, const kl_variable *v);
 glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n);
+/* emit_glsl_views.c: a pointer cast between element types, and the
+ * declarations of a buffer's views */
+glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n);
+void glsl_view_declarations(glsl_emitter *e, const glsl_root *base, const char *qualifiers,
+                            klg_buf *buffers, klg_buf *references);
+const char *glsl_flat_local(glsl_emitter *e, const kl_variable *v, const char *name);
+glsl_root *glsl_flat_cast(glsl_emitter *e, const kl_node *n);
 bool glsl_split_pointer_choice(glsl_emitter *e, const kl_node *n);
 const char *glsl_fill(glsl_emitter *e, const char *tmpl, const kl_type *s, const char *extra);
 void glsl_helper(glsl_emitter *e, const char *name, const kl_type *vec, const kl_type *s,

@@ -12,6 +12,7 @@ void glsl_mark(glsl_root *root, glsl_access mode) {
   if (!root) return;
   if (mode != ACCESS_WRITE) root->read = true;
   if (mode != ACCESS_READ) root->written = true;
+  glsl_mark(root->base, mode); /* a view: its buffer's own declaration */
 }
 
 /* ROOT[offset + index] */
@@ -20,6 +21,10 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
   glsl_root *root;
   const char *offset = glsl_pointer_text(e, pointer, &root);
   if (!root) return;
+  if (root->packed && mode != ACCESS_READ) {
+    glsl_fail(e, at, "writing through a pointer cast from a private array to wider elements");
+    return;
+  }
   glsl_mark(root, mode);
   if (root->scalar) {
     klg_puts(e->out, root->array);
@@ -32,7 +37,6 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
     klg_puts(e->out, ")");
   }
   klg_puts(e->out, "]");
-  (void)at;
 }
 
 glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable *var,
@@ -72,8 +76,9 @@ const char *glsl_var_name(glsl_emitter *e, const kl_variable *v) {
 }
 
 /* Emits a pointer's offset (a uint expression); returns its root. */
-/* A pointer cast: an array's decay, or a cast between pointers to the same
- * scalar type (one index unit); other element types are refused. */
+/* A pointer cast: an array's decay, a cast between pointers to element
+ * types that are the same in GLSL (one index unit), or a view of a buffer
+ * with another element type (emit_glsl_views.c). */
 static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
   const kl_type *from = n->lhs->type;
   if (from->kind == KL_TYPE_ARRAY) {
@@ -81,23 +86,18 @@ static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
     glsl_fail(e, n->location, "pointers into this array");
     return NULL;
   }
-  if (!klg_is_pointer(from) || !kl_type_equal(from->element, n->type->element)) {
-    if (klg_is_pointer(from) && from->element->kind != KL_TYPE_STRUCT &&
-        n->type->element->kind != KL_TYPE_STRUCT && from->element->size == n->type->element->size &&
-        kl_type_scalar_of(from->element) == from->element &&
-        kl_type_scalar_of(n->type->element) == n->type->element &&
-        kl_type_is_integer(from->element) && kl_type_is_integer(n->type->element)) {
-      glsl_fail(e, n->location, "pointer casts between element types");
-      return NULL;
-    }
-    if (klg_is_pointer(from) &&
-        kl_type_equal(kl_type_scalar_of(from->element), kl_type_scalar_of(n->type->element)) &&
-        from->element->kind == n->type->element->kind)
-      return glsl_pointer(e, n->lhs);
-    glsl_fail(e, n->location, "pointer casts between element types");
+  if (!klg_is_pointer(from)) {
+    glsl_fail(e, n->location, "casts of integers to pointers");
     return NULL;
   }
-  return glsl_pointer(e, n->lhs);
+  glsl_root *flat = glsl_flat_cast(e, n);
+  if (flat) return flat;
+  const kl_type *a = from->element, *b = n->type->element;
+  if (kl_type_equal(a, b) ||
+      (a->kind != KL_TYPE_VOID && b->kind != KL_TYPE_VOID && a->size == b->size &&
+       strcmp(glsl_type(e, a, n->location), glsl_type(e, b, n->location)) == 0))
+    return glsl_pointer(e, n->lhs);
+  return glsl_cast_view(e, n);
 }
 
 /* &x: of an array or buffer element, of an array, or of a private or
@@ -105,6 +105,8 @@ static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
 static glsl_root *glsl_address_of(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
   const kl_node *t = n->lhs;
+  glsl_root *flat = glsl_flat_cast(e, n);
+  if (flat) return flat;
   if (t->kind == KL_EXPR_INDEX) {
     const kl_node *base = t->lhs;
     while (base->kind == KL_EXPR_CONVERT && base->lhs->type->kind == KL_TYPE_ARRAY)

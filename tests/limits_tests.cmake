@@ -48,10 +48,12 @@ endforeach()
 
 # Corpus kernels through the by-address path: with the range lowered to 4
 # bytes every buffer of them goes by address (atomics, structs, vload/vstore,
-# restrict and volatile pointers, doubles, wide vectors). The whole corpus
-# passes so (77 kernels, about 75 s here); these few stay in the suite.
+# restrict and volatile pointers, doubles, wide vectors, pointer casts). The
+# whole corpus passes so (77 kernels, about 75 s here); these few stay in the
+# suite.
 foreach(stem 043_global_atomics 057_struct_arrays 019_vload_vstore 023_pointer_qualifiers
-             033_fp64_math 016_vector_arithmetic)
+             033_fp64_math 016_vector_arithmetic 109_pointer_cast_vectors
+             112_pointer_cast_structs)
   if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/kernels/valid/${stem}.cl)
     add_test(NAME test_limits_corpus_by_address_${stem}
              COMMAND test_corpus ${CMAKE_CURRENT_LIST_DIR}/kernels --device vulkan:0 --kernel ${stem})

@@ -423,6 +423,13 @@ static void float_constants_fold_as_float(void) {
   kl_context_destroy(ctx);
 }
 
+/* Kernel k of source, parsed into ctx (NULL after a diagnostic). */
+static const kl_function *kernel_k(kl_context *ctx, const char *label, const char *source,
+                                   kl_program **program) {
+  *program = emit_parse(ctx, label, source, strlen(source), NULL, false);
+  return *program ? kl_find_kernel(*program, "k") : NULL;
+}
+
 /* A by-address variant (kl_emit_glsl_variant): the masked buffer is a
  * buffer reference whose address follows the values in the block (which
  * then moves to a buffer past 128 bytes), the others keep their bindings,
@@ -436,8 +443,8 @@ static void by_address_variant(void) {
       "  float4 v = vload4(i, in); vstore4(v, i, out);\n"
       "}\n";
   kl_context *ctx = kl_context_create();
-  kl_program *program = emit_parse(ctx, "address.cl", source, strlen(source), NULL, false);
-  const kl_function *fn = program ? kl_find_kernel(program, "k") : NULL;
+  kl_program *program;
+  const kl_function *fn = kernel_k(ctx, "address.cl", source, &program);
   const kl_glsl_layout *plain = NULL, *one = NULL, *both = NULL;
   const char *g0 = fn ? kl_emit_glsl_variant(ctx, program, fn, 0, &plain) : NULL;
   const char *g1 = fn ? kl_emit_glsl_variant(ctx, program, fn, 1u, &one) : NULL;
@@ -458,6 +465,97 @@ static void by_address_variant(void) {
     CHECK(glsl_compiles("address_both", g3));
   }
   kl_context_destroy(ctx);
+}
+
+/* Pointer casts between element types (issue 18): a view of the buffer at
+ * the same binding, every block of it Aliased and none restrict; by
+ * address, a buffer reference of the view's type to the same address. Each
+ * compiles and validates. Casts of __local pointers, of private ones other
+ * than integers read as wider integers, writes through those, and a cast to
+ * a struct whose offset may not be whole are refused naming the pointer. */
+static void pointer_cast_views(void) {
+  static const char source[] =
+      "__kernel void k(__global const float *restrict in, __global uint *out) {\n"
+      "  uint i = get_global_id(0);\n"
+      "  float4 v = ((__global const float4 *)in)[i];\n"
+      "  __global uchar *b = (__global uchar *)(out + i);\n"
+      "  b[1] = ((__global const uchar *)in)[4 * i];\n"
+      "  out[i] += as_uint(v.y);\n"
+      "}\n";
+  kl_context *ctx = kl_context_create();
+  kl_program *program;
+  const kl_function *fn = kernel_k(ctx, "views.cl", source, &program);
+  const kl_glsl_layout *plain = NULL, *both = NULL;
+  const char *g0 = fn ? kl_emit_glsl_variant(ctx, program, fn, 0, &plain) : NULL;
+  const char *g3 = fn ? kl_emit_glsl_variant(ctx, program, fn, 3u, &both) : NULL;
+  CHECK(g0 && g3 && plain && both);
+  if (g0 && g3 && plain && both) {
+    CHECK(strstr(g0,
+                 "binding = 0) spirv_decorate(20) readonly buffer _cl_Buffer0 { float "
+                 "_cl_buf0[]; };") != NULL);
+    CHECK(strstr(g0,
+                 "binding = 0) spirv_decorate(20) readonly buffer _cl_Buffer0_vec4 { vec4 "
+                 "_cl_buf0_vec4[]; };") != NULL);
+    CHECK(strstr(g0,
+                 "binding = 1) spirv_decorate(20) buffer _cl_Buffer1_uint8_t { uint8_t "
+                 "_cl_buf1_uint8_t[]; };") != NULL);
+    CHECK(strstr(g0, "restrict") == NULL && plain->buffer_count == 2);
+    CHECK(plain->params[0].readonly && !plain->params[1].readonly && !plain->params[1].writeonly);
+    CHECK(strstr(g3, "#define _cl_buf0_vec4 _cl_Ref0_vec4(_cl_p._cl_addr0)._cl_data") != NULL);
+    CHECK(glsl_compiles("views_plain", g0));
+    CHECK(glsl_compiles("views_by_address", g3));
+  }
+  kl_context_destroy(ctx);
+  /* a __local array of arrays used only through pointers from its start
+   * (Parboil's histogram): one flat array */
+  static const char flat[] =
+      "__kernel void k(__global uint *o) {\n"
+      "  __local uint sub[2][4];\n"
+      "  __local uint *f = (__local uint *)sub;\n"
+      "  f[get_local_id(0)] = 1u;\n"
+      "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "  o[0] = ((__local uint *)sub)[3] + (&sub[0][0])[5];\n"
+      "}\n";
+  ctx = kl_context_create();
+  fn = kernel_k(ctx, "flat.cl", flat, &program);
+  const char *g = fn ? kl_emit_glsl(ctx, program, fn) : NULL;
+  CHECK(g && strstr(g, "_sub[8];\n") && glsl_compiles("views_flat_local", g));
+  kl_context_destroy(ctx);
+  static const struct {
+    const char *source, *message;
+  } refused[] = {
+      {"__kernel void k(__global uint *o) { float key[2] = {1, 2};\n"
+       "  o[0] = ((uint *)key)[1]; }\n",
+       "2:11: error: the GLSL target does not support casting 'key', a pointer into private "
+       "memory, to a pointer to another element type"},
+      {"__kernel void k(__global uint *o) { uchar key[8] = {1, 2};\n"
+       "  ((uint *)key)[1] = o[0]; o[1] = key[4]; }\n",
+       "2:16: error: the GLSL target does not support writing through a pointer cast from a "
+       "private array to wider elements"},
+      {"__kernel void k(__global uint *o) { __local ushort s[8]; s[0] = 1;\n"
+       "  barrier(CLK_LOCAL_MEM_FENCE); o[0] = ((__local uint *)s)[0]; }\n",
+       "2:41: error: the GLSL target does not support casting 's', a pointer into __local "
+       "memory"},
+      {"typedef struct { float x, y, z; } p3;\n"
+       "__kernel void k(__global float *f, int i) {\n"
+       "  ((__global p3 *)(f + i))->x = 1.0f; }\n",
+       "3:4: error: the GLSL target does not support casting 'f' to a pointer to struct p3, whose "
+       "size (12 bytes) is more than its alignment (4)"},
+      {"typedef struct { float x, y, z; } p3;\n"
+       "__kernel void k(__global float *f) {\n"
+       "  f += 3; ((__global p3 *)(f + 6))->x = 1.0f; }\n",
+       "3:12: error: the GLSL target does not support casting 'f' to a pointer to struct p3"},
+  };
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+    ctx = kl_context_create();
+    fn = kernel_k(ctx, "refused.cl", refused[k].source, &program);
+    CHECK(fn && kl_emit_glsl(ctx, program, fn) == NULL);
+    if (!strstr(kl_diagnostics_text(ctx), refused[k].message)) {
+      fprintf(stderr, "expected: %s\ngot: %s\n", refused[k].message, kl_diagnostics_text(ctx));
+      CHECK(false);
+    }
+    kl_context_destroy(ctx);
+  }
 }
 
 /* Float fma: emulated in software unless the device fuses it. */
@@ -525,6 +623,7 @@ int main(void) {
   RUN(float_constants_fold_as_float);
   RUN(fma_follows_the_device);
   RUN(by_address_variant);
+  RUN(pointer_cast_views);
   RUN(inexpressible_is_rejected);
   if (tool_dir[0]) {
     char *command = NULL;

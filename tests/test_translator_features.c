@@ -224,8 +224,9 @@ static void union_layout(void) {
 }
 
 /* A pointer converted to another element type without a cast: a warning,
- * and the cast the user left out (as C does); GLSL refuses it as it refuses
- * a written one. */
+ * and the cast the user left out (as C does); GLSL takes it as a written
+ * one: a view of the buffer with the new element type, at the same binding,
+ * the offset in its elements. */
 static void implicit_pointer_conversion(void) {
   kl_program *program = parse(
       "__kernel void k(__global uint2 *pairs, __global uint *out) {\n"
@@ -233,11 +234,17 @@ static void implicit_pointer_conversion(void) {
       "  out[0] = flat[1];\n"
       "}\n");
   CHECK(program != NULL);
-  CHECK(strstr(kl_diagnostics_text(ctx), "2:25: warning: incompatible pointer types: '__global "
-                                         "uint2*' converted to '__global uint*'"));
+  CHECK(strstr(kl_diagnostics_text(ctx),
+               "2:25: warning: incompatible pointer types: '__global "
+               "uint2*' converted to '__global uint*'"));
   const char *ocl = program ? kl_emit(ctx, program, KL_TARGET_OPENCL, NULL) : NULL;
   CHECK(ocl && strstr(ocl, "(__global uint*)"));
-  CHECK(program && !kl_emit(ctx, program, KL_TARGET_GLSL, "k"));
+  const char *glsl = program ? kl_emit(ctx, program, KL_TARGET_GLSL, "k") : NULL;
+  CHECK(glsl && strstr(glsl,
+                       "binding = 0) spirv_decorate(20) readonly buffer _cl_Buffer0_uint { "
+                       "uint _cl_buf0_uint[]; };"));
+  CHECK(glsl && strstr(glsl, "uint kl_flat = (pairs * 2u);"));
+  CHECK(glsl && strstr(glsl, "_cl_buf0_uint[kl_flat + uint(1)]"));
 }
 
 static void shared_struct_rules(void) {
