@@ -37,7 +37,7 @@ static void the_other_kernel_builds_and_runs(void) {
   agpu_kernel *bits = NULL, *twice = NULL;
   CHECK_STATUS(agpu_kernel_create(program, "bits", &bits), AGPU_ERROR_UNSUPPORTED);
   CHECK_MESSAGE("kernel 'bits' was not built for vulkan:0 (the program's other kernels were)");
-  CHECK_MESSAGE("pointer casts between element types");
+  CHECK_MESSAGE("a pointer into private memory, to a pointer to another element type");
   CHECK(bits == NULL);
   CHECK_STATUS(agpu_kernel_create(program, "nothere", &bits), AGPU_ERROR_NOT_FOUND);
   CHECK_OK(agpu_kernel_create(program, "twice", &twice));
