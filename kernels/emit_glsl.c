@@ -172,49 +172,8 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
 }
 
 void glsl_block(glsl_emitter *e, const kl_node *n, int depth) {
-  if (n && n->kind == KL_STMT_COMPOUND) {
-    glsl_stmt(e, n, depth);
-    return;
-  }
-  klg_indent(e->out, depth);
-  klg_puts(e->out, "{\n");
-  if (n) glsl_stmt(e, n, depth + 1);
-  klg_indent(e->out, depth);
-  klg_puts(e->out, "}\n");
-}
-
-/* for: a loop whose initialisation GLSL cannot hold (several statements,
- * a __local declaration) gets it in a block around the loop. */
-static void glsl_for(glsl_emitter *e, const kl_node *n, int depth) {
-  klg_buf *o = e->out;
-  bool simple =
-      !n->init ||
-      (!n->init->next &&
-       (n->init->kind == KL_STMT_EXPRESSION || n->init->kind == KL_STMT_EMPTY ||
-        (n->init->kind == KL_STMT_DECLARATION && n->init->variable->space != KL_SPACE_LOCAL)));
-  int d = depth;
-  if (!simple) {
-    klg_indent(o, depth);
-    klg_puts(o, "{\n");
-    for (const kl_node *s = n->init; s; s = s->next) glsl_stmt(e, s, depth + 1);
-    d = depth + 1;
-  }
-  klg_indent(o, d);
-  klg_puts(o, "for (");
-  if (simple && n->init && n->init->kind == KL_STMT_DECLARATION)
-    glsl_declaration(e, n->init->variable, true);
-  else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION)
-    glsl_expr(e, n->init->lhs);
-  klg_puts(o, "; ");
-  if (n->condition) klg_puts(o, glsl_cond_text(e, n->condition));
-  klg_puts(o, "; ");
-  if (n->increment) glsl_expr(e, n->increment);
-  klg_puts(o, ")\n");
-  glsl_block(e, n->body, d);
-  if (!simple) {
-    klg_indent(o, depth);
-    klg_puts(o, "}\n");
-  }
+  klg_c_printer printer = glsl_printer(e);
+  klg_c_block(&printer, n, depth);
 }
 
 /* switch (value): GLSL switches on 32 bits: a 64-bit value (size_t, long)
@@ -280,103 +239,81 @@ static void glsl_switch(glsl_emitter *e, const kl_node *n, int depth) {
   klg_puts(o, "}\n");
 }
 
-void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth) {
+/* The statements GLSL prints its own way (the others print as C syntax,
+ * gpu_emit.c): barriers and void casts, declarations (a __local one is
+ * hoisted: its line is empty), switches, returns. */
+static bool glsl_own_statement(void *emitter, const kl_node *n, int depth) {
+  glsl_emitter *e = emitter;
   klg_buf *o = e->out;
   switch (n->kind) {
-    case KL_STMT_COMPOUND: {
-      int saved = e->env_count;
-      klg_indent(o, depth);
-      klg_puts(o, "{\n");
-      for (const kl_node *s = n->body; s; s = s->next) glsl_stmt(e, s, depth + 1);
-      klg_indent(o, depth);
-      klg_puts(o, "}\n");
-      (void)saved; /* bindings stay: roots of pointers must hold across the function */
-      return;
-    }
     case KL_STMT_EXPRESSION: {
       const kl_node *x = n->lhs;
       klg_indent(o, depth);
       if (x->kind == KL_EXPR_BUILTIN && x->builtin->id == KL_BUILTIN_BARRIER) {
         klg_printf(o, "%s; barrier();\n", glsl_fence(x->args));
-        return;
+        return true;
       }
       while (x->kind == KL_EXPR_CAST && x->type->kind == KL_TYPE_VOID) x = x->lhs;
       glsl_expr(e, x);
       klg_puts(o, ";\n");
-      return;
+      return true;
     }
     case KL_STMT_DECLARATION:
       klg_indent(o, depth);
       glsl_declaration(e, n->variable, false);
       klg_puts(o, n->variable->space == KL_SPACE_LOCAL ? "\n" : ";\n");
-      return;
-    case KL_STMT_IF:
-      klg_indent(o, depth);
-      klg_printf(o, "if (%s)\n", glsl_cond_text(e, n->condition));
-      glsl_block(e, n->then, depth);
-      if (n->otherwise) {
-        klg_indent(o, depth);
-        klg_puts(o, "else\n");
-        glsl_block(e, n->otherwise, depth);
-      }
-      return;
-    case KL_STMT_FOR:
-      glsl_for(e, n, depth);
-      return;
-    case KL_STMT_WHILE:
-      klg_indent(o, depth);
-      klg_printf(o, "while (%s)\n", glsl_cond_text(e, n->condition));
-      glsl_block(e, n->body, depth);
-      return;
-    case KL_STMT_DO:
-      klg_indent(o, depth);
-      klg_puts(o, "do\n");
-      glsl_block(e, n->body, depth);
-      klg_indent(o, depth);
-      klg_printf(o, "while (%s);\n", glsl_cond_text(e, n->condition));
-      return;
+      return true;
     case KL_STMT_SWITCH:
       glsl_switch(e, n, depth);
-      return;
-    case KL_STMT_CASE: {
-      klg_indent(o, depth > 0 ? depth - 1 : 0);
-      if (n->is_default)
-        klg_puts(o, "default:\n");
-      else
-        klg_printf(o, "case %lld:\n", (long long)n->case_value);
-      if (n->body) glsl_stmt(e, n->body, depth);
-      return;
-    }
-    case KL_STMT_BREAK:
-      klg_indent(o, depth);
-      klg_puts(o, "break;\n");
-      return;
-    case KL_STMT_CONTINUE:
-      klg_indent(o, depth);
-      klg_puts(o, "continue;\n");
-      return;
+      return true;
     case KL_STMT_RETURN:
       klg_indent(o, depth);
-      if (n->lhs) {
-        if (klg_is_pointer(n->lhs->type)) {
-          glsl_fail(e, n->location, "returning pointers");
-          return;
-        }
-        klg_puts(o, "return ");
-        glsl_expr_as(e, n->lhs, e->kernel ? NULL : NULL);
-        klg_puts(o, ";\n");
-      } else {
+      if (!n->lhs) {
         klg_puts(o, "return;\n");
+      } else if (klg_is_pointer(n->lhs->type)) {
+        glsl_fail(e, n->location, "returning pointers");
+      } else {
+        klg_puts(o, "return ");
+        glsl_expr_as(e, n->lhs, NULL);
+        klg_puts(o, ";\n");
       }
-      return;
-    case KL_STMT_EMPTY:
-      klg_indent(o, depth);
-      klg_puts(o, ";\n");
-      return;
+      return true;
     default:
-      glsl_fail(e, n->location, "this statement");
-      return;
+      return false;
   }
+}
+
+static void glsl_expression_callback(void *e, const kl_node *n) {
+  glsl_expr(e, n);
+}
+
+/* The one a for's init holds (the others are statements of their own). */
+static void glsl_for_declaration_callback(void *e, const kl_variable *v) {
+  glsl_declaration(e, v, true);
+}
+
+static void glsl_condition_callback(void *e, const kl_node *n) {
+  klg_puts(((glsl_emitter *)e)->out, glsl_cond_text(e, n));
+}
+
+static void glsl_fail_callback(void *e, kl_location at, const char *what) {
+  glsl_fail(e, at, what);
+}
+
+klg_c_printer glsl_printer(glsl_emitter *e) {
+  return (klg_c_printer){.out = e->out,
+                         .emitter = e,
+                         .expression = glsl_expression_callback,
+                         .declaration = glsl_for_declaration_callback,
+                         .fail = glsl_fail_callback,
+                         .case_suffix = "",
+                         .statement = glsl_own_statement,
+                         .condition = glsl_condition_callback};
+}
+
+void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth) {
+  klg_c_printer printer = glsl_printer(e);
+  klg_c_statement(&printer, n, depth);
 }
 
 /* A helper function specialised for its pointer arguments' roots. */

@@ -180,6 +180,8 @@ void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init);
 const char *glsl_precise(glsl_emitter *e, const kl_type *t);
 void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for);
 void glsl_block(glsl_emitter *e, const kl_node *n, int depth);
+/* The C-syntax statement printer (gpu_emit.h) with GLSL's own statements. */
+klg_c_printer glsl_printer(glsl_emitter *e);
 void glsl_stmt(glsl_emitter *e, const kl_node *n, int depth);
 void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec);
 

@@ -77,8 +77,7 @@ int klg_bits(const kl_type *scalar) {
   return scalar->size * 8;
 }
 
-/* A body: braces always. */
-static void klg_c_body(const klg_c_printer *p, const kl_node *n, int depth) {
+void klg_c_block(const klg_c_printer *p, const kl_node *n, int depth) {
   if (n && n->kind == KL_STMT_COMPOUND) {
     klg_c_statement(p, n, depth);
     return;
@@ -90,8 +89,17 @@ static void klg_c_body(const klg_c_printer *p, const kl_node *n, int depth) {
   klg_puts(p->out, "}\n");
 }
 
+/* An if, while or do condition. */
+static void klg_c_condition(const klg_c_printer *p, const kl_node *condition) {
+  if (p->condition)
+    p->condition(p->emitter, condition);
+  else
+    p->expression(p->emitter, condition);
+}
+
 void klg_c_statement(const klg_c_printer *p, const kl_node *n, int depth) {
   klg_buf *o = p->out;
+  if (p->statement && p->statement(p->emitter, n, depth)) return;
   switch (n->kind) {
     case KL_STMT_COMPOUND:
       klg_indent(o, depth);
@@ -113,19 +121,23 @@ void klg_c_statement(const klg_c_printer *p, const kl_node *n, int depth) {
     case KL_STMT_IF:
       klg_indent(o, depth);
       klg_puts(o, "if (");
-      p->expression(p->emitter, n->condition);
+      klg_c_condition(p, n->condition);
       klg_puts(o, ")\n");
-      klg_c_body(p, n->then, depth);
+      klg_c_block(p, n->then, depth);
       if (n->otherwise) {
         klg_indent(o, depth);
         klg_puts(o, "else\n");
-        klg_c_body(p, n->otherwise, depth);
+        klg_c_block(p, n->otherwise, depth);
       }
       return;
     case KL_STMT_FOR: {
-      bool simple = !n->init || (!n->init->next && (n->init->kind == KL_STMT_DECLARATION ||
-                                                    n->init->kind == KL_STMT_EXPRESSION ||
-                                                    n->init->kind == KL_STMT_EMPTY));
+      /* an init that is not one declaration or expression goes in a block
+       * around the loop (a __local declaration too: GLSL hoists it) */
+      bool simple =
+          !n->init ||
+          (!n->init->next &&
+           (n->init->kind == KL_STMT_EXPRESSION || n->init->kind == KL_STMT_EMPTY ||
+            (n->init->kind == KL_STMT_DECLARATION && n->init->variable->space != KL_SPACE_LOCAL)));
       int d = depth;
       if (!simple) {
         klg_indent(o, depth);
@@ -140,11 +152,11 @@ void klg_c_statement(const klg_c_printer *p, const kl_node *n, int depth) {
       else if (simple && n->init && n->init->kind == KL_STMT_EXPRESSION)
         p->expression(p->emitter, n->init->lhs);
       klg_puts(o, "; ");
-      if (n->condition) p->expression(p->emitter, n->condition);
+      if (n->condition) klg_c_condition(p, n->condition);
       klg_puts(o, "; ");
       if (n->increment) p->expression(p->emitter, n->increment);
       klg_puts(o, ")\n");
-      klg_c_body(p, n->body, d);
+      klg_c_block(p, n->body, d);
       if (!simple) {
         klg_indent(o, depth);
         klg_puts(o, "}\n");
@@ -154,17 +166,17 @@ void klg_c_statement(const klg_c_printer *p, const kl_node *n, int depth) {
     case KL_STMT_WHILE:
       klg_indent(o, depth);
       klg_puts(o, "while (");
-      p->expression(p->emitter, n->condition);
+      klg_c_condition(p, n->condition);
       klg_puts(o, ")\n");
-      klg_c_body(p, n->body, depth);
+      klg_c_block(p, n->body, depth);
       return;
     case KL_STMT_DO:
       klg_indent(o, depth);
       klg_puts(o, "do\n");
-      klg_c_body(p, n->body, depth);
+      klg_c_block(p, n->body, depth);
       klg_indent(o, depth);
       klg_puts(o, "while (");
-      p->expression(p->emitter, n->condition);
+      klg_c_condition(p, n->condition);
       klg_puts(o, ");\n");
       return;
     case KL_STMT_SWITCH:
@@ -172,7 +184,7 @@ void klg_c_statement(const klg_c_printer *p, const kl_node *n, int depth) {
       klg_puts(o, "switch (");
       p->expression(p->emitter, n->condition);
       klg_puts(o, ")\n");
-      klg_c_body(p, n->body, depth);
+      klg_c_block(p, n->body, depth);
       return;
     case KL_STMT_CASE:
       klg_indent(o, depth > 0 ? depth - 1 : 0);

@@ -43,9 +43,17 @@ typedef struct klg_c_printer {
   void (*declaration)(void *emitter, const kl_variable *variable);
   void (*fail)(void *emitter, kl_location at, const char *what);
   const char *case_suffix; /* the suffix of a 64-bit case label: "L", "ll" */
+  /* Optional (NULL: none): a statement the emitter prints itself, called
+   * first for every statement (true: printed); the condition of an if,
+   * while or do (NULL: as an expression). GLSL prints its own loops,
+   * switches, declarations and barriers, and its conditions as bool. */
+  bool (*statement)(void *emitter, const kl_node *statement, int depth);
+  void (*condition)(void *emitter, const kl_node *condition);
 } klg_c_printer;
 
 void klg_c_statement(const klg_c_printer *printer, const kl_node *statement, int depth);
+/* A statement as a block: braces always (a compound statement as it is). */
+void klg_c_block(const klg_c_printer *printer, const kl_node *statement, int depth);
 
 /* Expressions as every C-syntax target (OpenCL C, CUDA/HIP, host C) prints
  * them alike, the operands through printer->expression: binary operators
