@@ -282,13 +282,38 @@ static bool kc_needs_group(kc_emitter *e, const kl_node *stmt) {
   return false;
 }
 
+/* What makes a condition differ between work-items: the first variable
+ * or work-item function in it that is not uniform ("'row'",
+ * "get_global_id(0)"), or NULL. */
+static const char *kc_varying_part(kc_emitter *e, const kl_node *node, int depth) {
+  if (!node || depth > 64 || kc_uniform(e, node, 0)) return NULL;
+  if (node->kind == KL_EXPR_VARIABLE) return kl_format(e->ctx, "'%s'", node->variable->name);
+  if (node->kind == KL_EXPR_BUILTIN && node->builtin &&
+      (node->builtin->id == KL_BUILTIN_GET_LOCAL_ID ||
+       node->builtin->id == KL_BUILTIN_GET_GLOBAL_ID))
+    return kl_format(e->ctx, "%s()", node->builtin->name);
+  const kl_node *children[] = {node->lhs, node->rhs, node->condition, node->then, node->otherwise};
+  for (size_t i = 0; i < sizeof children / sizeof *children; i++) {
+    const char *part = kc_varying_part(e, children[i], depth + 1);
+    if (part) return part;
+  }
+  for (const kl_node *arg = node->args; arg; arg = arg->next) {
+    const char *part = kc_varying_part(e, arg, depth + 1);
+    if (part) return part;
+  }
+  return NULL;
+}
+
 static void kc_group_condition(kc_emitter *e, const kl_node *condition, const char *what) {
-  if (!e->analyzing && !kc_uniform(e, condition, 0))
+  if (!e->analyzing && !kc_uniform(e, condition, 0)) {
+    const char *part = kc_varying_part(e, condition, 0);
     kc_error(e, condition->location,
              "the condition of this %s, which contains a barrier, may differ between the "
-             "work-items of a group; the CPU backend needs barriers in work-group-uniform "
-             "control flow",
-             what);
+             "work-items of a group%s%s%s (OpenCL leaves a barrier that not every work-item "
+             "reaches undefined); the CPU backend needs barriers in work-group-uniform control "
+             "flow: test the condition inside the block, between the barriers",
+             what, part ? ": " : "", part ? part : "", part ? " differs" : "");
+  }
   kc_expr(e, condition);
 }
 
