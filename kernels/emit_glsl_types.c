@@ -161,6 +161,14 @@ const char *glsl_type(glsl_emitter *e, const kl_type *t, kl_location at) {
       if (t->length > 4) return glsl_wide_type(e, t, at);
       return kl_format(e->ctx, "%s%d", glsl_vector_prefix(e, t->element, at), t->length);
     case KL_TYPE_STRUCT:
+      /* a union is refused where a kernel uses it: the program's other
+       * kernels still translate */
+      if (t->is_union)
+        glsl_fail(e, at,
+                  kl_format(e->ctx,
+                            "union '%s' (GLSL has no unions: the Vulkan target cannot "
+                            "overlay members)",
+                            t->name ? t->name : "anonymous"));
       return glsl_name(e, klg_struct_name(e->ctx, e->program, t));
     case KL_TYPE_POINTER:
       return "uint"; /* an offset; the root is tracked */
@@ -310,14 +318,7 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
 }
 
 void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
-  if (t->is_union) {
-    glsl_fail(e, t->members ? t->members->location : (kl_location){0},
-              kl_format(e->ctx,
-                        "union '%s' (GLSL has no unions: the Vulkan target cannot "
-                        "overlay members)",
-                        t->name ? t->name : "anonymous"));
-    return;
-  }
+  if (t->is_union) return; /* refused where a kernel uses it (glsl_type) */
   klg_printf(o, "struct %s {\n",
              glsl_type(e, t, t->members ? t->members->location : (kl_location){0}));
   int offset = 0, pad = 0;

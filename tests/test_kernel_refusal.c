@@ -70,6 +70,30 @@ static void the_other_kernel_builds_and_runs(void) {
   agpu_program_release(program);
 }
 
+/* A union GLSL cannot declare refuses the kernels that use it, not the
+ * program's others. */
+static void a_union_refuses_only_its_kernels(void) {
+  REQUIRE_DEVICE(device, "vulkan");
+  const char *source =
+      "typedef union { float f; uint u; } pun;\n"
+      "__kernel void bits(__global const float *in, __global uint *out) {\n"
+      "  pun p; p.f = in[get_global_id(0)]; out[get_global_id(0)] = p.u;\n"
+      "}\n"
+      "__kernel void copy(__global const float *in, __global float *out) {\n"
+      "  out[get_global_id(0)] = in[get_global_id(0)];\n"
+      "}\n";
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = source, .source_name = "pun.cl"};
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  if (!program) return;
+  agpu_kernel *kernel = NULL;
+  CHECK_STATUS(agpu_kernel_create(program, "bits", &kernel), AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("pun.cl:3:7: error: the GLSL target does not support union 'pun'");
+  CHECK_OK(agpu_kernel_create(program, "copy", &kernel));
+  if (kernel) agpu_kernel_release(kernel);
+  agpu_program_release(program);
+}
+
 static void a_program_of_refused_kernels_fails(void) {
   REQUIRE_DEVICE(device, "vulkan");
   const char *bits_only = strstr(both, "__kernel void twice");
@@ -153,6 +177,7 @@ int main(void) {
   if (mkdtemp(cache)) setenv("ANYGPU_CACHE_DIR", cache, 1);
   RUN(the_other_kernel_builds_and_runs);
   RUN(a_program_of_refused_kernels_fails);
+  RUN(a_union_refuses_only_its_kernels);
   RUN(too_many_emitter_errors_are_an_error);
   RUN(cpu_refuses_one_kernel_cold_and_warm);
   nftw(cache, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
