@@ -55,6 +55,11 @@ AGPU_API void agpu_cache_key_init(agpu_cache_key *key);
  * Returns AGPU_ERROR_INVALID_ARGUMENT naming a missing field (and the key
  * then fails at final). */
 AGPU_API agpu_status agpu_cache_key_begin(agpu_cache_key *key, const agpu_cache_key_fields *fields);
+/* agpu_cache_key_begin with the fields `device` gives (its backend's name,
+ * its name and driver version) and the translator's version. */
+agpu_status agpu_cache_key_begin_device(agpu_cache_key *key, const agpu_device *device,
+                                        const char *target, const char *source,
+                                        const char *options);
 /* Adds one field. `data` may be NULL only when size is 0. A bad argument
  * returns AGPU_ERROR_INVALID_ARGUMENT and makes final fail, so that a chain of
  * adds can be checked once, at final. */

@@ -24,6 +24,11 @@ typedef struct agpu_dl_symbol {
 bool agpu_dl_load_symbols(agpu_backend *backend, void *library, const agpu_dl_symbol symbols[],
                           size_t count);
 
+/* A backend's table of `size` bytes (zeroed) for the functions of
+ * `library`; out of memory: NULL, the library closed and backend->reason
+ * "<name>: out of host memory". */
+void *agpu_dl_api_new(agpu_backend *backend, void *library, size_t size);
+
 /* For a backend this build does not implement yet: tries its libraries so
  * that the reason says what the machine has, then leaves it unavailable. */
 agpu_status agpu_dl_probe_unimplemented(agpu_backend *backend, const char *const names[],

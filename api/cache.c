@@ -24,6 +24,8 @@
 #include "agpu_cache.h"
 #include "agpu_error.h"
 #include "agpu_io.h"
+#include "agpu_backend.h"
+#include "agpu_parsed.h"
 
 #define KEY_FORMAT_VERSION "1"
 
@@ -790,4 +792,19 @@ AGPU_API agpu_status agpu_cache_store(const char *key_hex, const void *data, siz
   }
   close(dir.fd);
   return status;
+}
+
+agpu_status agpu_cache_key_begin_device(agpu_cache_key *key, const agpu_device *device,
+                                        const char *target, const char *source,
+                                        const char *options) {
+  agpu_cache_key_fields fields = {
+      .source = source,
+      .options = options,
+      .translator_version = AGPU_TRANSLATOR_VERSION,
+      .backend = device->backend->descriptor->name,
+      .target = target,
+      .device_name = device->info.name,
+      .driver_version = device->info.driver_version,
+  };
+  return agpu_cache_key_begin(key, &fields);
 }

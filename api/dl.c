@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "agpu_dl.h"
 
@@ -62,4 +63,14 @@ agpu_status agpu_dl_probe_unimplemented(agpu_backend *backend, const char *const
   }
   backend->available = false;
   return AGPU_SUCCESS;
+}
+
+void *agpu_dl_api_new(agpu_backend *backend, void *library, size_t size) {
+  void *api = calloc(1, size);
+  if (!api) {
+    dlclose(library);
+    snprintf(backend->reason, sizeof backend->reason, "%s: out of host memory",
+             backend->descriptor->name);
+  }
+  return api;
 }

@@ -70,17 +70,8 @@ static bool agpu_cpu_cache_key(const agpu_program *program, const char *identity
   const char *preprocessed = agpu_parsed_preprocessed(parsed);
   if (!preprocessed) return false;
   agpu_cache_key key;
-  agpu_cache_key_fields fields = {
-      .source = preprocessed,
-      .source_size = strlen(preprocessed),
-      .options = agpu_parsed_options(parsed),
-      .translator_version = AGPU_TRANSLATOR_VERSION,
-      .backend = "cpu",
-      .target = AGPU_CPU_TARGET,
-      .device_name = program->device->info.name,
-      .driver_version = program->device->info.driver_version,
-  };
-  agpu_cache_key_begin(&key, &fields);
+  agpu_cache_key_begin_device(&key, program->device, AGPU_CPU_TARGET, preprocessed,
+                              agpu_parsed_options(parsed));
   agpu_cache_key_add_string(&key, "compiler", identity);
   agpu_cache_key_add_u64(&key, "abi", KL_C_ABI_VERSION);
   return agpu_cache_key_final(&key, hex) == AGPU_SUCCESS;

@@ -77,11 +77,8 @@ agpu_cuda_api *agpu_cuda_load(agpu_backend *backend) {
     agpu_cuda_explain_not_found(backend);
     return NULL;
   }
-  agpu_cuda_api *api = calloc(1, sizeof *api);
-  if (!api) {
-    snprintf(backend->reason, sizeof backend->reason, "cuda: out of host memory");
-    return NULL;
-  }
+  agpu_cuda_api *api = agpu_dl_api_new(backend, library, sizeof *api);
+  if (!api) return NULL;
   api->library = library;
   agpu_cuda_loaded_path(library, api->path, sizeof api->path);
   const agpu_dl_symbol symbols[] = {

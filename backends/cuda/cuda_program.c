@@ -45,16 +45,7 @@ static agpu_status agpu_cuda_binary_for(const agpu_device *device, const char *c
     char nvrtc_version[32];
     snprintf(nvrtc_version, sizeof nvrtc_version, "%d.%d", nvrtc->major, nvrtc->minor);
     agpu_cache_key key;
-    agpu_cache_key_fields fields = {
-        .source = cuda_source,
-        .options = agpu_cuda_nvrtc_options_text,
-        .translator_version = AGPU_TRANSLATOR_VERSION,
-        .backend = "cuda",
-        .target = target,
-        .device_name = device->info.name,
-        .driver_version = device->info.driver_version,
-    };
-    agpu_cache_key_begin(&key, &fields);
+    agpu_cache_key_begin_device(&key, device, target, cuda_source, agpu_cuda_nvrtc_options_text);
     agpu_cache_key_add_string(&key, "nvrtc", nvrtc_version);
     agpu_cache_key_add_u64(&key, "cuda_driver", (uint64_t)native->api->driver_version);
     agpu_cache_key_add_u64(&key, "cubin", cubin);

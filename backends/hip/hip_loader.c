@@ -27,11 +27,8 @@ agpu_hip_api *agpu_hip_load(agpu_backend *backend) {
              ": the AMD ROCm runtime (HIP) is not installed");
     return NULL;
   }
-  agpu_hip_api *api = calloc(1, sizeof *api);
-  if (!api) {
-    snprintf(backend->reason, sizeof backend->reason, "hip: out of host memory");
-    return NULL;
-  }
+  agpu_hip_api *api = agpu_dl_api_new(backend, library, sizeof *api);
+  if (!api) return NULL;
   api->library = library;
   snprintf(api->library_name, sizeof api->library_name, "%s", backend->library);
   const agpu_dl_symbol symbols[] = {

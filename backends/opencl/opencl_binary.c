@@ -32,18 +32,8 @@ bool agpu_cl_binary_key(const agpu_program *program, const char *source, size_t 
                         const char *preprocessed, const char *options,
                         char hex[AGPU_CACHE_KEY_HEX_SIZE]) {
   const agpu_cl_device *device = agpu_cl_device_of(program->device);
-  const agpu_device_info *info = &program->device->info;
   agpu_cache_key key;
-  agpu_cache_key_fields fields = {
-      .source = preprocessed,
-      .options = options,
-      .translator_version = AGPU_TRANSLATOR_VERSION,
-      .backend = "opencl",
-      .target = "cl-program-binary",
-      .device_name = info->name,
-      .driver_version = info->driver_version,
-  };
-  agpu_cache_key_begin(&key, &fields);
+  agpu_cache_key_begin_device(&key, program->device, "cl-program-binary", preprocessed, options);
   /* the source as given too: the driver preprocesses it itself */
   agpu_cache_key_add(&key, "raw-source", source, source_size);
   agpu_cl_add_info(&key, device, "device-version", CL_DEVICE_VERSION, false);

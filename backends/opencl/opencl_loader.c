@@ -12,12 +12,8 @@ agpu_cl_api *agpu_cl_load(agpu_backend *backend) {
   void *library = agpu_dl_open_first(backend, names, sizeof names / sizeof names[0]);
   if (!library) return NULL;
 
-  agpu_cl_api *api = calloc(1, sizeof *api);
-  if (!api) {
-    dlclose(library);
-    snprintf(backend->reason, sizeof backend->reason, "opencl: out of host memory");
-    return NULL;
-  }
+  agpu_cl_api *api = agpu_dl_api_new(backend, library, sizeof *api);
+  if (!api) return NULL;
   api->library = library;
   const agpu_dl_symbol symbols[] = {
 #define AGPU_CL_SYMBOL(name, optional_) {#name, (void **)&api->name, optional_},

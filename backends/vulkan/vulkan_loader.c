@@ -151,12 +151,8 @@ agpu_vk_api *agpu_vk_load(agpu_backend *backend) {
   static const char *const names[] = {"libvulkan.so.1", "libvulkan.so"};
   void *library = agpu_dl_open_first(backend, names, sizeof names / sizeof names[0]);
   if (!library) return NULL;
-  agpu_vk_api *api = calloc(1, sizeof *api);
-  if (!api) {
-    dlclose(library);
-    snprintf(backend->reason, sizeof backend->reason, "vulkan: out of host memory");
-    return NULL;
-  }
+  agpu_vk_api *api = agpu_dl_api_new(backend, library, sizeof *api);
+  if (!api) return NULL;
   api->library = library;
   pthread_mutex_init(&api->log_lock, NULL);
   atomic_init(&api->messages, 0);

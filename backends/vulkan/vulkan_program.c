@@ -101,21 +101,14 @@ static agpu_status agpu_vk_check_required_size(const agpu_device_info *info,
 }
 
 /* The kernel-cache key of one kernel's SPIR-V. */
-static bool agpu_vk_spirv_key(const agpu_device_info *info, const agpu_parsed *parsed,
+static bool agpu_vk_spirv_key(const agpu_device *device, const agpu_parsed *parsed,
                               const char *kernel, uint64_t by_address,
                               char hex[AGPU_CACHE_KEY_HEX_SIZE]) {
+  const agpu_device_info *info = &device->info;
   const char *preprocessed = agpu_parsed_preprocessed(parsed);
   agpu_cache_key key;
-  agpu_cache_key_fields fields = {
-      .source = preprocessed ? preprocessed : "",
-      .options = agpu_parsed_options(parsed),
-      .translator_version = AGPU_TRANSLATOR_VERSION,
-      .backend = "vulkan",
-      .target = "spirv-1.3",
-      .device_name = info->name,
-      .driver_version = info->driver_version,
-  };
-  agpu_cache_key_begin(&key, &fields);
+  agpu_cache_key_begin_device(&key, device, "spirv-1.3", preprocessed ? preprocessed : "",
+                              agpu_parsed_options(parsed));
   agpu_cache_key_add_string(&key, "kernel", kernel);
   agpu_cache_key_add_u64(&key, "fp64", info->fp64);
   agpu_cache_key_add_u64(&key, "fp16", info->fp16);
@@ -169,7 +162,7 @@ agpu_status agpu_vk_kernel_spirv(agpu_program *program, agpu_parsed *parsed,
   agpu_status status = agpu_vk_check_required_size(info, kernel);
   if (status != AGPU_SUCCESS) return status;
   char hex[AGPU_CACHE_KEY_HEX_SIZE];
-  bool have_key = agpu_vk_spirv_key(info, parsed, kernel->name, by_address, hex);
+  bool have_key = agpu_vk_spirv_key(program->device, parsed, kernel->name, by_address, hex);
   void *cached = NULL;
   if (have_key && agpu_cache_lookup(hex, &cached, size) == AGPU_SUCCESS) {
     if (*size >= 20 && *size % 4 == 0 && ((const uint32_t *)cached)[0] == AGPU_SPIRV_MAGIC) {
