@@ -230,39 +230,9 @@ static bool cuda_half_constant(cuda_emitter *e, const kl_node *n) {
 }
 
 static void cuda_int_literal(cuda_emitter *e, const kl_type *t, uint64_t v) {
-  klg_buf *o = &e->out;
-  switch (t->kind) {
-    case KL_TYPE_BOOL:
-      klg_puts(o, v ? "true" : "false");
-      return;
-    case KL_TYPE_INT:
-      if ((int32_t)v == INT32_MIN)
-        klg_puts(o, "(-2147483647 - 1)");
-      else
-        klg_printf(o, (int32_t)v < 0 ? "(%d)" : "%d", (int32_t)v);
-      return;
-    case KL_TYPE_UINT:
-      klg_printf(o, "%uu", (uint32_t)v);
-      return;
-    case KL_TYPE_LONG:
-    case KL_TYPE_PTRDIFF_T:
-      if ((int64_t)v == INT64_MIN)
-        klg_puts(o, "(-9223372036854775807ll - 1)");
-      else
-        klg_printf(o, (int64_t)v < 0 ? "(%lldll)" : "%lldll", (long long)(int64_t)v);
-      return;
-    case KL_TYPE_ULONG:
-    case KL_TYPE_SIZE_T:
-      klg_printf(o, "%lluull", (unsigned long long)v);
-      return;
-    case KL_TYPE_FLOAT:
-    case KL_TYPE_DOUBLE:
-      klg_printf(o, "((%s)%lld)", cuda_scalar(e, t, (kl_location){0}), (long long)(int64_t)v);
-      return;
-    default:
-      klg_printf(o, "((%s)%lld)", cuda_scalar(e, t, (kl_location){0}), (long long)(int64_t)v);
-      return;
-  }
+  static const klg_int_spelling spelling = {"ll", "ull", "(-9223372036854775807ll - 1)", true};
+  if (!klg_int_literal(&e->out, t, v, &spelling))
+    klg_printf(&e->out, "((%s)%lld)", cuda_scalar(e, t, (kl_location){0}), (long long)(int64_t)v);
 }
 
 static void cuda_float_literal(cuda_emitter *e, const kl_node *n) {

@@ -382,35 +382,12 @@ bool glsl_need(glsl_emitter *e, const char *key) {
 }
 
 void glsl_int_literal(glsl_emitter *e, const kl_type *t, uint64_t v) {
+  static const klg_int_spelling spelling = {"l", "ul", "(-9223372036854775807l - 1l)", true};
   klg_buf *o = e->out;
+  if (t->kind == KL_TYPE_SIZE_T || t->kind == KL_TYPE_PTRDIFF_T) e->caps |= KL_GLSL_NEEDS_SIZE64;
+  if (t->size == 8 && kl_type_is_integer(t)) e->caps |= KL_GLSL_NEEDS_INT64;
+  if (klg_int_literal(o, t, v, &spelling)) return;
   switch (t->kind) {
-    case KL_TYPE_BOOL:
-      klg_puts(o, v ? "true" : "false");
-      return;
-    case KL_TYPE_INT:
-      if ((int32_t)v == INT32_MIN)
-        klg_puts(o, "(-2147483647 - 1)");
-      else
-        klg_printf(o, (int32_t)v < 0 ? "(%d)" : "%d", (int32_t)v);
-      return;
-    case KL_TYPE_UINT:
-      klg_printf(o, "%uu", (uint32_t)v);
-      return;
-    case KL_TYPE_PTRDIFF_T:
-    case KL_TYPE_LONG:
-      if (t->kind == KL_TYPE_PTRDIFF_T) e->caps |= KL_GLSL_NEEDS_SIZE64;
-      e->caps |= KL_GLSL_NEEDS_INT64;
-      if ((int64_t)v == INT64_MIN)
-        klg_puts(o, "(-9223372036854775807l - 1l)");
-      else
-        klg_printf(o, (int64_t)v < 0 ? "(%lldl)" : "%lldl", (long long)(int64_t)v);
-      return;
-    case KL_TYPE_SIZE_T:
-    case KL_TYPE_ULONG:
-      if (t->kind == KL_TYPE_SIZE_T) e->caps |= KL_GLSL_NEEDS_SIZE64;
-      e->caps |= KL_GLSL_NEEDS_INT64;
-      klg_printf(o, "%lluul", (unsigned long long)v);
-      return;
     case KL_TYPE_FLOAT:
       klg_printf(o, "%lld.0", (long long)(int64_t)v);
       return;

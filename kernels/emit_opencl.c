@@ -78,23 +78,9 @@ static const char *ocl_decl(ocl_emitter *e, const kl_type *t, const char *name, 
 static void ocl_expr(ocl_emitter *e, const kl_node *n);
 
 static void ocl_int_literal(ocl_emitter *e, const kl_type *t, uint64_t v) {
-  klg_buf *o = &e->out;
-  switch (t->kind) {
-    case KL_TYPE_BOOL: klg_puts(o, v ? "true" : "false"); return;
-    case KL_TYPE_INT:
-      if ((int32_t)v == INT32_MIN) klg_puts(o, "(-2147483647 - 1)");
-      else klg_printf(o, (int32_t)v < 0 ? "(%d)" : "%d", (int32_t)v);
-      return;
-    case KL_TYPE_UINT: klg_printf(o, "%uu", (uint32_t)v); return;
-    case KL_TYPE_LONG:
-      if ((int64_t)v == INT64_MIN) klg_puts(o, "(-9223372036854775807L - 1L)");
-      else klg_printf(o, (int64_t)v < 0 ? "(%lldL)" : "%lldL", (long long)(int64_t)v);
-      return;
-    case KL_TYPE_ULONG: klg_printf(o, "%lluUL", (unsigned long long)v); return;
-    default:
-      klg_printf(o, "((%s)%lldL)", ocl_scalar(t), (long long)(int64_t)v);
-      return;
-  }
+  static const klg_int_spelling spelling = {"L", "UL", "(-9223372036854775807L - 1L)", false};
+  if (!klg_int_literal(&e->out, t, v, &spelling))
+    klg_printf(&e->out, "((%s)%lldL)", ocl_scalar(t), (long long)(int64_t)v);
 }
 
 static void ocl_float_literal(ocl_emitter *e, const kl_node *n) {

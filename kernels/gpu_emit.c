@@ -283,3 +283,35 @@ void klg_c_arguments(const klg_c_printer *p, const kl_node *arguments) {
     if (a->next) klg_puts(p->out, ", ");
   }
 }
+
+bool klg_int_literal(klg_buf *o, const kl_type *t, uint64_t v, const klg_int_spelling *s) {
+  kl_type_kind kind = t->kind;
+  if (s->size_types_as_long && kind == KL_TYPE_PTRDIFF_T) kind = KL_TYPE_LONG;
+  if (s->size_types_as_long && kind == KL_TYPE_SIZE_T) kind = KL_TYPE_ULONG;
+  switch (kind) {
+    case KL_TYPE_BOOL:
+      klg_puts(o, v ? "true" : "false");
+      return true;
+    case KL_TYPE_INT:
+      if ((int32_t)v == INT32_MIN)
+        klg_puts(o, "(-2147483647 - 1)");
+      else
+        klg_printf(o, (int32_t)v < 0 ? "(%d)" : "%d", (int32_t)v);
+      return true;
+    case KL_TYPE_UINT:
+      klg_printf(o, "%uu", (uint32_t)v);
+      return true;
+    case KL_TYPE_LONG:
+      if ((int64_t)v == INT64_MIN)
+        klg_puts(o, s->long_min);
+      else
+        klg_printf(o, (int64_t)v < 0 ? "(%lld%s)" : "%lld%s", (long long)(int64_t)v,
+                   s->long_suffix);
+      return true;
+    case KL_TYPE_ULONG:
+      klg_printf(o, "%llu%s", (unsigned long long)v, s->ulong_suffix);
+      return true;
+    default:
+      return false;
+  }
+}

@@ -62,6 +62,19 @@ void klg_c_block(const klg_c_printer *printer, const kl_node *statement, int dep
  * prints itself, as it does the forms it prints differently (an emitter
  * handles those before calling this). */
 bool klg_c_expression(const klg_c_printer *printer, const kl_node *expression);
+
+/* How a target spells 64-bit integer literals. */
+typedef struct klg_int_spelling {
+  const char *long_suffix, *ulong_suffix; /* "L" and "UL", "ll" and "ull", "l" and "ul" */
+  const char *long_min;                   /* INT64_MIN, e.g. "(-9223372036854775807L - 1L)" */
+  bool size_types_as_long;                /* size_t/ptrdiff_t literals spelt as (u)long's */
+} klg_int_spelling;
+
+/* A bool, int, uint, long or ulong literal as every C-syntax target spells
+ * it ("true", "(-5)", "7u", "(-2147483647 - 1)", 8 bytes with the target's
+ * suffixes); false for other types, which the emitter spells itself. */
+bool klg_int_literal(klg_buf *out, const kl_type *type, uint64_t value,
+                     const klg_int_spelling *spelling);
 /* "a, b, c" */
 void klg_c_arguments(const klg_c_printer *printer, const kl_node *arguments);
 
