@@ -7,6 +7,13 @@
 
 #include "emit_glsl_internal.h"
 
+/* The forms every C-syntax target prints alike (gpu_emit.h): "(a op b)",
+ * "(a, b)". */
+static void glsl_shared_expr(glsl_emitter *e, const kl_node *n) {
+  klg_c_printer printer = glsl_printer(e);
+  klg_c_expression(&printer, n);
+}
+
 /* Expressions printed into a string rather than the output: the emitter's
  * output is redirected into a fresh buffer, then restored. */
 typedef struct glsl_capture {
@@ -103,11 +110,7 @@ void glsl_cond(glsl_emitter *e, const kl_node *n) {
         klg_printf(o, "(%s %s %s)", a, kl_operator_text(n->op), b);
         return;
       }
-      klg_puts(o, "(");
-      glsl_expr(e, n->lhs);
-      klg_printf(o, " %s ", kl_operator_text(n->op));
-      glsl_expr(e, n->rhs);
-      klg_puts(o, ")");
+      glsl_shared_expr(e, n);
       return;
     }
     if (n->op == KL_OP_LOGICAL_AND || n->op == KL_OP_LOGICAL_OR) {
@@ -500,11 +503,7 @@ static void glsl_binary(glsl_emitter *e, const kl_node *n) {
     klg_puts(o, "))");
     return;
   }
-  klg_puts(o, "(");
-  glsl_expr(e, n->lhs);
-  klg_printf(o, " %s ", kl_operator_text(n->op));
-  glsl_expr(e, n->rhs);
-  klg_puts(o, ")");
+  glsl_shared_expr(e, n);
 }
 
 /* Casts and conversions: literals converted here, bool from a condition,
@@ -636,11 +635,7 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
       klg_puts(o, ")");
       return;
     case KL_EXPR_COMMA:
-      klg_puts(o, "(");
-      glsl_expr(e, n->lhs);
-      klg_puts(o, ", ");
-      glsl_expr(e, n->rhs);
-      klg_puts(o, ")");
+      glsl_shared_expr(e, n);
       return;
     case KL_EXPR_CALL:
       glsl_user_call(e, n);
