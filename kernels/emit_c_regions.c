@@ -317,6 +317,15 @@ static void kc_group_condition(kc_emitter *e, const kl_node *condition, const ch
   kc_expr(e, condition);
 }
 
+/* An indented "if (" or "while (", the condition, ") ". */
+static void kc_group_head(kc_emitter *e, const char *keyword, const kl_node *condition,
+                          const char *what) {
+  kc_indent(e);
+  klg_puts(e->out, keyword);
+  kc_group_condition(e, condition, what);
+  klg_puts(e->out, ") ");
+}
+
 /* One part of the init of a `for` with a barrier inside (each declarator
  * of `int a = x, b = y` is one, in order): a group-level variable, so
  * its start must be the same for every work-item of the group. */
@@ -357,10 +366,7 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
       kc_group_block(e, node->body, false, false, "}\n");
       return;
     case KL_STMT_IF:
-      kc_indent(e);
-      klg_puts(o, "if (");
-      kc_group_condition(e, node->condition, "if");
-      klg_puts(o, ") ");
+      kc_group_head(e, "if (", node->condition, "if");
       kc_group_block(e, node->then, true, false, "}\n");
       if (node->otherwise) {
         kc_indent(e);
@@ -389,10 +395,7 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
       kc_close(e, "}\n");
       return;
     case KL_STMT_WHILE:
-      kc_indent(e);
-      klg_puts(o, "while (");
-      kc_group_condition(e, node->condition, "loop");
-      klg_puts(o, ") ");
+      kc_group_head(e, "while (", node->condition, "loop");
       kc_group_block(e, node->body, true, true, "}\n");
       return;
     case KL_STMT_DO:

@@ -95,6 +95,15 @@ static void kc_body(kc_emitter *e, const kl_node *node) {
   kc_close(e, "}\n");
 }
 
+/* An indented `before` condition `after`: "while (c) ", "switch (c) ". */
+static void kc_head(kc_emitter *e, const char *before, const kl_node *condition,
+                    const char *after) {
+  kc_indent(e);
+  klg_puts(e->out, before);
+  kc_expr(e, condition);
+  klg_puts(e->out, after);
+}
+
 /* The body of a loop (`loop`) or a switch: where break (and, in a loop,
  * continue) lands. */
 static void kc_loop_body(kc_emitter *e, const kl_node *body, bool loop) {
@@ -132,10 +141,7 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       kc_declaration(e, node);
       return;
     case KL_STMT_IF:
-      kc_indent(e);
-      klg_puts(o, "if (");
-      kc_expr(e, node->condition);
-      klg_puts(o, ") ");
+      kc_head(e, "if (", node->condition, ") ");
       kc_body(e, node->then);
       if (node->otherwise) {
         kc_indent(e);
@@ -158,26 +164,17 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       kc_close(e, "}\n");
       return;
     case KL_STMT_WHILE:
-      kc_indent(e);
-      klg_puts(o, "while (");
-      kc_expr(e, node->condition);
-      klg_puts(o, ") ");
+      kc_head(e, "while (", node->condition, ") ");
       kc_loop_body(e, node->body, true);
       return;
     case KL_STMT_DO:
       kc_indent(e);
       klg_puts(o, "do ");
       kc_loop_body(e, node->body, true);
-      kc_indent(e);
-      klg_puts(o, "while (");
-      kc_expr(e, node->condition);
-      klg_puts(o, ");\n");
+      kc_head(e, "while (", node->condition, ");\n");
       return;
     case KL_STMT_SWITCH:
-      kc_indent(e);
-      klg_puts(o, "switch (");
-      kc_expr(e, node->condition);
-      klg_puts(o, ") ");
+      kc_head(e, "switch (", node->condition, ") ");
       kc_loop_body(e, node->body, false);
       return;
     case KL_STMT_CASE:
