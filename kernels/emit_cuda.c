@@ -817,12 +817,8 @@ static void cuda_function(cuda_emitter *e, const kl_function *f) {
 const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
   cuda_emitter e = {.ctx = ctx, .program = program, .hip = hip};
   klg_init(&e.out, ctx);
-  e.printer = (klg_c_printer){.out = &e.out,
-                              .emitter = &e,
-                              .expression = cuda_expression_callback,
-                              .declaration = cuda_declaration_callback,
-                              .fail = cuda_fail_callback,
-                              .case_suffix = "ll"};
+  e.printer = klg_c_printer_of(&e.out, &e, cuda_expression_callback, cuda_declaration_callback,
+                               cuda_fail_callback, "ll");
   klg_puts(&e.out, hip ? "/* HIP C++ for hiprtc, translated by anygpu */\n"
                        : "/* CUDA C++ for NVRTC, translated by anygpu */\n");
   /* #pragma OPENCL FP_CONTRACT OFF: hiprtc is clang and takes its pragma;

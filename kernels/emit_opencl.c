@@ -221,12 +221,8 @@ static bool ocl_uses_long_atomics(const kl_node *n) {
 const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
   ocl_emitter e = {.ctx = ctx, .program = program};
   klg_init(&e.out, ctx);
-  e.printer = (klg_c_printer){.out = &e.out,
-                              .emitter = &e,
-                              .expression = ocl_expression_callback,
-                              .declaration = ocl_declaration_callback,
-                              .fail = ocl_fail_callback,
-                              .case_suffix = "L"};
+  e.printer = klg_c_printer_of(&e.out, &e, ocl_expression_callback, ocl_declaration_callback,
+                               ocl_fail_callback, "L");
   klg_buf *o = &e.out;
   klg_puts(o, "/* OpenCL C 1.2, normalised by anygpu */\n");
   if (program->features & KL_FEATURE_FP64) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");

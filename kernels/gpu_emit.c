@@ -77,6 +77,19 @@ int klg_bits(const kl_type *scalar) {
   return scalar->size * 8;
 }
 
+klg_c_printer klg_c_printer_of(klg_buf *out, void *emitter,
+                               void (*expression)(void *emitter, const kl_node *expression),
+                               void (*declaration)(void *emitter, const kl_variable *variable),
+                               void (*fail)(void *emitter, kl_location at, const char *what),
+                               const char *case_suffix) {
+  return (klg_c_printer){.out = out,
+                         .emitter = emitter,
+                         .expression = expression,
+                         .declaration = declaration,
+                         .fail = fail,
+                         .case_suffix = case_suffix};
+}
+
 void klg_c_block(const klg_c_printer *p, const kl_node *n, int depth) {
   if (n && n->kind == KL_STMT_COMPOUND) {
     klg_c_statement(p, n, depth);

@@ -51,6 +51,13 @@ typedef struct klg_c_printer {
   void (*condition)(void *emitter, const kl_node *condition);
 } klg_c_printer;
 
+/* A printer without the optional hooks. */
+klg_c_printer klg_c_printer_of(klg_buf *out, void *emitter,
+                               void (*expression)(void *emitter, const kl_node *expression),
+                               void (*declaration)(void *emitter, const kl_variable *variable),
+                               void (*fail)(void *emitter, kl_location at, const char *what),
+                               const char *case_suffix);
+
 void klg_c_statement(const klg_c_printer *printer, const kl_node *statement, int depth);
 /* A statement as a block: braces always (a compound statement as it is). */
 void klg_c_block(const klg_c_printer *printer, const kl_node *statement, int depth);
