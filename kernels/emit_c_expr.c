@@ -320,56 +320,26 @@ static void kc_variable(kc_emitter *e, const kl_node *node) {
 /* Unary operators; ! of a vector is OpenCL's mask. */
 static void kc_unary(kc_emitter *e, const kl_node *node) {
   klg_buf *o = e->out;
-  switch (node->op) {
-    case KL_OP_NEGATE:
-      klg_puts(o, "(-");
-      break;
-    case KL_OP_PLUS:
-      klg_puts(o, "(+");
-      break;
-    case KL_OP_BIT_NOT:
-      klg_puts(o, "(~");
-      break;
-    case KL_OP_LOGICAL_NOT:
-      if (kc_is_vector(node->lhs->type)) {
-        klg_printf(o, "((%s)((", kc_type(e, node->type));
-        kc_expr(e, node->lhs);
-        klg_puts(o, ") == 0))");
-        return;
-      }
-      klg_puts(o, "(!");
-      break;
-    case KL_OP_DEREFERENCE:
-      klg_puts(o, "(*");
-      break;
-    case KL_OP_ADDRESS_OF: {
-      kl_variable *var = kc_root(node->lhs);
-      if (var && e->analyzing && !var->is_program_scope) {
-        kc_var *info = kc_var_of(e, var);
-        if (info) info->address_taken = true;
-      }
-      klg_puts(o, "(&");
-      break;
-    }
-    case KL_OP_PRE_INCREMENT:
-      kc_note_assign(e, node->lhs);
-      klg_puts(o, "(++");
-      break;
-    case KL_OP_PRE_DECREMENT:
-      kc_note_assign(e, node->lhs);
-      klg_puts(o, "(--");
-      break;
-    case KL_OP_POST_INCREMENT:
-    case KL_OP_POST_DECREMENT:
-      kc_note_assign(e, node->lhs);
-      klg_puts(o, "(");
-      kc_expr(e, node->lhs);
-      klg_puts(o, node->op == KL_OP_POST_INCREMENT ? "++)" : "--)");
-      return;
-    default:
-      klg_puts(o, "(");
-      break;
+  if (node->op == KL_OP_LOGICAL_NOT && kc_is_vector(node->lhs->type)) {
+    klg_printf(o, "((%s)((", kc_type(e, node->type));
+    kc_expr(e, node->lhs);
+    klg_puts(o, ") == 0))");
+    return;
   }
+  if (node->op == KL_OP_ADDRESS_OF) {
+    kl_variable *var = kc_root(node->lhs);
+    kc_var *info = var && e->analyzing && !var->is_program_scope ? kc_var_of(e, var) : NULL;
+    if (info) info->address_taken = true;
+  }
+  bool step = node->op >= KL_OP_PRE_INCREMENT && node->op <= KL_OP_POST_DECREMENT;
+  if (step) kc_note_assign(e, node->lhs);
+  if (node->op == KL_OP_POST_INCREMENT || node->op == KL_OP_POST_DECREMENT) {
+    klg_puts(o, "(");
+    kc_expr(e, node->lhs);
+    klg_printf(o, "%s)", kl_unary_text(node->op));
+    return;
+  }
+  klg_printf(o, "(%s", kl_unary_text(node->op));
   if (node->lhs && node->lhs->kind == KL_EXPR_SWIZZLE && node->lhs->component_count > 1 &&
       node->op >= KL_OP_PRE_INCREMENT && node->op <= KL_OP_POST_DECREMENT) {
     kc_error(e, node->location,

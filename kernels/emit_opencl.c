@@ -106,24 +106,11 @@ static void ocl_expr(ocl_emitter *e, const kl_node *n) {
       klg_puts(o, "))");
       return;
     case KL_EXPR_UNARY: {
-      const char *op = NULL;
-      bool post = false;
-      switch (n->op) {
-        case KL_OP_NEGATE: op = "-"; break;
-        case KL_OP_PLUS: op = "+"; break;
-        case KL_OP_LOGICAL_NOT: op = "!"; break;
-        case KL_OP_BIT_NOT: op = "~"; break;
-        case KL_OP_PRE_INCREMENT: op = "++"; break;
-        case KL_OP_PRE_DECREMENT: op = "--"; break;
-        case KL_OP_POST_INCREMENT: op = "++"; post = true; break;
-        case KL_OP_POST_DECREMENT: op = "--"; post = true; break;
-        case KL_OP_DEREFERENCE: op = "*"; break;
-        default: op = "&"; break;
-      }
+      bool post = n->op == KL_OP_POST_INCREMENT || n->op == KL_OP_POST_DECREMENT;
       klg_puts(o, "(");
-      if (!post) klg_puts(o, op);
+      if (!post) klg_puts(o, kl_unary_text(n->op));
       ocl_expr(e, n->lhs);
-      if (post) klg_puts(o, op);
+      if (post) klg_puts(o, kl_unary_text(n->op));
       klg_puts(o, ")");
       return;
     }

@@ -230,6 +230,8 @@ typedef enum kl_operator {
 /* A binary operator as C, OpenCL C, CUDA and GLSL all spell it ("<<");
  * "?" for the others. */
 const char *kl_operator_text(kl_operator op);
+/* A unary operator's spelling ("-", "!", "++", "*", "&"); "" for others. */
+const char *kl_unary_text(kl_operator op);
 
 typedef enum kl_node_kind {
   /* expressions: every one has a type after parsing */

@@ -13,3 +13,15 @@ const char *kl_operator_text(kl_operator op) {
   const char *result = (size_t)op < sizeof text / sizeof *text ? text[op] : NULL;
   return result ? result : "?";
 }
+
+const char *kl_unary_text(kl_operator op) {
+  static const char *const text[] = {
+      [KL_OP_NEGATE] = "-",          [KL_OP_PLUS] = "+",
+      [KL_OP_LOGICAL_NOT] = "!",     [KL_OP_BIT_NOT] = "~",
+      [KL_OP_PRE_INCREMENT] = "++",  [KL_OP_PRE_DECREMENT] = "--",
+      [KL_OP_POST_INCREMENT] = "++", [KL_OP_POST_DECREMENT] = "--",
+      [KL_OP_DEREFERENCE] = "*",     [KL_OP_ADDRESS_OF] = "&",
+  };
+  const char *result = (size_t)op < sizeof text / sizeof *text ? text[op] : NULL;
+  return result ? result : "";
+}
