@@ -184,25 +184,32 @@ bool kc_has_barrier(const kl_node *node) {
   return node && node->contains_barrier;
 }
 
-/* A call of a helper with a barrier inside a tree (statements of a
- * switch included), or NULL. */
-const kl_node *kc_barrier_call(const kl_node *node, int depth) {
-  if (!node || depth > 400) return NULL;
-  if (node->kind == KL_EXPR_CALL && kc_barrier_helper(node->function)) return node;
+/* The first node of a tree (statements of a switch, every declarator and
+ * initializer included) that `match` accepts, or NULL. */
+const kl_node *kc_find(const kl_node *node, int depth, bool (*match)(const kl_node *node)) {
+  if (!node || depth > 1000) return NULL; /* inlined helpers deepen the parser's trees */
+  if (match(node)) return node;
   const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
                                node->then, node->otherwise, node->increment};
   const kl_node *found = NULL;
   for (size_t i = 0; i < sizeof children / sizeof *children && !found; i++)
-    found = kc_barrier_call(children[i], depth + 1);
-  for (const kl_node *init = node->init; init && !found; init = init->next)
-    found = kc_barrier_call(init, depth + 1);
-  for (const kl_node *child = node->body; child && !found; child = child->next)
-    found = kc_barrier_call(child, depth + 1);
-  for (const kl_node *arg = node->args; arg && !found; arg = arg->next)
-    found = kc_barrier_call(arg, depth + 1);
+    found = kc_find(children[i], depth + 1, match);
+  const kl_node *const lists[] = {node->init, node->body, node->args};
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+    for (const kl_node *item = lists[i]; item && !found; item = item->next)
+      found = kc_find(item, depth + 1, match);
   if (!found && node->kind == KL_STMT_DECLARATION && node->variable)
-    found = kc_barrier_call(node->variable->initializer, depth + 1);
+    found = kc_find(node->variable->initializer, depth + 1, match);
   return found;
+}
+
+static bool kc_is_barrier_call(const kl_node *node) {
+  return node->kind == KL_EXPR_CALL && kc_barrier_helper(node->function);
+}
+
+/* A call of a helper with a barrier inside a tree, or NULL. */
+const kl_node *kc_barrier_call(const kl_node *node, int depth) {
+  return kc_find(node, depth, kc_is_barrier_call);
 }
 
 /* Whether a statement holds a break or continue that leaves it (and so
@@ -291,22 +298,12 @@ static void kc_helper_function(kc_emitter *e, const kl_function *fn, bool protot
   klg_puts(o, "}\n\n");
 }
 
+static bool kc_is_call(const kl_node *node) {
+  return node->kind == KL_EXPR_CALL;
+}
+
 static bool kc_calls_anything(const kl_node *node, int depth) {
-  if (!node || depth > 400) return false;
-  if (node->kind == KL_EXPR_CALL) return true;
-  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
-                               node->then, node->otherwise, node->increment};
-  for (size_t i = 0; i < sizeof children / sizeof *children; i++)
-    if (kc_calls_anything(children[i], depth + 1)) return true;
-  for (const kl_node *init = node->init; init; init = init->next)
-    if (kc_calls_anything(init, depth + 1)) return true;
-  for (const kl_node *child = node->body; child; child = child->next)
-    if (kc_calls_anything(child, depth + 1)) return true;
-  for (const kl_node *arg = node->args; arg; arg = arg->next)
-    if (kc_calls_anything(arg, depth + 1)) return true;
-  if (node->kind == KL_STMT_DECLARATION && node->variable && node->variable->initializer)
-    return kc_calls_anything(node->variable->initializer, depth + 1);
-  return false;
+  return kc_find(node, depth, kc_is_call) != NULL;
 }
 
 /* Decides how each variable of a kernel with barriers is kept. */

@@ -269,24 +269,12 @@ static bool kc_may_return(const kl_node *node, int depth) {
 }
 
 /* A tree that holds a barrier, or a call of a helper with one. */
+static bool kc_is_barrier_or_call(const kl_node *node) {
+  return kc_is_barrier(node) || (node->kind == KL_EXPR_CALL && kc_barrier_helper(node->function));
+}
+
 static bool kc_holds_barrier(const kl_node *node, int depth) {
-  if (!node || depth > KC_INLINE_MAX_TREE) return false;
-  if (node->kind == KL_EXPR_BUILTIN && node->builtin && node->builtin->id == KL_BUILTIN_BARRIER)
-    return true;
-  if (node->kind == KL_EXPR_CALL && kc_barrier_helper(node->function)) return true;
-  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
-                               node->then, node->otherwise, node->increment};
-  for (size_t i = 0; i < sizeof children / sizeof *children; i++)
-    if (kc_holds_barrier(children[i], depth + 1)) return true;
-  for (const kl_node *init = node->init; init; init = init->next) /* every declarator */
-    if (kc_holds_barrier(init, depth + 1)) return true;
-  for (const kl_node *child = node->body; child; child = child->next)
-    if (kc_holds_barrier(child, depth + 1)) return true;
-  for (const kl_node *arg = node->args; arg; arg = arg->next)
-    if (kc_holds_barrier(arg, depth + 1)) return true;
-  if (node->kind == KL_STMT_DECLARATION && node->variable && node->variable->initializer)
-    return kc_holds_barrier(node->variable->initializer, depth + 1);
-  return false;
+  return kc_find(node, depth, kc_is_barrier_or_call) != NULL;
 }
 
 /* ------------------------------------------------------------ returns */

@@ -114,6 +114,8 @@ bool kc_is_barrier(const kl_node *node);
 bool kc_is_barrier_statement(const kl_node *stmt);
 bool kc_has_barrier(const kl_node *node);
 const kl_node *kc_barrier_call(const kl_node *node, int depth);
+/* The first node of a tree that `match` accepts, or NULL (emit_c.c). */
+const kl_node *kc_find(const kl_node *node, int depth, bool (*match)(const kl_node *node));
 bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int depth);
 bool kc_has_return(const kl_node *node, int depth);
 kc_var *kc_var_of(kc_emitter *e, kl_variable *var);

@@ -164,18 +164,17 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       kc_close(e, "}\n");
       return;
     case KL_STMT_WHILE:
-      kc_head(e, "while (", node->condition, ") ");
-      kc_loop_body(e, node->body, true);
+    case KL_STMT_SWITCH: {
+      bool loop = node->kind == KL_STMT_WHILE;
+      kc_head(e, loop ? "while (" : "switch (", node->condition, ") ");
+      kc_loop_body(e, node->body, loop);
       return;
+    }
     case KL_STMT_DO:
       kc_indent(e);
       klg_puts(o, "do ");
       kc_loop_body(e, node->body, true);
       kc_head(e, "while (", node->condition, ");\n");
-      return;
-    case KL_STMT_SWITCH:
-      kc_head(e, "switch (", node->condition, ") ");
-      kc_loop_body(e, node->body, false);
       return;
     case KL_STMT_CASE:
       kc_indent(e);
