@@ -237,35 +237,6 @@ void glsl_swizzle_letters(glsl_emitter *e, const int *c, int count) {
   for (int i = 0; i < count; i++) klg_putn(e->out, &"xyzw"[c[i] & 3], 1);
 }
 
-/* Promoted type of a shift's left operand (scalars). */
-const kl_type *glsl_promoted(glsl_emitter *e, const kl_type *t) {
-  if (klg_is_vector(t)) return t;
-  if (kl_type_is_integer(t) && t->size < 4) return kl_type_scalar(e->ctx, KL_TYPE_INT);
-  if (t->kind == KL_TYPE_BOOL) return kl_type_scalar(e->ctx, KL_TYPE_INT);
-  return t;
-}
-
-/* The usual arithmetic conversions (scalars), for compound assignments. */
-const kl_type *glsl_common(glsl_emitter *e, const kl_type *a, const kl_type *b) {
-  if (klg_is_vector(a)) return a;
-  if (klg_is_vector(b)) return b;
-  if (kl_type_is_floating(a) || kl_type_is_floating(b)) {
-    if (a->kind == KL_TYPE_DOUBLE || b->kind == KL_TYPE_DOUBLE)
-      return kl_type_scalar(e->ctx, KL_TYPE_DOUBLE);
-    return kl_type_scalar(e->ctx, KL_TYPE_FLOAT);
-  }
-  a = glsl_promoted(e, a);
-  b = glsl_promoted(e, b);
-  if (kl_type_equal(a, b)) return a;
-  if (a->size != b->size) {
-    const kl_type *w = a->size > b->size ? a : b, *nw = w == a ? b : a;
-    if (kl_type_is_signed(w) && !kl_type_is_signed(nw) && nw->size == w->size)
-      return glsl_unsigned_of(e, w);
-    return w;
-  }
-  return kl_type_is_signed(a) ? b : a;
-}
-
 void glsl_assign(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
   const kl_node *l = n->lhs, *r = n->rhs;
@@ -285,7 +256,12 @@ void glsl_assign(glsl_emitter *e, const kl_node *n) {
     return;
   }
   bool shift = n->op == KL_OP_SHL || n->op == KL_OP_SHR;
-  const kl_type *op_type = shift ? glsl_promoted(e, lt) : glsl_common(e, lt, r->type);
+  /* the parser's type for `l op r` (kl_node.operation_type) */
+  const kl_type *op_type = n->operation_type;
+  if (!op_type) {
+    glsl_fail(e, n->location, "this compound assignment");
+    return;
+  }
   bool srem = n->op == KL_OP_MOD && glsl_is_signed_int(op_type);
   bool native = kl_type_equal(op_type, lt) && !srem &&
                 (shift || kl_type_equal(r->type, lt) ||

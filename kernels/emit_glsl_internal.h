@@ -171,8 +171,6 @@ void glsl_cond(glsl_emitter *e, const kl_node *n);
 void glsl_user_call(glsl_emitter *e, const kl_node *n);
 bool glsl_pure(const kl_node *n);
 void glsl_swizzle_letters(glsl_emitter *e, const int *c, int count);
-const kl_type *glsl_promoted(glsl_emitter *e, const kl_type *t);
-const kl_type *glsl_common(glsl_emitter *e, const kl_type *a, const kl_type *b);
 void glsl_assign(glsl_emitter *e, const kl_node *n);
 void glsl_expr(glsl_emitter *e, const kl_node *n);
 void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode);
