@@ -481,6 +481,8 @@ static kl_node *member_access(parser *p, kl_node *base, bool arrow) {
   return kp_error_expr(p, at);
 }
 
+/* postfix = primary ("[" expression "]" | "(" arguments? ")" | "." identifier
+ *           | "->" identifier | "++" | "--")* */
 static kl_node *postfix(parser *p, kl_node *n) {
   bool must_index = n->view && n->kind == KL_EXPR_VARIABLE; /* a pointer to an array */
   for (;;) {
@@ -541,6 +543,8 @@ static kl_node *postfix(parser *p, kl_node *n) {
   }
 }
 
+/* primary = "(" expression ")" | "(" type ")" "(" vector-parts ")" | identifier
+ *         | number | character | string | builtin-call | call */
 static kl_node *primary(parser *p) {
   kl_token *t = p->tok;
   kl_location at = kp_here(p);
@@ -754,6 +758,8 @@ static kl_node *cast_to(parser *p, kl_type *type, kl_node *x, kl_location at) {
   return n;
 }
 
+/* sizeof = ("sizeof" | "_Alignof" | "__alignof__" | "__alignof") ("(" type ")"
+ *          | unary) */
 static kl_node *sizeof_expr(parser *p) {
   kl_location at = kp_here(p);
   bool align = !kp_is(p, "sizeof"); /* __alignof__, _Alignof */
@@ -798,6 +804,8 @@ static kl_node *sizeof_expr(parser *p) {
                     kl_type_scalar(p->ctx, KL_TYPE_SIZE_T), at);
 }
 
+/* unary = ("+" | "-" | "!" | "~" | "*" | "&" | "++" | "--") cast | sizeof
+ *       | postfix */
 kl_node *kp_unary(parser *p) {
   kp_enter_depth(p);
   kl_location at = kp_here(p);
@@ -842,6 +850,7 @@ kl_node *kp_unary(parser *p) {
   return n;
 }
 
+/* cast = "(" type ")" (cast | "{" initializer-list "}") | unary */
 kl_node *kp_cast_expr(parser *p) {
   if (kp_is(p, "(") && kp_is_type_start(p, p->tok->next)) {
     kp_enter_depth(p);

@@ -332,6 +332,9 @@ static int binary_precedence(parser *p, kl_operator *op) {
   return 0;
 }
 
+/* binary = cast (binary-operator cast)*, by precedence climbing: "*" "/" "%"
+ * bind tighter than "+" "-", then shifts, relations, equality, "&", "^", "|",
+ * "&&", "||" */
 static kl_node *binary(parser *p, int min_precedence) {
   kp_enter_depth(p);
   kl_node *lhs = kp_cast_expr(p);
@@ -351,6 +354,7 @@ static kl_node *binary(parser *p, int min_precedence) {
   return lhs;
 }
 
+/* conditional = binary ("?" expression ":" conditional)? */
 kl_node *kp_conditional(parser *p) {
   kp_enter_depth(p);
   kl_node *condition = binary(p, 1);
@@ -429,6 +433,7 @@ kl_node *kp_conditional(parser *p) {
   return n;
 }
 
+/* assignment = conditional (assignment-operator assignment)? */
 kl_node *kp_assignment(parser *p) {
   kp_enter_depth(p);
   kl_node *lhs = kp_conditional(p);
@@ -480,6 +485,7 @@ kl_node *kp_assignment(parser *p) {
   return lhs;
 }
 
+/* expression = assignment ("," assignment)* */
 kl_node *kp_expression(parser *p) {
   kp_enter_depth(p);
   kl_node *n = kp_assignment(p);

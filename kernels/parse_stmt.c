@@ -35,6 +35,7 @@ kl_node *kp_unsized_array_init(parser *p, kl_type *element, unsigned qualifiers)
   return list;
 }
 
+/* initializer-list = "{" (initializer ("," initializer)* ","?)? "}" */
 kl_node *kp_init_list(parser *p, kl_type *type, int depth) {
   kl_location at = kp_here(p);
   if (depth > 32) {
@@ -216,6 +217,7 @@ static kl_node *vector_init_list(parser *p, kl_type *type) {
   return n;
 }
 
+/* initializer = initializer-list | assignment */
 kl_node *kp_initializer(parser *p, kl_type *type, int depth) {
   if (kp_is(p, "{") && type->kind == KL_TYPE_VECTOR) return vector_init_list(p, type);
   if (kp_is(p, "{")) {
@@ -597,6 +599,7 @@ kl_node *kp_statement(parser *p) {
   return n;
 }
 
+/* compound-statement = "{" (declaration | statement)* "}" */
 kl_node *kp_compound(parser *p, bool new_scope) {
   kl_location at = kp_here(p);
   kl_node *n = kp_new_node(p, KL_STMT_COMPOUND, at);
