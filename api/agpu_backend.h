@@ -70,6 +70,7 @@ struct agpu_program {
   char *build_log;
   void *native;
   agpu_kernel_refusal *refusals;
+  struct agpu_printf_table *printf; /* the core's: formats of the kernels that print, or NULL */
   /* The source parsed and checked by the core (agpu_parsed.h), set during
    * program_build only: a backend that needs it later retains it. */
   struct agpu_parsed *parsed;
@@ -84,6 +85,9 @@ struct agpu_kernel {
   agpu_kernel_info info; /* info.params points at params */
   agpu_kernel_param *params;
   void *native;
+  /* The core's: the program's printf formats when this kernel prints (its
+   * last parameter, not counted in info, is the hidden printf buffer). */
+  struct agpu_printf_table *printf;
 };
 
 struct agpu_queue {
@@ -97,12 +101,17 @@ struct agpu_queue {
   /* The device's list of user queues (not the default or internal ones). */
   bool listed;
   agpu_queue *next_of_device, *previous_of_device;
+  /* The core's, under its printf lock (api/printf.c): launches of printing
+   * kernels whose output is still to be reported, and how many there were. */
+  struct agpu_printf_launch *printf_pending;
+  _Atomic uint64_t printf_launches;
 };
 
 struct agpu_event {
   agpu_object object;
   agpu_queue *queue;
   void *native;
+  uint64_t printf_mark; /* the core's: the queue's printing launches before it */
 };
 
 /* What a backend can do; the core uses it to rank devices and to refuse

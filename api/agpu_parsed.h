@@ -43,6 +43,12 @@ void agpu_parsed_release(agpu_parsed *parsed); /* NULL: nothing */
 const agpu_program_signatures *agpu_parsed_signatures(const agpu_parsed *parsed);
 /* The front end's warnings ("" when none). */
 const char *agpu_parsed_warnings(const agpu_parsed *parsed);
+/* Whether a kernel prints (printf): its translation, not the source as
+ * written, must run, since it writes the records the core reports. */
+bool agpu_parsed_prints(const agpu_parsed *parsed);
+/* The syntax tree, for the core's own readers (the printf formats). */
+struct kl_program;
+const struct kl_program *agpu_parsed_program(const agpu_parsed *parsed);
 /* The source after preprocessing (includes expanded): NULL when unknown. */
 const char *agpu_parsed_preprocessed(const agpu_parsed *parsed);
 /* The build options the source was parsed with ("" when none). */

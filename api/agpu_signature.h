@@ -14,6 +14,9 @@ typedef struct agpu_kernel_signature {
   bool has_required_work_group_size;
   uint32_t required_work_group_size[3];
   uint32_t local_memory_bytes; /* static __local arrays, callees included */
+  /* printf: the last parameter is the hidden printf buffer (agpu_printf.h),
+   * which the core passes; the user passes the others. */
+  bool prints;
 } agpu_kernel_signature;
 
 typedef struct agpu_program_signatures {

@@ -733,6 +733,22 @@ AGPU_API const char *agpu_translation_signature_json(const agpu_translation *tra
 AGPU_API const char *agpu_translation_diagnostics(const agpu_translation *translation);
 AGPU_API void agpu_translation_release(agpu_translation *translation);
 
+/* ---------------------------------------------------------------- printf */
+
+/* printf in kernels (docs/debugging.md, "printf"), with OpenCL C's format
+ * rules, on every device. Each launch of a kernel that prints gets a buffer
+ * (1 MiB; ANYGPU_PRINTF_BUFFER=BYTES sets it); its output is reported when
+ * the launch is known to be done: agpu_queue_finish or agpu_device_finish
+ * of its queue, agpu_event_wait of an event recorded after it, a blocking
+ * agpu_buffer_read on its queue, or the queue's release. The output of one
+ * launch comes ordered by work-group (linear id), then work-item (linear
+ * local id), then the order each work-item printed in; what did not fit
+ * ends with a line "anygpu: kernel 'k': N printf lines dropped ...". It
+ * goes to stdout, or, once this is set, to `callback` (NULL: stdout again),
+ * called with one launch's text at a time, never concurrently. */
+typedef void (*agpu_printf_callback)(const char *text, size_t length, void *user_data);
+AGPU_API agpu_status agpu_set_printf_callback(agpu_printf_callback callback, void *user_data);
+
 /* ----------------------------------------------------------------- trace */
 
 /* The timeline trace (docs/debugging.md): from agpu_trace_start to

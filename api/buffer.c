@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_printf.h"
 #include "agpu_telemetry.h"
 #include "agpu_trace.h"
 
@@ -255,6 +256,7 @@ AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue_handle, agpu_buffer *han
   agpu_status status = agpu_check_transfer(queue_handle, handle, offset, size, dst,
                                            "agpu_buffer_read", &queue, &buffer);
   if (status != AGPU_SUCCESS) return status;
+  uint64_t printed = agpu_printf_mark(queue); /* done once the read is */
   agpu_trace_span span;
   AGPU_TRACE_BEGIN(&span, NULL);
   if (size)
@@ -264,6 +266,8 @@ AGPU_API agpu_status agpu_buffer_read(agpu_queue *queue_handle, agpu_buffer *han
   AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_READ, .device = buffer->device, .queue = queue,
                  .bytes = size);
   agpu_buffer_unpin(buffer);
+  if (status == AGPU_SUCCESS && printed)
+    status = agpu_error_prefix(agpu_printf_report(queue, printed), "agpu_buffer_read");
   return status;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_printf.h"
 #include "agpu_trace.h"
 
 static pthread_mutex_t agpu_queue_list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -66,7 +67,10 @@ agpu_status agpu_finish_queue(agpu_queue *queue, const char *function) {
   agpu_status status =
       agpu_error_prefix(queue->device->backend->ops->queue_finish(queue), function);
   AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_FINISH, .device = queue->device, .queue = queue);
-  return status;
+  /* the queue's work is done: its kernels' printf output is reported
+   * (what a failed launch printed too) */
+  agpu_status reported = agpu_printf_report(queue, UINT64_MAX);
+  return status != AGPU_SUCCESS ? status : agpu_error_prefix(reported, function);
 }
 
 AGPU_API agpu_status agpu_device_finish(agpu_device *device) {

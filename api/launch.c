@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_printf.h"
 #include "agpu_trace.h"
 
 static const char agpu_launch_name[] = "agpu_launch";
@@ -344,23 +345,28 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
   /* The backend gets the arguments with buffers resolved to objects. */
   agpu_arg stack[AGPU_LAUNCH_STACK_ARGS];
   agpu_arg *resolved = stack;
-  if (nargs > AGPU_LAUNCH_STACK_ARGS && args && nargs == kernel->info.param_count) {
-    resolved = malloc(nargs * sizeof *resolved);
+  /* one more for a printing kernel's hidden printf buffer */
+  if (nargs + 1 > AGPU_LAUNCH_STACK_ARGS && args && nargs == kernel->info.param_count) {
+    resolved = malloc((nargs + 1) * sizeof *resolved);
     if (!resolved)
       return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
                             "%s: out of host memory for %u arguments", agpu_launch_name, nargs);
   }
   uint32_t pinned = 0;
   status = agpu_check_args(kernel, nargs, args, resolved, &pinned);
+  agpu_printf_launch *printing = NULL;
+  if (status == AGPU_SUCCESS && kernel->printf)
+    status = agpu_printf_prepare(queue, kernel, &resolved[nargs], &printing);
   if (status == AGPU_SUCCESS) {
     agpu_trace_span span;
     AGPU_TRACE_BEGIN(&span, queue);
-    status = agpu_error_prefix(
-        device->backend->ops->launch(queue, kernel, dims, global3, local3, nargs, resolved),
-        agpu_launch_name);
+    status = agpu_error_prefix(device->backend->ops->launch(queue, kernel, dims, global3, local3,
+                                                            nargs + (printing != NULL), resolved),
+                               agpu_launch_name);
     AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_LAUNCH, .device = device, .queue = queue,
                    .name = kernel->info.name, .dims = dims, .global = global3, .local = local3);
   }
+  if (printing) agpu_printf_launched(queue, printing, status);
   for (uint32_t i = 0; i < pinned; i++)
     if (resolved[i].kind == AGPU_ARG_BUFFER) agpu_buffer_unpin(resolved[i].buffer);
   if (resolved != stack) free(resolved);

@@ -133,6 +133,14 @@ const char *agpu_parsed_warnings(const agpu_parsed *parsed) {
   return parsed->signatures.warnings;
 }
 
+bool agpu_parsed_prints(const agpu_parsed *parsed) {
+  return parsed->program && parsed->program->printf_format_count > 0;
+}
+
+const struct kl_program *agpu_parsed_program(const agpu_parsed *parsed) {
+  return parsed->program;
+}
+
 const char *agpu_parsed_preprocessed(const agpu_parsed *parsed) {
   return parsed ? parsed->preprocessed : NULL; /* NULL: a source passed through unparsed */
 }

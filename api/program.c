@@ -6,6 +6,7 @@
 
 #include "agpu_core.h"
 #include "agpu_parsed.h"
+#include "agpu_printf.h"
 #include "agpu_trace.h"
 
 static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
@@ -33,6 +34,7 @@ char *agpu_program_options_with_backend(const char *options, const char *backend
 
 static void agpu_program_free(agpu_program *program) {
   agpu_program_free_refusals(program);
+  agpu_printf_table_release(program->printf);
   free(program->build_log);
   free(program);
 }
@@ -129,6 +131,7 @@ static agpu_status agpu_program_build_parsed(agpu_program *program, const agpu_p
   if (*warnings && !(program->build_log = agpu_strdup(warnings)))
     status =
         agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
+  if (status == AGPU_SUCCESS) status = agpu_printf_table_create(program->parsed, &program->printf);
   if (status == AGPU_SUCCESS) status = device->backend->ops->program_build(program, desc);
   agpu_parsed_release(program->parsed); /* a backend that needs it later retained it */
   program->parsed = NULL;
@@ -271,10 +274,17 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
     return agpu_error_prefix(status, function);
   }
   created->info.params = created->params;
+  if (agpu_printf_table_prints(program->printf, name) && created->info.param_count > 0) {
+    /* the hidden printf buffer is the core's to pass (agpu_printf.h) */
+    created->info.param_count--;
+    created->printf = program->printf;
+    agpu_printf_table_retain(created->printf);
+  }
   agpu_kernel_normalize_params(created);
   status = agpu_object_publish(&created->object, AGPU_OBJECT_KERNEL);
   if (status != AGPU_SUCCESS) {
     program->device->backend->ops->kernel_release(created);
+    agpu_printf_table_release(created->printf);
     free(created->params);
     free(created);
     return status;
@@ -289,6 +299,7 @@ AGPU_API agpu_status agpu_kernel_release(agpu_kernel *handle) {
   agpu_status status = agpu_take_kernel(handle, "agpu_kernel_release", "kernel", &kernel);
   if (status != AGPU_SUCCESS) return status;
   kernel->program->device->backend->ops->kernel_release(kernel);
+  agpu_printf_table_release(kernel->printf);
   agpu_program_unreference(kernel->program);
   free(kernel->params);
   free(kernel);

@@ -2,11 +2,15 @@
 #include <stdlib.h>
 
 #include "agpu_core.h"
+#include "agpu_printf.h"
 #include "agpu_trace.h"
 
 void agpu_queue_unreference(agpu_queue *queue) {
   if (atomic_fetch_sub(&queue->references, 1) != 1) return;
   agpu_device_unlist_queue(queue);
+  /* its launches' printf output: reported now, since nothing can wait for
+   * it any more (a report waits for the launches) */
+  agpu_printf_report(queue, UINT64_MAX);
   queue->device->backend->ops->queue_release(queue);
   free(queue);
 }
@@ -50,6 +54,7 @@ AGPU_API agpu_status agpu_event_record(agpu_queue *handle, agpu_event **event) {
   if (!created)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
   created->queue = queue;
+  created->printf_mark = agpu_printf_mark(queue);
   status = queue->device->backend->ops->event_record(created);
   if (status != AGPU_SUCCESS) {
     free(created);
@@ -76,6 +81,9 @@ AGPU_API agpu_status agpu_event_wait(agpu_event *handle) {
       agpu_error_prefix(event->queue->device->backend->ops->event_wait(event), "agpu_event_wait");
   AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_EVENT_WAIT, .device = event->queue->device,
                  .queue = event->queue);
+  if (status == AGPU_SUCCESS)
+    status =
+        agpu_error_prefix(agpu_printf_report(event->queue, event->printf_mark), "agpu_event_wait");
   return status;
 }
 

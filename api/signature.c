@@ -30,6 +30,7 @@ static agpu_status agpu_describe_kernel(kl_context *ctx, const kl_function *fn,
   for (int d = 0; d < 3; d++)
     signature->required_work_group_size[d] = (uint32_t)fn->required_work_group_size[d];
   signature->local_memory_bytes = fn->local_memory_bytes;
+  signature->prints = fn->printf_buffer != NULL;
   for (const kl_variable *p = fn->params; p; p = p->next) signature->param_count++;
   signature->params =
       calloc(signature->param_count ? signature->param_count : 1, sizeof *signature->params);

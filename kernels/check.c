@@ -548,6 +548,7 @@ void kl_check_program(kl_context *ctx, kl_program *program) {
       }
     }
     walk(&c, f->body, collect_visit, &c.infos[i], 0);
+    if (f->printf_buffer) c.features |= KL_FEATURE_PRINTF;
     f->features = c.features;
     f->vector_widths = c.widths;
     f->local_memory_bytes = local_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)local_bytes;

@@ -356,12 +356,58 @@ struct kl_function {
   uint32_t required_work_group_size[3];
   kl_variable *locals;   /* every variable declared in the body, including __local ones */
   kl_function **callees; /* user functions called directly */
+  /* printf: the hidden last parameter (`__global uint *`) that printf's
+   * records go to, in a function that prints or calls one that does
+   * (kernels/parse_printf.c); NULL otherwise. */
+  kl_variable *printf_buffer;
+  bool called; /* a call of it was parsed */
   int callee_count;
   unsigned features;           /* kl_feature bits used here and in callees */
   uint32_t local_memory_bytes; /* static __local arrays, callees included */
   unsigned vector_widths;      /* bit n set: a vector of n components is used */
   kl_function *next;
 };
+
+/* printf (kernels/parse_printf.c). A call appends a record to the buffer
+ * that the hidden parameter points at; the host formats the records after
+ * the launch (api/printf.c). The buffer starts with KL_PRINTF_HEADER_WORDS
+ * 32-bit words: the words used, the capacity in words, the records dropped,
+ * and one unused. A record is KL_PRINTF_RECORD_WORDS words (its length in
+ * words, the format's id, the linear work-group id, the linear local id)
+ * followed by each argument's components, one word for 32 bits or less, two
+ * (low, high) for 64. */
+enum { KL_PRINTF_HEADER_WORDS = 4, KL_PRINTF_RECORD_WORDS = 4 };
+
+typedef enum kl_print_value {
+  KL_PRINT_TEXT,     /* text as it is */
+  KL_PRINT_SIGNED,   /* an integer argument of a signed type */
+  KL_PRINT_UNSIGNED, /* an integer argument of an unsigned type */
+  KL_PRINT_FLOAT,    /* half, float (32 bits) or double (64) */
+  KL_PRINT_STRING,   /* %s of a string literal: `string` */
+} kl_print_value;
+
+typedef struct kl_print_piece {
+  kl_print_value value;
+  /* TEXT: the characters (escapes decoded); else the C conversion up to its
+   * length modifier ("%-8.3"), to which the host adds its own length and
+   * `conversion`. */
+  const char *text;
+  size_t text_length;
+  char conversion;   /* d i o u x X c f F e E g G a A s */
+  int length_bits;   /* the length modifier: hh 8, h 16, hl 32, l 64; 0 none */
+  int arg_bits;      /* the argument's element: 32 (one word) or 64 (two) */
+  int components;    /* 1, or the vector's width (%v4f) */
+  const char *string; /* KL_PRINT_STRING */
+  struct kl_print_piece *next;
+} kl_print_piece;
+
+typedef struct kl_printf_format {
+  int id; /* its index in the program's list */
+  kl_location location;
+  kl_print_piece *pieces;
+  int payload_words; /* the arguments' words in a record */
+  struct kl_printf_format *next;
+} kl_printf_format;
 
 typedef struct kl_program {
   kl_function *functions; /* in source order */
@@ -372,6 +418,8 @@ typedef struct kl_program {
   /* #pragma OPENCL FP_CONTRACT OFF anywhere: no a*b+c becomes an fma, in the
    * whole program (the emitters say so in each target's words). */
   bool fp_contract_off;
+  kl_printf_format *printf_formats; /* by id */
+  int printf_format_count;
 } kl_program;
 
 /* check.c: sets contains_barrier throughout a tree (a pass that rebuilt

@@ -224,6 +224,7 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
       if (!v->name[0])
         kl_error(ctx, v->location, "a parameter of a function definition needs a name");
     p->function = f;
+    p->parameter_scope = p->scope;
     p->locals_tail = NULL;
     f->locals = NULL;
     p->loop_depth = p->switch_depth = 0;
@@ -231,6 +232,7 @@ static void function_declaration(parser *p, decl_spec *spec, kl_type *rt, kl_tok
     kl_node *body = kp_compound(p, false);
     f->body = body ? body : kp_new_node(p, KL_STMT_COMPOUND, at);
     p->function = NULL;
+    p->parameter_scope = NULL;
   } else {
     if (new_function) {
       f->params = head.next;

@@ -156,6 +156,72 @@ static kl_node *number_literal(parser *p, kl_token *t) {
   return node;
 }
 
+/* The escape sequence after a backslash at *s (a character or string
+ * literal's), as a char's value; *s moves past it. */
+int kp_escape(parser *p, const char **cursor, const char *end, kl_location at) {
+  const char *s = *cursor;
+  int64_t value = 0;
+  char c = s < end ? *s++ : 0;
+  switch (c) {
+    case 'n':
+      value = '\n';
+      break;
+    case 't':
+      value = '\t';
+      break;
+    case 'r':
+      value = '\r';
+      break;
+    case 'a':
+      value = 7;
+      break;
+    case 'b':
+      value = 8;
+      break;
+    case 'f':
+      value = 12;
+      break;
+    case 'v':
+      value = 11;
+      break;
+    case '\\':
+      value = '\\';
+      break;
+    case '\'':
+      value = '\'';
+      break;
+    case '"':
+      value = '"';
+      break;
+    case '?':
+      value = '?';
+      break;
+    case 'x': {
+      int digits = 0;
+      while (s < end && strchr("0123456789abcdefABCDEF", *s) && *s) {
+        int d = *s <= '9' ? *s - '0' : (*s | 32) - 'a' + 10;
+        value = (value * 16 + d) & 0xff;
+        s++;
+        digits++;
+      }
+      if (!digits) kl_error(p->ctx, at, "\\x needs hexadecimal digits");
+      value = (signed char)value;
+      break;
+    }
+    default:
+      if (c >= '0' && c <= '7') {
+        value = c - '0';
+        for (int k = 0; k < 2 && s < end && *s >= '0' && *s <= '7'; k++)
+          value = value * 8 + (*s++ - '0');
+        value = (signed char)(value & 0xff);
+      } else {
+        kl_error(p->ctx, at, "unknown escape sequence '\\%c'", c);
+      }
+  }
+  *cursor = s;
+  return (int)value;
+}
+
 static kl_node *char_literal(parser *p, kl_token *t) {
   kl_location at = kl_token_where(t);
   const char *s = t->text + 1, *end = t->text + t->length - 1;
@@ -167,63 +233,7 @@ static kl_node *char_literal(parser *p, kl_token *t) {
     s++;
   } else {
     s++;
-    char c = s < end ? *s++ : 0;
-    switch (c) {
-      case 'n':
-        value = '\n';
-        break;
-      case 't':
-        value = '\t';
-        break;
-      case 'r':
-        value = '\r';
-        break;
-      case 'a':
-        value = 7;
-        break;
-      case 'b':
-        value = 8;
-        break;
-      case 'f':
-        value = 12;
-        break;
-      case 'v':
-        value = 11;
-        break;
-      case '\\':
-        value = '\\';
-        break;
-      case '\'':
-        value = '\'';
-        break;
-      case '"':
-        value = '"';
-        break;
-      case '?':
-        value = '?';
-        break;
-      case 'x': {
-        int digits = 0;
-        while (s < end && strchr("0123456789abcdefABCDEF", *s) && *s) {
-          int d = *s <= '9' ? *s - '0' : (*s | 32) - 'a' + 10;
-          value = (value * 16 + d) & 0xff;
-          s++;
-          digits++;
-        }
-        if (!digits) kl_error(p->ctx, at, "\\x needs hexadecimal digits");
-        value = (signed char)value;
-        break;
-      }
-      default:
-        if (c >= '0' && c <= '7') {
-          value = c - '0';
-          for (int k = 0; k < 2 && s < end && *s >= '0' && *s <= '7'; k++)
-            value = value * 8 + (*s++ - '0');
-          value = (signed char)(value & 0xff);
-        } else {
-          kl_error(p->ctx, at, "unknown escape sequence '\\%c'", c);
-        }
-    }
+    value = kp_escape(p, &s, end, at);
   }
   if (s < end) kl_error(p->ctx, at, "multi-character constants are not supported");
   kl_node *node = kp_new_int(p, (uint64_t)value, NULL, at);
@@ -292,9 +302,18 @@ static kl_node *call_function(parser *p, kl_function *f, kl_token *name) {
     } while (kp_accept(p, ",") && !p->panic);
   }
   kp_expect(p, ")", "after the arguments");
-  if (count != f->param_count)
+  int expected = f->param_count - (f->printf_buffer != NULL);
+  if (count != expected)
     kl_error(p->ctx, at, "too %s arguments to function '%s' (%d given, %d expected)",
-             count < f->param_count ? "few" : "many", f->name, count, f->param_count);
+             count < expected ? "few" : "many", f->name, count, expected);
+  f->called = true;
+  if (f->printf_buffer && p->function && count == expected) {
+    /* it prints: it gets the caller's printf buffer, so the caller needs one */
+    kl_node *buffer = variable_ref(p, kp_printf_buffer(p), at);
+    tail->next = buffer;
+    tail = buffer;
+    count++;
+  }
   if (f->is_kernel)
     kl_error(p->ctx, at,
              "calling a kernel ('%s') from another function is not supported: "
@@ -586,7 +605,8 @@ static kl_node *primary(parser *p) {
       return n;
     }
     if (kp_tok_is(t, "printf")) {
-      kl_error(p->ctx, at, "printf is not supported");
+      kl_error(p->ctx, at,
+               "printf's result is not supported: call printf as a statement of its own");
       kp_advance(p);
       if (kp_is(p, "(")) kp_skip_parens(p);
       return kp_error_expr(p, at);
@@ -748,6 +768,16 @@ static kl_node *cast_to(parser *p, kl_type *type, kl_node *x, kl_location at) {
     return n;
   }
   if (type->kind == KL_TYPE_POINTER && kp_is_null_constant(p, x)) return n;
+  if (type->kind == KL_TYPE_POINTER && kp_is_integer_like(from)) {
+    /* Parboil's `p = (__global uint *)get_global_id(0);`, assigned over
+     * before use: kept; an access through it is undefined (and refused on
+     * Vulkan, where a pointer is an index into one array) */
+    kl_warning(p->ctx, at,
+               "a pointer made from an integer ('%s' to '%s') points nowhere portable: only "
+               "assign over it",
+               kp_type_name(p, from), kp_type_name(p, type));
+    return n;
+  }
   if ((type->kind == KL_TYPE_POINTER && kl_type_is_scalar(from)) ||
       (from->kind == KL_TYPE_POINTER && kl_type_is_scalar(type))) {
     kl_error(p->ctx, at, "casts between pointers and integers are not supported");

@@ -61,7 +61,9 @@ typedef struct parser {
   bool hoist_open;         /* a statement that can take them is being parsed */
   int hoist_blocked;       /* inside operands of &&, || or ?: */
   int compound_literals;
-  bool in_parameter; /* kp_declspec reads a parameter's specifiers: implicit int allowed */
+  bool in_parameter;      /* kp_declspec reads a parameter's specifiers: implicit int allowed */
+  scope *parameter_scope; /* the function's parameters, while its body is parsed */
+  kl_printf_format *printf_tail; /* the program's last printf format */
 } parser;
 
 typedef struct decl_spec {
@@ -138,6 +140,12 @@ kl_node *kp_new_unary(parser *p, kl_operator op, kl_node *x, kl_location at);
 kl_node *kp_conditional(parser *p);
 kl_node *kp_assignment(parser *p);
 kl_node *kp_expression(parser *p);
+int kp_escape(parser *p, const char **cursor, const char *end, kl_location at);
+/* parse_printf.c: `printf(...);` as a statement, lowered to ordinary code
+ * that appends a record to the function's printf buffer; and that buffer,
+ * the current function's hidden last parameter, made on first use. */
+kl_node *kp_printf_statement(parser *p);
+kl_variable *kp_printf_buffer(parser *p);
 kl_variable *kp_new_variable(parser *p, kl_token *name, kl_type *type, kl_address_space space);
 void kp_declare_name(parser *p, kl_token *name, sym **out);
 kl_node *kp_init_list(parser *p, kl_type *type, int depth);

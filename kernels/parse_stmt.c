@@ -568,6 +568,9 @@ kl_node *kp_statement(parser *p) {
     while (!kp_is(p, ";") && p->tok->kind != KL_TOKEN_END && !kp_is(p, "}")) kp_advance(p);
     kp_accept(p, ";");
     n = kp_new_node(p, KL_STMT_EMPTY, at);
+  } else if (kp_tok_is(t, "printf") && kl_token_is(t->next, "(") &&
+             !kp_find_sym(p, t->text, t->length)) {
+    n = kp_printf_statement(p);
   } else if (kp_accept(p, ";")) {
     n = kp_new_node(p, KL_STMT_EMPTY, at);
   } else if (t->kind == KL_TOKEN_IDENTIFIER && kl_token_is(t->next, ":") &&

@@ -129,7 +129,8 @@ const char *kl_signature_json(kl_context *ctx, const kl_program *program) {
     put_string(&o, f->name);
     put(&o, ",\n      \"params\": [");
     int index = 0;
-    for (const kl_variable *v = f->params; v; v = v->next, index++) {
+    for (const kl_variable *v = f->params; v && v != f->printf_buffer; v = v->next, index++) {
+      /* (the printf buffer is the runtime's to pass: its feature says it is there) */
       const kl_type *t = v->type;
       bool pointer = t->kind == KL_TYPE_POINTER;
       const char *kind = pointer ? space_name(t->pointee_space) : "value";

@@ -31,3 +31,7 @@ set_tests_properties(test_cpu_guard PROPERTIES LABELS cpu)
 # the program's other kernels run.
 agpu_add_c_test(test_kernel_refusal)
 set_tests_properties(test_kernel_refusal PROPERTIES LABELS "cpu;vulkan")
+# printf in kernels (issue 21): the same lines on every device here.
+agpu_add_c_test(test_printf)
+target_link_libraries(test_printf PRIVATE m)
+set_tests_properties(test_printf PROPERTIES LABELS "cpu;opencl;vulkan")

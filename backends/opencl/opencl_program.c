@@ -241,21 +241,32 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   }
   const char *name = desc->source_name ? desc->source_name : "<source>";
+  /* printf: the translation runs instead of the source, so that the kernels
+   * write the records the core reports (the same lines, in the same order,
+   * as on every other device); it is not cached as a binary. */
+  char *translated = NULL;
+  if (program->parsed && agpu_parsed_prints(program->parsed))
+    status =
+        agpu_parsed_emit(program->parsed, AGPU_TARGET_OPENCL, AGPU_ERROR_BUILD_FAILED,
+                         "the OpenCL emitter cannot translate this program", &translated, NULL);
   char key[65];
   /* The key holds the preprocessed text, so an included header's bytes are
    * part of it (and the -I options, with the options; a directory named by
    * its descriptor makes no key: the number differs from build to build). */
   bool keyed =
-      preprocessed && !includes.fd_count &&
+      preprocessed && !includes.fd_count && !translated && status == AGPU_SUCCESS &&
       agpu_cl_binary_key(program, desc->source, desc->source_size, preprocessed, options, key);
   if (keyed && agpu_cl_build_from_binary(program, key, options, name) == AGPU_SUCCESS) {
     agpu_cl_includes_free(&includes);
     free(options);
     return AGPU_SUCCESS;
   }
-  status = agpu_cl_build_source(program, desc->source, desc->source_size, options, name,
-                                "agpu_program_build");
+  if (status == AGPU_SUCCESS)
+    status = agpu_cl_build_source(program, translated ? translated : desc->source,
+                                  translated ? 0 : desc->source_size, options, name,
+                                  "agpu_program_build");
   if (status == AGPU_SUCCESS && keyed) agpu_cl_store_binary(program, key);
+  free(translated);
   agpu_cl_includes_free(&includes);
   free(options);
   return status;
