@@ -157,7 +157,7 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
     if (v->initializer) {
       glsl_root *r;
       const char *text = glsl_pointer_text(e, v->initializer, &r);
-      b->root = r;
+      b->root = r && r->null ? NULL : r; /* NULL: the array comes with an assignment */
       klg_printf(o, " = %s", text);
     }
     return;

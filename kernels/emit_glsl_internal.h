@@ -33,6 +33,9 @@ typedef struct glsl_root {
   struct glsl_root *base, *views, *next_view;
   bool flat;   /* a __local array of arrays declared flat (glsl_flat_local) */
   bool packed; /* a private array packed into wider elements: read only */
+  /* A pointer made from an integer (NULL included): no array; it may only
+   * be assigned over (glsl_null_root) */
+  bool null;
 } glsl_root;
 
 typedef struct glsl_binding {
@@ -111,6 +114,7 @@ glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable
 glsl_root *glsl_array_root(glsl_emitter *e, const kl_variable *v, kl_location at);
 const char *glsl_var_name(glsl_emitter *e, const kl_variable *v);
 glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n);
+glsl_root *glsl_null_root(glsl_emitter *e);
 /* emit_glsl_views.c: a pointer cast between element types, and the
  * declarations of a buffer's views */
 glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n);

@@ -21,6 +21,10 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
   glsl_root *root;
   const char *offset = glsl_pointer_text(e, pointer, &root);
   if (!root) return;
+  if (root->null) {
+    glsl_fail(e, at, "an access through a pointer made from an integer (or NULL)");
+    return;
+  }
   if (root->packed && mode != ACCESS_READ) {
     glsl_fail(e, at, "writing through a pointer cast from a private array to wider elements");
     return;
@@ -37,6 +41,13 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
     klg_puts(e->out, ")");
   }
   klg_puts(e->out, "]");
+}
+
+glsl_root *glsl_null_root(glsl_emitter *e) {
+  static const char nothing[] = "_cl_null";
+  glsl_root *r = glsl_new_root(e, ROOT_PRIVATE, NULL, nothing);
+  r->null = true;
+  return r;
 }
 
 glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable *var,
@@ -87,8 +98,10 @@ static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
     return NULL;
   }
   if (!klg_is_pointer(from)) {
-    glsl_fail(e, n->location, "casts of integers to pointers");
-    return NULL;
+    /* NULL, or an integer made a pointer: no array; assigned over before
+     * any use in a kernel that works (the front end warned) */
+    klg_puts(e->out, "0u");
+    return glsl_null_root(e);
   }
   glsl_root *flat = glsl_flat_cast(e, n);
   if (flat) return flat;
@@ -197,6 +210,8 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
       const char *c = glsl_cond_text(e, n->condition);
       const char *a = glsl_pointer_text(e, n->then, &ra),
                  *b = glsl_pointer_text(e, n->otherwise, &rb);
+      if (ra && ra->null) ra = rb;
+      if (rb && rb->null) rb = ra;
       if (ra && rb && ra != rb) {
         glsl_fail(e, n->location, "a pointer that may point into different arrays");
         return NULL;
@@ -221,6 +236,10 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
         glsl_root *r;
         const char *v = glsl_pointer_text(e, n->rhs, &r);
         if (!r) return NULL;
+        if (r->null) { /* the pointer keeps its array, if it has one */
+          klg_printf(o, "(%s = %s)", b->name, v);
+          return b->root ? b->root : r;
+        }
         if (b->root && b->root != r) {
           glsl_fail(e, n->location,
                     kl_format(e->ctx, "pointer '%s' pointing into different arrays",
