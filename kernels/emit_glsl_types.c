@@ -295,6 +295,14 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
   for (const kl_member *m = t->members; m; m = m->next) {
     int ms, ma;
     glsl_std430(m->type, &ms, &ma);
+    const kl_type *element = m->type;
+    while (element->kind == KL_TYPE_ARRAY) element = element->element;
+    if (kl_type_scalar_of(element)->kind == KL_TYPE_BOOL) /* a GLSL bool takes 4 bytes */
+      glsl_fail(e, m->location,
+                kl_format(e->ctx,
+                          "a bool member ('%s' of struct '%s') in a buffer (one byte in OpenCL "
+                          "C; GLSL has no one-byte bool: use uchar)",
+                          m->name, t->name ? t->name : "struct"));
     if (m->offset % ma)
       glsl_fail(e, m->location,
                 kl_format(e->ctx,

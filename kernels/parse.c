@@ -14,21 +14,22 @@
 
 /* The first member (nested structs and arrays included) whose size OpenCL
  * C leaves to the implementation, so that a struct holding it cannot be
- * shared with the host: bool, size_t, ptrdiff_t. NULL when there is none;
- * *owner is the struct that holds it. */
-static const kl_member *unportable_member(const kl_type *t, const kl_type **owner, int depth) {
+ * shared with the host: bool (unless `bool_ok`), size_t, ptrdiff_t. NULL
+ * when there is none; *owner is the struct that holds it. */
+static const kl_member *unportable_member(const kl_type *t, const kl_type **owner, int depth,
+                                          bool bool_ok) {
   while (t->kind == KL_TYPE_ARRAY) t = t->element;
   if (t->kind != KL_TYPE_STRUCT || depth > KL_MAX_DEPTH) return NULL;
   for (const kl_member *m = t->members; m; m = m->next) {
     const kl_type *mt = m->type;
     while (mt->kind == KL_TYPE_ARRAY) mt = mt->element;
     const kl_type *scalar = kl_type_scalar_of(mt);
-    if (scalar->kind == KL_TYPE_BOOL || scalar->kind == KL_TYPE_SIZE_T ||
+    if ((scalar->kind == KL_TYPE_BOOL && !bool_ok) || scalar->kind == KL_TYPE_SIZE_T ||
         scalar->kind == KL_TYPE_PTRDIFF_T) {
       *owner = t;
       return m;
     }
-    const kl_member *inner = unportable_member(mt, owner, depth + 1);
+    const kl_member *inner = unportable_member(mt, owner, depth + 1, bool_ok);
     if (inner) return inner;
   }
   return NULL;
@@ -38,13 +39,30 @@ static const kl_member *unportable_member(const kl_type *t, const kl_type **owne
  * data) must have a layout every device agrees on. */
 static void check_shared_struct(parser *p, const kl_type *t, kl_location at, const char *where) {
   const kl_type *owner = NULL;
-  const kl_member *m = unportable_member(t, &owner, 0);
+  const kl_member *m = unportable_member(t, &owner, 0, false);
   if (m)
     kl_error(p->ctx, at,
              "%s: member '%s' of '%s' has type '%s', whose size is not portable (use a "
              "fixed-size type such as int or uint)",
              where, m->name, kp_type_name(p, kl_type_unqualified(p->ctx, (kl_type *)owner)),
              kp_type_name(p, kl_type_unqualified(p->ctx, m->type)));
+}
+
+/* A struct in a buffer: bool members are one byte on every target (as
+ * clang, CUDA and C lay them out), which the host must match: a warning;
+ * size_t and ptrdiff_t are refused as in check_shared_struct. */
+static void check_buffer_struct(parser *p, const kl_type *t, kl_location at, const char *where) {
+  const kl_type *owner = NULL;
+  if (unportable_member(t, &owner, 0, true)) {
+    check_shared_struct(p, t, at, where);
+    return;
+  }
+  const kl_member *m = unportable_member(t, &owner, 0, false);
+  if (m)
+    kl_warning(p->ctx, at,
+             "%s: member '%s' of '%s' is a bool, one byte in memory on every anygpu target (as "
+             "clang, CUDA and C lay it out): the host's struct must use a one-byte bool",
+             where, m->name, kp_type_name(p, kl_type_unqualified(p->ctx, (kl_type *)owner)));
 }
 
 static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
@@ -58,7 +76,7 @@ static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
       kl_error(p->ctx, v->location, "structs in __local memory are not supported (parameter '%s')",
                v->name);
     else if (t->element->kind == KL_TYPE_STRUCT)
-      check_shared_struct(p, t->element, v->location,
+      check_buffer_struct(p, t->element, v->location,
                           kl_format(p->ctx, "a struct in %s memory (parameter '%s')",
                                     s == KL_SPACE_CONSTANT ? "__constant" : "__global", v->name));
     if (t->element->kind == KL_TYPE_BOOL)
