@@ -430,7 +430,12 @@ static void cuda_convert_to(cuda_emitter *e, const kl_type *to, const kl_node *f
     klg_puts(o, "))");
     return;
   }
-  if (to->kind == KL_TYPE_STRUCT || to->kind == KL_TYPE_VOID || kl_type_equal(to, ft)) {
+  /* an array of arrays decaying to a pointer to its rows: C++ decays it
+   * the same way, and the row pointer's type has no spelling here */
+  bool decay_to_rows = to->kind == KL_TYPE_POINTER && to->element->kind == KL_TYPE_ARRAY &&
+                       ft->kind == KL_TYPE_ARRAY;
+  if (to->kind == KL_TYPE_STRUCT || to->kind == KL_TYPE_VOID || kl_type_equal(to, ft) ||
+      decay_to_rows) {
     if (to->kind == KL_TYPE_VOID) klg_puts(o, "(void)");
     cuda_expr(e, from);
     return;

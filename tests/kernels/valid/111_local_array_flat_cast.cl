@@ -1,6 +1,6 @@
 // A __local array of arrays used only through pointers to its element
 // from its start (`&sub[0][0]`; Parboil's histogram writes `(__local uint
-// *)sub`, which the CUDA target refuses, test_emit_glsl has it): cleared,
+// *)sub`, corpus kernel 117; test_emit_glsl has it too): cleared,
 // counted into with atomics inside a helper and read back through flat
 // pointers; the bytes counted are a uint buffer read through a uchar
 // pointer. Vulkan declares the array flat and reads the bytes through a
