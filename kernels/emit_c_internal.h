@@ -61,7 +61,10 @@ typedef struct kc_emitter {
   int loop_depth;      /* loops opened inside the current region */
   int breakable_depth; /* loops and switches opened inside the current region */
   int group_loop_depth;
+  /* __ret[li] per work-item: 0 active, KC_RETURNED after a return, 1..254
+   * masked by the divergent `if` with barriers of that depth (mask_depth) */
   bool has_return;
+  int mask_depth;
   bool uses_calls;
   int indent;
   int temp_counter;
@@ -117,6 +120,10 @@ const kl_node *kc_barrier_call(const kl_node *node, int depth);
 /* The first node of a tree that `match` accepts, or NULL (emit_c.c). */
 const kl_node *kc_find(const kl_node *node, int depth, bool (*match)(const kl_node *node));
 bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int depth);
+/* An `if` with a barrier inside whose work-items may take different paths
+ * (check.c's fact): run with masks (emit_c_regions.c). */
+bool kc_is_divergent_barrier_if(const kl_node *node);
+enum { KC_RETURNED = 255, KC_MAX_MASK_DEPTH = 254 };
 bool kc_has_return(const kl_node *node, int depth);
 kc_var *kc_var_of(kc_emitter *e, kl_variable *var);
 bool kc_region_set_has(const int *set, int count, int region);

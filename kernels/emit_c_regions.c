@@ -358,6 +358,52 @@ static void kc_group_block(kc_emitter *e, const kl_node *list, bool single, bool
   kc_close(e, after);
 }
 
+bool kc_is_divergent_barrier_if(const kl_node *node) {
+  return node->kind == KL_STMT_IF && node->contains_barrier && !node->is_uniform &&
+         !kc_has_escape(node, false, false, 0);
+}
+
+/* Every work-item of the group (masked or not): `statement` with __i its
+ * linear local id. */
+static void kc_all_items(kc_emitter *e, const char *statement) {
+  kc_indent(e);
+  klg_printf(e->out, "for (size_t __i = 0; __i < __ls0 * __ls1 * __ls2; __i++) %s\n", statement);
+}
+
+/* `if (c) A else B` with barriers inside, where c may differ between the
+ * work-items (a partial last group's `if (row < n)` around a tiled loop):
+ * OpenCL leaves a barrier not every work-item reaches undefined; here the
+ * work-items that do not take a branch sit its regions out, masked at this
+ * if's depth, and every barrier inside waits for the others (what such
+ * kernels mean, and what PoCL does). */
+static void kc_group_masked_if(kc_emitter *e, const kl_node *node) {
+  klg_buf *o = e->out;
+  int level = ++e->mask_depth;
+  if (level > KC_MAX_MASK_DEPTH) {
+    kc_error(e, node->location, "divergent ifs with barriers nested too deeply");
+    e->mask_depth--;
+    return;
+  }
+  kc_region_open(e);
+  kc_indent(e);
+  klg_puts(o, "if (!(");
+  kc_expr(e, node->condition);
+  klg_printf(o, ")) __ret[__li] = %d;\n", level);
+  kc_region_close(e);
+  kc_indent(e);
+  kc_group_block(e, node->then, true, false, "}\n");
+  if (node->otherwise) {
+    kc_all_items(
+        e,
+        kl_format(e->ctx, "__ret[__i] = __ret[__i] == %d ? 0 : __ret[__i] == 0 ? %d : __ret[__i];",
+                  level, level));
+    kc_indent(e);
+    kc_group_block(e, node->otherwise, true, false, "}\n");
+  }
+  kc_all_items(e, kl_format(e->ctx, "if (__ret[__i] == %d) __ret[__i] = 0;", level));
+  e->mask_depth--;
+}
+
 static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
   klg_buf *o = e->out;
   switch (node->kind) {
@@ -366,6 +412,10 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
       kc_group_block(e, node->body, false, false, "}\n");
       return;
     case KL_STMT_IF:
+      if (e->barrier_mode && kc_is_divergent_barrier_if(node)) {
+        kc_group_masked_if(e, node);
+        return;
+      }
       kc_group_head(e, "if (", node->condition, "if");
       kc_group_block(e, node->then, true, false, "}\n");
       if (node->otherwise) {

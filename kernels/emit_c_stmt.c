@@ -207,7 +207,7 @@ void kc_stmt(kc_emitter *e, const kl_node *node) {
       kc_indent(e);
       if (e->in_kernel) {
         if (e->barrier_mode)
-          klg_printf(o, "{ __ret[__li] = 1; goto __kl_next%d; }\n", e->region_label);
+          klg_printf(o, "{ __ret[__li] = %d; goto __kl_next%d; }\n", KC_RETURNED, e->region_label);
         else
           klg_printf(o, "goto __kl_next%d;\n", e->region_label);
         return;

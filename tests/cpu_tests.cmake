@@ -35,3 +35,7 @@ set_tests_properties(test_kernel_refusal PROPERTIES LABELS "cpu;vulkan")
 agpu_add_c_test(test_printf)
 target_link_libraries(test_printf PRIVATE m)
 set_tests_properties(test_printf PROPERTIES LABELS "cpu;opencl;vulkan")
+# Barriers under a condition that differs between work-items (issue 31).
+agpu_add_c_test(test_divergent_barriers)
+target_link_libraries(test_divergent_barriers PRIVATE m)
+set_tests_properties(test_divergent_barriers PROPERTIES LABELS "cpu")
