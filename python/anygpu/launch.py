@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Kernels and their launch: arguments checked against the kernel's signature, then
-written into a preallocated agpu_arg array, so that a launch is one ctypes call."""
+written into a preallocated agpu_arg array, so that a launch is one C call (the C
+extension's KernelBase, src/_speedups.c) or, without the extension, one ctypes call."""
 import ctypes
 import operator
 import os
@@ -13,7 +14,7 @@ from .buffer import Buffer
 from .errors import INVALID_LAUNCH, check, error
 from .program import kernel_signature
 
-try:  # the repeat launch in C (src/_speedups.c); without it, all in Python
+try:  # the launch in C (src/_speedups.c); without it, all in Python and ctypes
     from . import _speedups
 except ImportError:
     _speedups = None
@@ -206,6 +207,12 @@ class Kernel(*_BASES):
     def __repr__(self):
         sig = ", ".join(f"{p['type']} {p['name']}" for p in self.params)
         return f"<anygpu.Kernel {self.name}({sig}) on {self.device.selector}>"
+
+    def release(self):
+        """Releases the kernel now, and the arguments of its last launch with it."""
+        super().release()
+        for slot in self._slots:
+            slot.last = _UNSET
 
     def _by_name(self, args, kwargs):
         args = list(args) + [_UNSET] * (len(self.params) - len(args))

@@ -4,7 +4,7 @@
     python bench/overhead.py [--rounds N] [--pyopencl PYTHON] [SELECTOR...]
 
 builds c_baseline.c against the package's libanygpu.so.0 and runs the C side,
-the package's launch (the repeat launch in C, anygpu._speedups), the pure
+the package's launch (in C, anygpu._speedups.KernelBase), the pure
 ctypes launch (ANYGPU_PYTHON_LAUNCH=1) and, on opencl:0 with --pyopencl
 naming a Python that has PyOpenCL, pyopencl_launch.py, in turn on each
 device, each in a process of its own: launches of an empty kernel queued back to back (then

@@ -145,6 +145,10 @@ static int kb_set_handle(KernelBase *self, PyObject *value, void *unused) {
   Py_INCREF(value);
   Py_XSETREF(self->handle, value);
   self->kernel = kernel;
+  if (!kernel) { /* released: the arguments it held go */
+    for (uint32_t i = 0; self->slots && i < self->nargs; i++) Py_CLEAR(self->slots[i].last);
+    forget_geometry(self);
+  }
   return 0;
 }
 

@@ -4,6 +4,7 @@ DLPack export and __cuda_array_interface__ (docs/python.md)."""
 import ctypes
 import gc
 import os
+import weakref
 
 import numpy as np
 import pytest
@@ -354,3 +355,19 @@ def test_buffers_and_geometry_from_c(dev, rng):
         k(n, 64, bufs[0], bufs[0], bufs[2], nn, queue=object())
     k(n, local_size=64, a=bufs[0], b=bufs[0], c=bufs[2], n=nn)
     dev.finish()
+
+
+def test_release_lets_the_last_arguments_go(dev):
+    """A kernel holds the arguments of its last launch until its release."""
+    k = dev.program(VADD).kernel("vadd")
+    b, c = dev.empty(64, np.float32), dev.empty(64, np.float32)
+    k(64, 64, b, b, c, np.uint32(64))  # c through the C forms; b, dtype-checked, too
+    k(64, 64, b, b, c, 64)
+    dev.finish()
+    refs = [weakref.ref(b), weakref.ref(c)]
+    del b, c
+    gc.collect()
+    assert all(r() is not None for r in refs)
+    k.release()
+    gc.collect()
+    assert all(r() is None for r in refs)
