@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Where a Python launch's time goes on cpu:0 (docs/python.md, "Why ctypes"):
+"""Where a Python launch's time goes on cpu:0 (docs/python.md, "The launch path"):
 Kernel.__call__, the bare ctypes call of agpu_launch, and the same call from a
 C extension (ext_launch.c, built here with cc and python3-config's flags).
 Medians of 5 rounds of 15 runs of 2,000 launches."""

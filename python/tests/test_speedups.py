@@ -66,6 +66,7 @@ def test_repeat_launch_follows_every_change(dev, rng):
         assert not yb.get()[m:].any()
     with dev.queue() as q:
         yb.fill(0)
+        dev.finish()  # the fill is on the default queue
         k(1024, 64, x2b, yb, a2, b, nn, queue=q)
         k(1024, 64, x2b, yb, a2, b, nn, queue=q)
         q.finish()
@@ -342,12 +343,14 @@ def test_buffers_and_geometry_from_c(dev, rng):
     fresh.release()
     with pytest.raises(anygpu.InvalidHandleError, match="released"):
         k(n, 64, bufs[0], fresh, bufs[2], nn)  # a released buffer never seen before
-    with dev.queue() as q:
+    with dev.queue() as q:  # the fills are on the default queue: finished first
         bufs[2].fill(0)
+        dev.finish()
         k(n, 64, bufs[0], bufs[0], bufs[2], nn, queue=q)
         q.finish()
         np.testing.assert_allclose(bufs[2].get(), 2 * x)
         bufs[2].fill(0)
+        dev.finish()
         k(n, 64, c=bufs[2], b=bufs[0], a=bufs[0], n=nn, queue=q)
         q.finish()
         np.testing.assert_allclose(bufs[2].get(), 2 * x)
