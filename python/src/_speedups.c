@@ -481,7 +481,7 @@ static PyObject *kb_call(KernelBase *self, PyObject *targs, PyObject *kwargs) {
     if (done < 0) return NULL;
     if (done) {
       Py_INCREF(arg);
-      s->last = arg;
+      Py_XSETREF(s->last, arg); /* (Python code that ran meanwhile may have set it) */
     } else if (put_python(s, arg)) {
       return NULL;
     }
@@ -495,8 +495,12 @@ static PyObject *kb_call(KernelBase *self, PyObject *targs, PyObject *kwargs) {
       return NULL;
     }
   }
-  int status;
   void *kernel = self->kernel;
+  if (!kernel) { /* released by Python code that ran during the checks */
+    raise_released((PyObject *)self);
+    return NULL;
+  }
+  int status;
   Py_BEGIN_ALLOW_THREADS
   status = self->launch(q, kernel, self->dims, self->global, self->local_null ? NULL : self->local,
                         self->nargs, self->args);
