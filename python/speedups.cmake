@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# anygpu._speedups, the package's C extension (src/_speedups.c): the repeat
-# launch and DLPack capsules. pyproject.toml has CMake include this file right
+# anygpu._speedups, the package's C extension (src/_speedups.c): the launch
+# and DLPack capsules. pyproject.toml has CMake include this file right
 # after the repository's project() (CMAKE_PROJECT_anygpu_INCLUDE), so that the
 # C library's CMakeLists.txt stays as it is. The extension links nothing of
 # anygpu (it gets agpu_launch's address from the ctypes-loaded library); where

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The C library through ctypes: where it is, its structs and its prototypes.
 
-ctypes was chosen over cffi for everything but the repeat launch and the
+ctypes was chosen over cffi for everything but the launch and the
 DLPack capsule, which a small C extension (src/_speedups.c, optional) does,
 by measuring launch overhead (docs/python.md).
 """

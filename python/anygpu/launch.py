@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Kernels and their launch: arguments checked against the kernel's signature, then
-written into a preallocated agpu_arg array, so that a launch is one ctypes call."""
+written into a preallocated agpu_arg array, so that a launch is one C call (the C
+extension's KernelBase, src/_speedups.c) or, without the extension, one ctypes call."""
 import ctypes
 import operator
 import os
@@ -13,7 +14,7 @@ from .buffer import Buffer
 from .errors import INVALID_LAUNCH, check, error
 from .program import kernel_signature
 
-try:  # the repeat launch in C (src/_speedups.c); without it, all in Python
+try:  # the launch in C (src/_speedups.c); without it, all in Python and ctypes
     from . import _speedups
 except ImportError:
     _speedups = None
@@ -161,11 +162,21 @@ def _sizes(what, sizes):
         raise error(INVALID_LAUNCH, f"{what} must be integers, not {sizes}") from None
 
 
-class Kernel(Resource):
+if _speedups is not None:
+    _speedups.configure(Buffer, check)
+    _BASES = (_speedups.KernelBase, Resource)  # __call__ is the C base's (tp_call)
+else:
+    _BASES = (Resource,)
+
+
+class Kernel(*_BASES):
     """A kernel. Call it to launch: k(global_size, local_size, *args, queue=None)
     or with the parameters by name, k(global_size, None, a=x, n=np.uint32(5));
     local_size None lets the library choose. An argument that is the same object
-    as at the last launch is not converted again (a released buffer still raises)."""
+    as at the last launch is not converted again (a released buffer still raises).
+    With the C extension the whole call is one C call (_speedups.KernelBase);
+    the forms it does not take itself, and every error, go through the Python
+    checks below."""
     _release_fn = lib.agpu_kernel_release
     _kind = "kernel"
 
@@ -185,16 +196,23 @@ class Kernel(Resource):
         self._geometry = None  # (global_size, local_size) as last given
         self._dims, self._local_ptr = 0, None
         self._kernel_ptr = ctypes.c_void_p(handle)
-        self._fast = None
         if _speedups is not None:
-            self._fast = _speedups.Launcher(
-                _LAUNCH_ADDRESS, handle, ctypes.addressof(self._args), n,
-                ctypes.addressof(self._global), ctypes.addressof(self._local),
-                bytes(s.is_buffer for s in self._slots), (self._args, self._global, self._local))
+            self._setup(_LAUNCH_ADDRESS, base, ctypes.addressof(self._global),
+                        ctypes.addressof(self._local), self._slots,
+                        tuple(_c_spec(s, base + i * ctypes.sizeof(Arg))
+                              for i, s in enumerate(self._slots)),
+                        self.device, (self._args, self._global, self._local),
+                        (_BUFFER_OFFSET, Arg.size.offset, _VALUE_OFFSET))
 
     def __repr__(self):
         sig = ", ".join(f"{p['type']} {p['name']}" for p in self.params)
         return f"<anygpu.Kernel {self.name}({sig}) on {self.device.selector}>"
+
+    def release(self):
+        """Releases the kernel now, and the arguments of its last launch with it."""
+        super().release()
+        for slot in self._slots:
+            slot.last = _UNSET
 
     def _by_name(self, args, kwargs):
         args = list(args) + [_UNSET] * (len(self.params) - len(args))
@@ -209,7 +227,13 @@ class Kernel(Resource):
             raise error(INVALID_LAUNCH, f"{self.name}: missing {', '.join(missing)}")
         return args
 
+    def _bad_count(self, args):
+        """Raises the wrong-count error; args holds the geometry first (the C call's)."""
+        raise error(INVALID_LAUNCH, f"{self.name} takes {len(self._slots)} arguments "
+                                    f"({', '.join(self._names)}), got {len(args) - 2}")
+
     def _set_geometry(self, global_size, local_size):
+        """Checks and writes the geometry; (dimensions, whether local_size is None)."""
         g = _sizes("global_size", global_size)
         self._global[:len(g)] = g
         self._local_ptr = None
@@ -222,26 +246,25 @@ class Kernel(Resource):
             self._local_ptr = self._local
         self._dims = len(g)
         self._geometry = (global_size, local_size)
+        return self._dims, self._local_ptr is None
 
-    def __call__(self, global_size, local_size=None, *args, queue=None, **kwargs):
-        fast = self._fast
-        if fast is not None and not kwargs and self._handle is not None:
-            # the same objects as at the last launch: agpu_launch at once, from C
-            status = fast.launch(global_size, local_size, args, queue)
-            if status is not None:
-                if status:
-                    check(status)
-                return
+    def _call_by_name(self, global_size, local_size=None, *args, queue=None, **kwargs):
+        """The C call's road for parameters given by name (and for a call without
+        local_size): the arguments in order, then the C call again."""
+        self._h()
+        if kwargs:
+            args = self._by_name(args, kwargs)
+        return self(global_size, local_size, *args, queue=queue)
+
+    def _python_call(self, global_size, local_size=None, *args, queue=None, **kwargs):
+        """The launch without the C extension (ctypes only)."""
         if self._handle is None:
             self._h()
-        if fast is not None:
-            fast.forget()  # the arguments' array changes below
         if kwargs:
             args = self._by_name(args, kwargs)
         slots = self._slots
         if len(args) != len(slots):
-            raise error(INVALID_LAUNCH, f"{self.name} takes {len(slots)} arguments "
-                                        f"({', '.join(self._names)}), got {len(args)}")
+            self._bad_count((global_size, local_size) + tuple(args))
         for slot, arg in zip(slots, args):
             if arg is not slot.last:
                 slot.put(arg)
@@ -249,14 +272,27 @@ class Kernel(Resource):
                 arg._h()  # released since the last launch: raises
         if self._geometry is None or (global_size, local_size) != self._geometry:
             self._set_geometry(global_size, local_size)
-        if fast is not None:
-            fast.remember(tuple(slot.last for slot in slots), global_size, local_size,
-                          self._dims, self._local_ptr is None)
         status = _launch(None if queue is None else ctypes.c_void_p(queue._h()),
                          self._kernel_ptr, self._dims,
                          self._global, self._local_ptr, len(slots), self._args)
         if status:
             check(status)
+
+    if _speedups is None:
+        __call__ = _python_call
+
+
+def _c_spec(slot, address):
+    """What the C call needs of a parameter (_speedups.c, kb_setup): buffers and
+    the scalars that _Slot._put_scalar takes are checked and written in C; every
+    other form goes to slot.put."""
+    if slot.is_buffer:
+        return (1, "x", 0, 0, 0, None, slot.dtype, address)
+    if slot.scalar is not None:
+        dtype = slot.dtype
+        lo, hi = slot.int_range if dtype.kind in "iu" else (0, 0)
+        return (2, dtype.kind, dtype.itemsize, lo, hi, dtype.type, None, address)
+    return (0, "x", 0, 0, 0, None, None, address)
 
 
 # agpu_launch without ctypes' per-call argument conversion: Kernel passes ctypes objects.

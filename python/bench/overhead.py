@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Launch overhead, Python against the C API (docs/python.md).
 
-    python bench/overhead.py [--rounds N] [--pyopencl PYTHON] [SELECTOR...]
+    python bench/overhead.py [--rounds N] [--pyopencl PYTHON] [--baseline PYTHON] [SELECTOR...]
 
 builds c_baseline.c against the package's libanygpu.so.0 and runs the C side,
-the package's launch (the repeat launch in C, anygpu._speedups), the pure
+the package's launch (in C, anygpu._speedups.KernelBase), the pure
 ctypes launch (ANYGPU_PYTHON_LAUNCH=1) and, on opencl:0 with --pyopencl
 naming a Python that has PyOpenCL, pyopencl_launch.py, in turn on each
 device, each in a process of its own: launches of an empty kernel queued back to back (then
 one finish), per launch; medians of repeated runs. Reads (buf.get() against
-agpu_buffer_read) are bench_get.py's."""
+agpu_buffer_read) are bench_get.py's. --baseline names a Python with another
+install of the package (another commit's), whose launch runs in the same rounds
+(before and after a change, under the same load)."""
 import os
 import statistics
 import subprocess
@@ -56,11 +58,12 @@ def c_side(exe, selector):
     return dict(zip(out[::2], map(float, out[1::2])))["launch_us"]
 
 
-def python_side_in_child(selector, pure=False):
+def python_side_in_child(selector, pure=False, python=None):
     """python_side in a process of its own, as the C side runs: devices opened
     before (PoCL's and the CPU backend's threads) do not share the cores."""
     env = dict(os.environ, ANYGPU_PYTHON_LAUNCH="1") if pure else None
-    out = subprocess.run([sys.executable, __file__, "--python-side", selector], check=True,
+    out = subprocess.run([python or sys.executable, __file__, "--python-side", selector],
+                         check=True,
                          capture_output=True, text=True, env=env).stdout
     return float(out)
 
@@ -71,26 +74,31 @@ def pyopencl_side(python):
     return [float(line.split(": ")[1].split()[0]) for line in out]
 
 
-def main(selectors, pyopencl=None, rounds=1):
+def main(selectors, pyopencl=None, rounds=1, baseline=None):
     """Each side in turn, `rounds` times over (interleaved, so that the machine's
     load falls on every side alike); the table shows the medians over rounds."""
     exe = build_c()
-    print("| device | launch, C (µs) | Python (µs) | difference | ctypes only (µs) "
+    base = "| baseline Python (µs) | difference " if baseline else ""
+    print(f"| device | launch, C (µs) {base}| Python (µs) | difference | ctypes only (µs) "
           "| PyOpenCL knl() / args set once (µs) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| --- " * (8 if baseline else 6) + "|")
     med = statistics.median
+    nan = float("nan")
     for sel in selectors:
         runs = []
         for _ in range(rounds):
             c_launch = c_side(exe, sel)
+            base_launch = python_side_in_child(sel, python=baseline) if baseline else nan
             py_launch = python_side_in_child(sel)
             pure_launch = python_side_in_child(sel, pure=True)
             pcl = (pyopencl_side(pyopencl) if pyopencl and sel.startswith("opencl")
-                   else [float("nan")] * 2)
-            runs.append((c_launch, py_launch, pure_launch, *pcl))
-        c_launch, py_launch, pure_launch, pcl_knl, pcl_once = [med(column) for column in zip(*runs)]
+                   else [nan] * 2)
+            runs.append((c_launch, base_launch, py_launch, pure_launch, *pcl))
+        c_launch, base_launch, py_launch, pure_launch, pcl_knl, pcl_once = \
+            [med(column) for column in zip(*runs)]
         pcl = "-" if pcl_knl != pcl_knl else f"{pcl_knl:.2f} / {pcl_once:.2f}"
-        print(f"| {sel} | {c_launch:.2f} | {py_launch:.2f} | {py_launch - c_launch:+.2f} "
+        base = f"| {base_launch:.2f} | {base_launch - c_launch:+.2f} " if baseline else ""
+        print(f"| {sel} | {c_launch:.2f} {base}| {py_launch:.2f} | {py_launch - c_launch:+.2f} "
               f"| {pure_launch:.2f} | {pcl} |", flush=True)
 
 
@@ -98,11 +106,9 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--python-side"]:
         print(python_side(sys.argv[2]))
     else:
-        argv, pyopencl, rounds = sys.argv[1:], None, 1
-        while argv[:1] in (["--pyopencl"], ["--rounds"]):
-            if argv[0] == "--pyopencl":
-                pyopencl = argv[1]
-            else:
-                rounds = int(argv[1])
+        argv, options = sys.argv[1:], {"--pyopencl": None, "--rounds": "1", "--baseline": None}
+        while argv[:1] and argv[0] in options:
+            options[argv[0]] = argv[1]
             argv = argv[2:]
-        main(argv or ["cpu:0", "opencl:0", "vulkan:0"], pyopencl, rounds)
+        main(argv or ["cpu:0", "opencl:0", "vulkan:0"], options["--pyopencl"],
+             int(options["--rounds"]), options["--baseline"])

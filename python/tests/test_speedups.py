@@ -4,6 +4,7 @@ DLPack export and __cuda_array_interface__ (docs/python.md)."""
 import ctypes
 import gc
 import os
+import weakref
 
 import numpy as np
 import pytest
@@ -42,9 +43,9 @@ def test_repeat_launch_follows_every_change(dev, rng):
         yb.fill(0)
         k(1024, 64, xb, yb, a, b, nn)
         np.testing.assert_allclose(yb.get(), a * x + b, rtol=1e-6)
-    if k._fast is not None:
-        assert k._fast.launch(1024, 64, (xb, yb, a, b, nn), None) == 0  # a hit
-        assert k._fast.launch(1024, 64, (x2b, yb, a, b, nn), None) is None  # a miss
+    if launch_module._speedups is not None:  # the call is the C base's
+        assert isinstance(k, launch_module._speedups.KernelBase)
+        assert type(k).__call__ is launch_module._speedups.KernelBase.__call__
     a2 = np.float32(rng.random())
     k(1024, 64, xb, yb, a2, b, nn)  # a new scalar
     np.testing.assert_allclose(yb.get(), a2 * x + b, rtol=1e-6)
@@ -65,6 +66,7 @@ def test_repeat_launch_follows_every_change(dev, rng):
         assert not yb.get()[m:].any()
     with dev.queue() as q:
         yb.fill(0)
+        dev.finish()  # the fill is on the default queue
         k(1024, 64, x2b, yb, a2, b, nn, queue=q)
         k(1024, 64, x2b, yb, a2, b, nn, queue=q)
         q.finish()
@@ -256,3 +258,119 @@ def test_gpu_exports_with_a_fake_address(monkeypatch, backend, dl_type):
         del t, capsule
         gc.collect()
         assert buf._exports == 0
+
+
+SCALARS = """
+__kernel void scalars(__global int* o, __global float* f, char a, uchar b, short c,
+                      ushort d, int e, uint g, float x) {
+  o[0] = a; o[1] = b; o[2] = c; o[3] = d; o[4] = e; o[5] = (int)g; f[0] = x;
+}
+"""
+
+
+def test_scalars_from_c(dev):
+    """The C call writes NumPy scalars of the parameter's type and Python numbers
+    that fit as the checked road does; every other form raises as before, and a
+    repeat after an error launches the last good arguments."""
+    k = dev.program(SCALARS).kernel("scalars")
+    o, f = dev.empty(6, np.int32), dev.empty(1, np.float32)
+    cases = [
+        ((-128, 255, -32768, 65535, -2**31, 2**32 - 1, 1.5),
+         [-128, 255, -32768, 65535, -2**31, -1], 1.5),
+        ((np.int8(127), np.uint8(0), np.int16(32767), np.uint16(1), np.int32(2**31 - 1),
+          np.uint32(7), np.float32(-2.25)), [127, 0, 32767, 1, 2**31 - 1, 7], -2.25),
+        ((0, 0, 0, 0, 0, 0, 3), [0] * 6, 3.0),  # an int for a float: the checked road
+        ((0, 0, 0, 0, 0, 0, 1e300), [0] * 6, np.inf),  # as ctypes writes it: inf
+    ]
+    for args, ints, x in cases:
+        for _ in range(2):  # written, then a repeat of the same objects
+            k(1, 1, o, f, *args)
+            np.testing.assert_array_equal(o.get(), ints)
+            assert f.get()[0] == np.float32(x)
+    bad = [((128, 0, 0, 0, 0, 0, 0.0), "does not fit"), ((0, -1, 0, 0, 0, 0, 0.0), "does not fit"),
+           ((0, 0, 0, 0, 0, 2**32, 0.0), "does not fit"), ((True, 0, 0, 0, 0, 0, 0.0), "bool"),
+           ((0, 0, 0, 0, np.int64(1), 0, 0.0), "int64"), ((0, 0, 0, 0, 0, 0, np.float64(1)),
+                                                          "float64"),
+           ((0, 0, 0, 0, 0, 0, "1"), "str"), ((0, 0, 0, 0, 0, 0, None), "NoneType")]
+    for args, word in bad:
+        with pytest.raises(anygpu.InvalidLaunchError, match=word):
+            k(1, 1, o, f, *args)
+    good = (np.int8(1), 2, 3, 4, 5, 6, 7.0)
+    k(1, 1, o, f, *good)
+    np.testing.assert_array_equal(o.get(), [1, 2, 3, 4, 5, 6])
+    with pytest.raises(anygpu.InvalidLaunchError, match="does not fit"):
+        k(1, 1, o, f, *good[:4], 2**40, *good[5:])
+    k(1, 1, o, f, *good)  # the same objects again after the error
+    np.testing.assert_array_equal(o.get(), [1, 2, 3, 4, 5, 6])
+    assert f.get()[0] == 7.0
+
+
+def test_buffers_and_geometry_from_c(dev, rng):
+    """Buffers swapped between calls, every geometry form, a buffer of the wrong
+    dtype or device, and queues: the C call and the checked road agree."""
+    n = 256
+    x = rng.random(n).astype(np.float32)
+    bufs = [dev.to_device(x), dev.to_device(x), dev.to_device(x)]
+    k = dev.program(VADD).kernel("vadd")
+    nn = np.uint32(n)
+    for i in range(4):  # ping-pong: new buffer objects in every slot each time
+        a, b, c = bufs[i % 3], bufs[(i + 1) % 3], bufs[(i + 2) % 3]
+        k(n, 64, a, a, c, nn)
+        np.testing.assert_allclose(c.get(), 2 * a.get())
+    bufs[0].set(x)
+    for g, l in [(n, None), ((n,), (64,)), ([n], [64]), (np.int64(n), np.int32(64)),
+                 ((n,), None), (n, 64)]:
+        bufs[2].fill(0)
+        k(g, l, bufs[0], bufs[0], bufs[2], nn)
+        np.testing.assert_allclose(bufs[2].get(), 2 * x)
+    with pytest.raises(anygpu.InvalidLaunchError, match="int32"):
+        k(n, 64, bufs[0], dev.empty(n, np.int32), bufs[2], nn)
+    with pytest.raises(anygpu.InvalidLaunchError, match="to_device"):
+        k(n, 64, bufs[0], x, bufs[2], nn)
+    with pytest.raises(anygpu.InvalidLaunchError, match="takes 4 arguments"):
+        k(n, 64, bufs[0], bufs[0], bufs[2])
+    with pytest.raises(anygpu.InvalidLaunchError, match="differ"):
+        k((n, 1), (64,), bufs[0], bufs[0], bufs[2], nn)
+    with pytest.raises(anygpu.InvalidLaunchError, match="1 to 3"):
+        k((n, 1, 1, 1), None, bufs[0], bufs[0], bufs[2], nn)
+    with pytest.raises(TypeError):
+        k()
+    with pytest.raises(anygpu.InvalidLaunchError, match="got 0"):
+        k(n)
+    with pytest.raises(anygpu.AnygpuError):
+        k(n + 1, 64, bufs[0], bufs[0], bufs[2], nn)  # the library refuses the geometry
+    fresh = dev.to_device(x)
+    fresh.release()
+    with pytest.raises(anygpu.InvalidHandleError, match="released"):
+        k(n, 64, bufs[0], fresh, bufs[2], nn)  # a released buffer never seen before
+    with dev.queue() as q:  # the fills are on the default queue: finished first
+        bufs[2].fill(0)
+        dev.finish()
+        k(n, 64, bufs[0], bufs[0], bufs[2], nn, queue=q)
+        q.finish()
+        np.testing.assert_allclose(bufs[2].get(), 2 * x)
+        bufs[2].fill(0)
+        dev.finish()
+        k(n, 64, c=bufs[2], b=bufs[0], a=bufs[0], n=nn, queue=q)
+        q.finish()
+        np.testing.assert_allclose(bufs[2].get(), 2 * x)
+    with pytest.raises(AttributeError):
+        k(n, 64, bufs[0], bufs[0], bufs[2], nn, queue=object())
+    k(n, local_size=64, a=bufs[0], b=bufs[0], c=bufs[2], n=nn)
+    dev.finish()
+
+
+def test_release_lets_the_last_arguments_go(dev):
+    """A kernel holds the arguments of its last launch until its release."""
+    k = dev.program(VADD).kernel("vadd")
+    b, c = dev.empty(64, np.float32), dev.empty(64, np.float32)
+    k(64, 64, b, b, c, np.uint32(64))  # c through the C forms; b, dtype-checked, too
+    k(64, 64, b, b, c, 64)
+    dev.finish()
+    refs = [weakref.ref(b), weakref.ref(c)]
+    del b, c
+    gc.collect()
+    assert all(r() is not None for r in refs)
+    k.release()
+    gc.collect()
+    assert all(r() is None for r in refs)
