@@ -390,7 +390,7 @@ static bool kc_kernel_analyze(kc_emitter *e, const kl_function *fn) {
   e->in_kernel = true;
   e->uses_calls = kc_calls_anything(fn->body, 0);
   e->barrier_mode = kc_has_barrier(fn->body);
-  e->has_return = kc_has_return(fn->body, 0) || kc_find(fn->body, 0, kc_is_divergent_barrier_if);
+  e->has_return = kc_has_return(fn->body, 0) || kc_find(fn->body, 0, kc_is_masked);
   e->mask_depth = 0;
   klg_buf *final = e->out;
 

@@ -123,6 +123,10 @@ bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int depth)
 /* An `if` with a barrier inside whose work-items may take different paths
  * (check.c's fact): run with masks (emit_c_regions.c). */
 bool kc_is_divergent_barrier_if(const kl_node *node);
+/* A loop with barriers and a condition that may differ between the
+ * work-items, none of whose break or continue leaves it: masked too. */
+bool kc_is_divergent_barrier_loop(const kl_node *node);
+bool kc_is_masked(const kl_node *node); /* either */
 enum { KC_RETURNED = 255, KC_MAX_MASK_DEPTH = 254 };
 bool kc_has_return(const kl_node *node, int depth);
 kc_var *kc_var_of(kc_emitter *e, kl_variable *var);

@@ -363,6 +363,35 @@ bool kc_is_divergent_barrier_if(const kl_node *node) {
          !kc_has_escape(node, false, false, 0);
 }
 
+bool kc_is_divergent_barrier_loop(const kl_node *node) {
+  return (node->kind == KL_STMT_FOR || node->kind == KL_STMT_WHILE || node->kind == KL_STMT_DO) &&
+         node->contains_barrier && !node->is_uniform && node->condition &&
+         !kc_has_escape(node->body, false, false, 0);
+}
+
+bool kc_is_masked(const kl_node *node) {
+  return kc_is_divergent_barrier_if(node) || kc_is_divergent_barrier_loop(node);
+}
+
+/* A mask of its own for a divergent if or loop: its depth, or 0 (an error). */
+static int kc_mask_enter(kc_emitter *e, const kl_node *node) {
+  if (e->mask_depth == KC_MAX_MASK_DEPTH) {
+    kc_error(e, node->location, "divergent ifs and loops with barriers nested too deeply");
+    return 0;
+  }
+  return ++e->mask_depth;
+}
+
+/* A region masking the active work-items for which `condition` is false. */
+static void kc_mask_unless(kc_emitter *e, const kl_node *condition, int level) {
+  kc_region_open(e);
+  kc_indent(e);
+  klg_puts(e->out, "if (!(");
+  kc_expr(e, condition);
+  klg_printf(e->out, ")) __ret[__li] = %d;\n", level);
+  kc_region_close(e);
+}
+
 /* Every work-item of the group (masked or not): `statement` with __i its
  * linear local id. */
 static void kc_all_items(kc_emitter *e, const char *statement) {
@@ -377,19 +406,9 @@ static void kc_all_items(kc_emitter *e, const char *statement) {
  * if's depth, and every barrier inside waits for the others (what such
  * kernels mean, and what PoCL does). */
 static void kc_group_masked_if(kc_emitter *e, const kl_node *node) {
-  klg_buf *o = e->out;
-  int level = ++e->mask_depth;
-  if (level > KC_MAX_MASK_DEPTH) {
-    kc_error(e, node->location, "divergent ifs with barriers nested too deeply");
-    e->mask_depth--;
-    return;
-  }
-  kc_region_open(e);
-  kc_indent(e);
-  klg_puts(o, "if (!(");
-  kc_expr(e, node->condition);
-  klg_printf(o, ")) __ret[__li] = %d;\n", level);
-  kc_region_close(e);
+  int level = kc_mask_enter(e, node);
+  if (!level) return;
+  kc_mask_unless(e, node->condition, level);
   kc_indent(e);
   kc_group_block(e, node->then, true, false, "}\n");
   if (node->otherwise) {
@@ -404,8 +423,57 @@ static void kc_group_masked_if(kc_emitter *e, const kl_node *node) {
   e->mask_depth--;
 }
 
+/* Masks the work-items whose loop condition fails, then leaves the loop
+ * when no work-item of the group is left in it. */
+static void kc_leave_unless_live(kc_emitter *e, const kl_node *condition, int level) {
+  kc_mask_unless(e, condition, level);
+  kc_indent(e);
+  klg_puts(e->out,
+           "{ int __live = 0; for (size_t __i = 0; __i < __ls0 * __ls1 * __ls2 && !__live; "
+           "__i++) __live = !__ret[__i]; if (!__live) break; }\n");
+}
+
+/* A loop with barriers whose trip count may differ between the work-items
+ * (`for (i = lid; i < n; i += ls)`, `while (i < count[row])`): the group
+ * runs it while any work-item is still in it; a work-item whose condition
+ * fails is masked at the loop's depth until the loop ends. */
+static void kc_group_masked_loop(kc_emitter *e, const kl_node *node) {
+  klg_buf *o = e->out;
+  int level = kc_mask_enter(e, node);
+  if (!level) return;
+  kc_indent(e);
+  klg_puts(o, "{\n");
+  e->indent++;
+  if (node->kind == KL_STMT_FOR && node->init) {
+    kc_region_open(e);
+    for (const kl_node *init = node->init; init; init = init->next) kc_stmt(e, init);
+    kc_region_close(e);
+  }
+  kc_indent(e);
+  klg_puts(o, "for (;;) {\n");
+  e->indent++;
+  if (node->kind != KL_STMT_DO) kc_leave_unless_live(e, node->condition, level);
+  kc_group_list(e, node->body, true);
+  if (node->kind == KL_STMT_FOR && node->increment) {
+    kc_region_open(e);
+    kc_indent(e);
+    kc_expr(e, node->increment);
+    klg_puts(o, ";\n");
+    kc_region_close(e);
+  }
+  if (node->kind == KL_STMT_DO) kc_leave_unless_live(e, node->condition, level);
+  kc_close(e, "}\n");
+  kc_all_items(e, kl_format(e->ctx, "if (__ret[__i] == %d) __ret[__i] = 0;", level));
+  kc_close(e, "}\n");
+  e->mask_depth--;
+}
+
 static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
   klg_buf *o = e->out;
+  if (e->barrier_mode && kc_is_divergent_barrier_loop(node)) {
+    kc_group_masked_loop(e, node);
+    return;
+  }
   switch (node->kind) {
     case KL_STMT_COMPOUND:
       kc_indent(e);

@@ -126,7 +126,82 @@ static void masked_regions_match_the_reference(void) {
   agpu_program_release(program);
 }
 
+/* A loop with barriers whose trip count differs between the work-items
+ * (each sums a segment of its own length through a __local stage, reading
+ * its neighbour's slot too): the group runs it while any work-item is in
+ * it; a work-item that is done leaves its last value in its slot. */
+static const char segments[] =
+    "__kernel void seg(__global const int *len, __global const float *x, __global float *out,\n"
+    "                  __local float *stage, int n) {\n"
+    "  int l = get_local_id(0), g = get_global_id(0), ls = get_local_size(0);\n"
+    "  stage[l] = 0.0f;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  float acc = 0.0f;\n"
+    "  int count = g < n ? len[g] : 0;\n"
+    "  for (int k = 0; k < count; k++) {\n"
+    "    stage[l] = x[g * 8 + k];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    acc += stage[l] * 2.0f + stage[(l + 1) % ls];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  }\n"
+    "  if (g < n) out[g] = acc;\n"
+    "}\n";
+
+static void masked_loops_match_the_reference(void) {
+  REQUIRE_DEVICE(device, "cpu");
+  enum { M = 90, GROUP = 16, LAUNCHED = 96 };
+  static int len[M];
+  static float x[M * 8], out[M];
+  uint64_t seed = 5;
+  for (int i = 0; i < M; i++) {
+    len[i] = (int)(agpu_test_rand(&seed) % 9); /* 0 to 8 */
+    out[i] = NAN;
+  }
+  for (int i = 0; i < M * 8; i++) x[i] = agpu_test_randf(&seed, -2.0f, 2.0f);
+  agpu_program_desc desc = {.source = segments, .source_name = "segments.cl"};
+  agpu_program *program = NULL;
+  agpu_kernel *kernel = NULL;
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  if (!program) return;
+  CHECK_OK(agpu_kernel_create(program, "seg", &kernel));
+  agpu_buffer *bl = NULL, *bx = NULL, *bo = NULL;
+  CHECK_OK(agpu_buffer_create(device, sizeof len, 0, &bl));
+  CHECK_OK(agpu_buffer_create(device, sizeof x, 0, &bx));
+  CHECK_OK(agpu_buffer_create(device, sizeof out, 0, &bo));
+  CHECK_OK(agpu_buffer_write(NULL, bl, 0, sizeof len, len));
+  CHECK_OK(agpu_buffer_write(NULL, bx, 0, sizeof x, x));
+  CHECK_OK(agpu_buffer_write(NULL, bo, 0, sizeof out, out));
+  agpu_arg args[] = {agpu_arg_buffer(bl), agpu_arg_buffer(bx), agpu_arg_buffer(bo),
+                     agpu_arg_local(GROUP * sizeof(float)), agpu_arg_i32(M)};
+  size_t global = LAUNCHED, local = GROUP;
+  CHECK_OK(agpu_launch(NULL, kernel, 1, &global, &local, 5, args));
+  CHECK_OK(agpu_buffer_read(NULL, bo, 0, sizeof out, out));
+  int wrong = 0;
+  for (int g = 0; g < M; g++) {
+    int l = g % GROUP, neighbour = g - l + (l + 1) % GROUP;
+    int neighbour_len = neighbour < M ? len[neighbour] : 0;
+    double acc = 0;
+    for (int k = 0; k < len[g]; k++) {
+      /* the neighbour's slot: its value of this iteration, or its last one */
+      int nk = k < neighbour_len ? k : neighbour_len - 1;
+      double other = nk >= 0 ? x[neighbour * 8 + nk] : 0.0;
+      acc += (double)x[g * 8 + k] * 2.0 + other;
+    }
+    if (!(fabs(out[g] - acc) <= 1e-4 * (1 + fabs(acc)))) {
+      if (wrong < 5) printf("  out[%d] = %g, want %g\n", g, out[g], acc);
+      wrong++;
+    }
+  }
+  CHECK(wrong == 0);
+  agpu_buffer_release(bl);
+  agpu_buffer_release(bx);
+  agpu_buffer_release(bo);
+  agpu_kernel_release(kernel);
+  agpu_program_release(program);
+}
+
 int main(void) {
   RUN(masked_regions_match_the_reference);
+  RUN(masked_loops_match_the_reference);
   return agpu_test_finish();
 }
