@@ -745,7 +745,8 @@ AGPU_API void agpu_translation_release(agpu_translation *translation);
  * local id), then the order each work-item printed in; what did not fit
  * ends with a line "anygpu: kernel 'k': N printf lines dropped ...". It
  * goes to stdout, or, once this is set, to `callback` (NULL: stdout again),
- * called with one launch's text at a time, never concurrently. */
+ * called with one launch's text at a time, never concurrently; the callback
+ * must not wait for a queue (finish, wait, blocking read) itself. */
 typedef void (*agpu_printf_callback)(const char *text, size_t length, void *user_data);
 AGPU_API agpu_status agpu_set_printf_callback(agpu_printf_callback callback, void *user_data);
 
