@@ -134,8 +134,12 @@ static glsl_root *glsl_address_of(glsl_emitter *e, const kl_node *n) {
   if (t->kind == KL_EXPR_UNARY && t->op == KL_OP_DEREFERENCE) return glsl_pointer(e, t->lhs);
   if (t->kind == KL_EXPR_VARIABLE && t->variable->type->kind == KL_TYPE_ARRAY)
     return glsl_pointer(e, t);
-  if (t->kind == KL_EXPR_VARIABLE && !t->variable->is_parameter &&
-      (kl_type_is_scalar(t->variable->type) || klg_is_vector(t->variable->type))) {
+  /* a private scalar, vector or struct (an out-parameter: Rodinia's cfd
+   * `compute_velocity(d, m, &velocity)`): a root of its own, passed inout */
+  const kl_type *vt = t->kind == KL_EXPR_VARIABLE ? t->variable->type : NULL;
+  if (vt && !t->variable->is_parameter &&
+      (kl_type_is_scalar(vt) || klg_is_vector(vt) ||
+       (vt->kind == KL_TYPE_STRUCT && !vt->is_union))) {
     glsl_binding *b = glsl_lookup(e, t->variable);
     if (b && !b->root) {
       b->root = glsl_new_root(e, t->variable->space == KL_SPACE_LOCAL ? ROOT_SHARED : ROOT_PRIVATE,
