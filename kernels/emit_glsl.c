@@ -80,9 +80,14 @@ void glsl_initializer(glsl_emitter *e, const kl_type *t, const kl_node *init) {
         }
         klg_puts(o, first ? "" : ", ");
         first = false;
-        if (item) {
+        if (item && m->type->kind == KL_TYPE_BOOL) { /* a uint8_t (glsl_struct) */
+          klg_printf(o, "(%s ? uint8_t(1) : uint8_t(0))", glsl_cond_text(e, item));
+          item = item->next;
+        } else if (item) {
           glsl_initializer(e, m->type, item);
           item = item->next;
+        } else if (m->type->kind == KL_TYPE_BOOL) {
+          klg_puts(o, "uint8_t(0)");
         } else if (kl_type_is_scalar(m->type) || klg_is_vector(m->type)) {
           klg_puts(o, glsl_zero(e, m->type, init->location));
         } else {

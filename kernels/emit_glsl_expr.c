@@ -247,6 +247,13 @@ void glsl_assign(glsl_emitter *e, const kl_node *n) {
   }
   if (glsl_split_pointer_choice(e, n)) return;
   if (glsl_wide_assign(e, n)) return;
+  if (n->op == KL_OP_NONE && l->kind == KL_EXPR_MEMBER && l->member->type->kind == KL_TYPE_BOOL) {
+    /* a bool member is a uint8_t (glsl_struct) */
+    klg_puts(o, "(");
+    glsl_expr_mode(e, l, ACCESS_WRITE);
+    klg_printf(o, " = (%s ? uint8_t(1) : uint8_t(0)))", glsl_cond_text(e, r));
+    return;
+  }
   if (n->op == KL_OP_NONE) {
     klg_puts(o, "(");
     glsl_expr_mode(e, l, ACCESS_WRITE);
@@ -626,7 +633,14 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
     case KL_EXPR_INDEX:
       glsl_index(e, n, mode);
       return;
-    case KL_EXPR_MEMBER:
+    case KL_EXPR_MEMBER: {
+      /* a bool member is a uint8_t (glsl_struct): read as a comparison */
+      bool byte_bool = n->member->type->kind == KL_TYPE_BOOL;
+      if (byte_bool && mode == ACCESS_READ_WRITE) {
+        glsl_fail(e, n->location, "updating a bool member in place");
+        return;
+      }
+      if (byte_bool && mode == ACCESS_READ) klg_puts(o, "(");
       if (n->is_arrow) {
         glsl_element(e, n->lhs, NULL, mode, n->location);
       } else {
@@ -635,7 +649,9 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
         klg_puts(o, ")");
       }
       klg_printf(o, ".%s", glsl_name(e, n->member->name));
+      if (byte_bool && mode == ACCESS_READ) klg_puts(o, " != uint8_t(0))");
       return;
+    }
     case KL_EXPR_SWIZZLE: {
       int c[16], count;
       const kl_node *base = klg_fold_swizzle(n, c, &count);

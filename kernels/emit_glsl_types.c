@@ -295,14 +295,6 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
   for (const kl_member *m = t->members; m; m = m->next) {
     int ms, ma;
     glsl_std430(m->type, &ms, &ma);
-    const kl_type *element = m->type;
-    while (element->kind == KL_TYPE_ARRAY) element = element->element;
-    if (kl_type_scalar_of(element)->kind == KL_TYPE_BOOL) /* a GLSL bool takes 4 bytes */
-      glsl_fail(e, m->location,
-                kl_format(e->ctx,
-                          "a bool member ('%s' of struct '%s') in a buffer (one byte in OpenCL "
-                          "C; GLSL has no one-byte bool: use uchar)",
-                          m->name, t->name ? t->name : "struct"));
     if (m->offset % ma)
       glsl_fail(e, m->location,
                 kl_format(e->ctx,
@@ -323,6 +315,11 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
                         "a member after '%s' to pad it to %d bytes)",
                         name, size, t->size, align, last->name, t->size));
   }
+}
+
+static bool innermost_is_bool(const kl_type *t) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  return t->kind == KL_TYPE_BOOL;
 }
 
 void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
@@ -350,7 +347,18 @@ void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
                           "the layout of struct '%s': std430 places member '%s' after "
                           "OpenCL C's offset %d",
                           t->name ? t->name : "struct", m->name, m->offset));
-    klg_printf(o, "  %s;\n", glsl_decl(e, m->type, glsl_name(e, m->name), m->location));
+    if (m->type->kind == KL_TYPE_BOOL) {
+      /* one byte, as OpenCL C lays it out (a GLSL bool takes four): member
+       * reads compare with 0, writes store 0 or 1 (glsl_expr_mode, glsl_assign) */
+      e->caps |= KL_GLSL_NEEDS_INT8;
+      klg_printf(o, "  uint8_t %s;\n", glsl_name(e, m->name));
+    } else {
+      if (m->type->kind == KL_TYPE_ARRAY && innermost_is_bool(m->type))
+        glsl_fail(
+            e, m->location,
+            kl_format(e->ctx, "an array of bools as a struct member ('%s'): use uchar", m->name));
+      klg_printf(o, "  %s;\n", glsl_decl(e, m->type, glsl_name(e, m->name), m->location));
+    }
     offset = m->offset + ms;
   }
   klg_puts(o, "};\n");

@@ -1,8 +1,7 @@
 // A struct in a __global buffer with a bool member (Rodinia's b+tree:
 // `bool is_leaf` in `struct knode`): one byte, as clang, CUDA and C lay it
-// out (a warning asks the host to match); written and read back through the
-// buffer. Vulkan refuses the kernel (GLSL has no one-byte bool) and the
-// runner skips it there.
+// out (a warning asks the host to match; GLSL declares it uint8_t); written
+// and read back through the buffer.
 // @kernel mark
 // @global 300
 // @local 64
