@@ -36,6 +36,9 @@ typedef struct glsl_root {
   /* A pointer made from an integer (NULL included): no array; it may only
    * be assigned over (glsl_null_root) */
   bool null;
+  /* An array of arrays T a[R][C] reached through pointers to its elements:
+   * C (offsets count elements in row-major order; an access is a[o/C][o%C]) */
+  int columns;
 } glsl_root;
 
 typedef struct glsl_binding {

@@ -34,6 +34,18 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
     klg_puts(e->out, root->array);
     return;
   }
+  if (root->columns) { /* a row-major offset into an array of arrays */
+    if (index && !glsl_pure(index)) {
+      glsl_fail(e, at, "an index with side effects into an array of arrays through a pointer");
+      return;
+    }
+    const char *at_text = index
+                              ? kl_format(e->ctx, "(%s + uint(%s))", offset, glsl_text_of(e, index))
+                              : kl_format(e->ctx, "(%s)", offset);
+    klg_printf(e->out, "%s[%s / %du][%s %% %du]", root->array, at_text, root->columns, at_text,
+               root->columns);
+    return;
+  }
   klg_printf(e->out, "%s[%s", root->array, offset);
   if (index) {
     klg_puts(e->out, " + uint(");
@@ -64,15 +76,20 @@ glsl_root *glsl_new_root(glsl_emitter *e, glsl_root_kind kind, const kl_variable
 glsl_root *glsl_array_root(glsl_emitter *e, const kl_variable *v, kl_location at) {
   glsl_binding *b = glsl_lookup(e, v);
   if (b && b->root) return b->root;
+  int columns = 0;
   if (v->type->kind == KL_TYPE_ARRAY && v->type->element->kind == KL_TYPE_ARRAY) {
-    glsl_fail(e, at, "pointers into arrays of arrays");
-    return NULL;
+    if (v->type->element->element->kind == KL_TYPE_ARRAY) {
+      glsl_fail(e, at, "pointers into arrays of arrays of arrays");
+      return NULL;
+    }
+    columns = v->type->element->length; /* tpacf's atom_inc(&warp_hists[b][w]) */
   }
   glsl_root_kind kind = v->space == KL_SPACE_LOCAL                               ? ROOT_SHARED
                         : (v->is_program_scope || v->space == KL_SPACE_CONSTANT) ? ROOT_CONSTANT
                                                                                  : ROOT_PRIVATE;
   const char *array = b ? b->name : glsl_name(e, v->name);
   glsl_root *r = glsl_new_root(e, kind, v, array);
+  r->columns = columns;
   if (b)
     b->root = r;
   else
@@ -113,6 +130,16 @@ static glsl_root *glsl_pointer_cast(glsl_emitter *e, const kl_node *n) {
   return glsl_cast_view(e, n);
 }
 
+/* `a[i]` of an array of arrays variable (a row), else NULL. */
+static const kl_node *glsl_row_of(const kl_node *n) {
+  if (n->kind != KL_EXPR_INDEX || n->lhs->kind != KL_EXPR_VARIABLE) return NULL;
+  const kl_type *t = n->lhs->variable->type;
+  return t->kind == KL_TYPE_ARRAY && t->element->kind == KL_TYPE_ARRAY &&
+                 t->element->element->kind != KL_TYPE_ARRAY
+             ? n
+             : NULL;
+}
+
 /* &x: of an array or buffer element, of an array, or of a private or
  * __local scalar or vector (a root of its own). */
 static glsl_root *glsl_address_of(glsl_emitter *e, const kl_node *n) {
@@ -124,6 +151,15 @@ static glsl_root *glsl_address_of(glsl_emitter *e, const kl_node *n) {
     const kl_node *base = t->lhs;
     while (base->kind == KL_EXPR_CONVERT && base->lhs->type->kind == KL_TYPE_ARRAY)
       base = base->lhs;
+    const kl_node *row = glsl_row_of(base);
+    if (row) { /* &a[i][j] of an array of arrays: offset i * C + j */
+      glsl_root *r = glsl_array_root(e, row->lhs->variable, n->location);
+      if (!r) return NULL;
+      klg_printf(o, "(uint(%s) * %du + uint(", glsl_text_of(e, row->rhs), r->columns);
+      glsl_low32(e, t->rhs);
+      klg_puts(o, "))");
+      return r;
+    }
     klg_puts(o, "(");
     glsl_root *r = glsl_pointer(e, base);
     klg_puts(o, " + uint(");
