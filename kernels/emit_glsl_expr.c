@@ -237,10 +237,44 @@ void glsl_swizzle_letters(glsl_emitter *e, const int *c, int count) {
   for (int i = 0; i < count; i++) klg_putn(e->out, &"xyzw"[c[i] & 3], 1);
 }
 
+/* A member of a union of 32-bit scalars (glsl_union_words): word 0 of its
+ * `uint _cl_u[N]`, read as the member's type; written whole (the caller
+ * converts, glsl_assign), updated in place only as a uint. */
+static void glsl_union_member(glsl_emitter *e, const kl_node *n, glsl_access mode) {
+  klg_buf *o = e->out;
+  kl_type_kind k = n->member->type->kind;
+  if (mode == ACCESS_READ_WRITE && k != KL_TYPE_UINT) {
+    glsl_fail(e, n->location, "updating a union member other than a uint in place");
+    return;
+  }
+  const char *cast = mode != ACCESS_READ  ? NULL
+                     : k == KL_TYPE_FLOAT ? "uintBitsToFloat"
+                     : k == KL_TYPE_INT   ? "int"
+                                          : NULL;
+  if (cast) klg_printf(o, "%s(", cast);
+  if (n->is_arrow) {
+    glsl_element(e, n->lhs, NULL, mode, n->location);
+  } else {
+    klg_puts(o, "(");
+    glsl_expr_mode(e, n->lhs, mode);
+    klg_puts(o, ")");
+  }
+  klg_puts(o, cast ? "._cl_u[0])" : "._cl_u[0]");
+}
+
 void glsl_assign(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
   const kl_node *l = n->lhs, *r = n->rhs;
   const kl_type *lt = l->type;
+  if (n->op == KL_OP_NONE && l->kind == KL_EXPR_MEMBER && l->lhs->type->kind == KL_TYPE_STRUCT &&
+      l->lhs->type->is_union) { /* the member's bits into the union's word */
+    klg_puts(o, "(");
+    glsl_expr_mode(e, l, ACCESS_WRITE);
+    klg_printf(o, " = %s(", lt->kind == KL_TYPE_FLOAT ? "floatBitsToUint" : "uint");
+    glsl_expr_as(e, r, lt);
+    klg_puts(o, "))");
+    return;
+  }
   if (klg_is_pointer(lt)) {
     glsl_pointer(e, n);
     return;
@@ -634,6 +668,10 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
       glsl_index(e, n, mode);
       return;
     case KL_EXPR_MEMBER: {
+      if (n->lhs->type->kind == KL_TYPE_STRUCT && n->lhs->type->is_union) {
+        glsl_union_member(e, n, mode);
+        return;
+      }
       /* a bool member is a uint8_t (glsl_struct): read as a comparison */
       bool byte_bool = n->member->type->kind == KL_TYPE_BOOL;
       if (byte_bool && mode == ACCESS_READ_WRITE) {

@@ -118,6 +118,7 @@ glsl_root *glsl_array_root(glsl_emitter *e, const kl_variable *v, kl_location at
 const char *glsl_var_name(glsl_emitter *e, const kl_variable *v);
 glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n);
 glsl_root *glsl_null_root(glsl_emitter *e);
+int glsl_union_words(const kl_type *t);
 /* emit_glsl_views.c: a pointer cast between element types, and the
  * declarations of a buffer's views */
 glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n);

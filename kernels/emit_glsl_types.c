@@ -163,11 +163,11 @@ const char *glsl_type(glsl_emitter *e, const kl_type *t, kl_location at) {
     case KL_TYPE_STRUCT:
       /* a union is refused where a kernel uses it: the program's other
        * kernels still translate */
-      if (t->is_union)
+      if (t->is_union && !glsl_union_words(t))
         glsl_fail(e, at,
                   kl_format(e->ctx,
-                            "union '%s' (GLSL has no unions: the Vulkan target cannot "
-                            "overlay members)",
+                            "union '%s' (GLSL has no unions: the Vulkan target overlays only "
+                            "members that are 32-bit scalars, as uint words)",
                             t->name ? t->name : "anonymous"));
       return glsl_name(e, klg_struct_name(e->ctx, e->program, t));
     case KL_TYPE_POINTER:
@@ -322,8 +322,27 @@ static bool innermost_is_bool(const kl_type *t) {
   return t->kind == KL_TYPE_BOOL;
 }
 
+/* A union GLSL can overlay: every member a 32-bit scalar (int, uint,
+ * float: `union { float f; uint i; }`, mcxcl's nextafter): its words, else
+ * 0. It is declared as `uint _cl_u[N]`; a member is read and written
+ * through bit casts of word 0 (glsl_union_member). */
+int glsl_union_words(const kl_type *t) {
+  if (!t->is_union || t->size % 4 || !t->members) return 0;
+  for (const kl_member *m = t->members; m; m = m->next) {
+    kl_type_kind k = m->type->kind;
+    if (k != KL_TYPE_INT && k != KL_TYPE_UINT && k != KL_TYPE_FLOAT) return 0;
+  }
+  return t->size / 4;
+}
+
 void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
-  if (t->is_union) return; /* refused where a kernel uses it (glsl_type) */
+  if (t->is_union) {
+    int words = glsl_union_words(t);
+    if (words) /* else refused where a kernel uses it (glsl_type) */
+      klg_printf(o, "struct %s {\n  uint _cl_u[%d];\n};\n",
+                 glsl_name(e, klg_struct_name(e->ctx, e->program, t)), words);
+    return;
+  }
   klg_printf(o, "struct %s {\n",
              glsl_type(e, t, t->members ? t->members->location : (kl_location){0}));
   int offset = 0, pad = 0;
