@@ -157,12 +157,21 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
   }
   const char *name = glsl_name(e, v->name);
   if (klg_is_pointer(v->type)) {
-    glsl_binding *b = glsl_bind(e, v, name, NULL);
+    glsl_root *choice = glsl_choice_root(e, v, name);
+    glsl_binding *b = glsl_bind(e, v, name, choice);
     klg_printf(o, "uint %s", name);
     if (v->initializer) {
       glsl_root *r;
       const char *text = glsl_pointer_text(e, v->initializer, &r);
-      b->root = r && r->null ? NULL : r; /* NULL: the array comes with an assignment */
+      if (r && r->choices) {
+        glsl_fail(e, v->location,
+                  "a pointer initialised from one that points into one of several buffers");
+      } else if (choice) {
+        int k = r ? glsl_choice_index(choice, r) : -1;
+        if (k >= 0) text = kl_format(e->ctx, "(%s = %du, %s)", choice->selector, k, text);
+      } else {
+        b->root = r && r->null ? NULL : r; /* NULL: the array comes with an assignment */
+      }
       klg_printf(o, " = %s", text);
     }
     return;

@@ -154,6 +154,10 @@ void glsl_user_call(glsl_emitter *e, const kl_node *n) {
     if (klg_is_pointer(p->type)) {
       texts[i] = glsl_pointer_text(e, a, &roots[i]);
       if (!roots[i]) return;
+      if (roots[i]->choices) {
+        glsl_fail(e, a->location, "passing a pointer that points into one of several buffers");
+        return;
+      }
       if (roots[i]->kind == ROOT_PRIVATE) {
         /* passed by copy (inout): two pointers into one private array would
          * be two copies */
@@ -280,6 +284,7 @@ void glsl_assign(glsl_emitter *e, const kl_node *n) {
     return;
   }
   if (glsl_split_pointer_choice(e, n)) return;
+  if (glsl_choice_assign(e, n)) return;
   if (glsl_wide_assign(e, n)) return;
   if (n->op == KL_OP_NONE && l->kind == KL_EXPR_MEMBER && l->member->type->kind == KL_TYPE_BOOL) {
     /* a bool member is a uint8_t (glsl_struct) */

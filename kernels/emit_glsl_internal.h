@@ -39,6 +39,14 @@ typedef struct glsl_root {
   /* An array of arrays T a[R][C] reached through pointers to its elements:
    * C (offsets count elements in row-major order; an access is a[o/C][o%C]) */
   int columns;
+  /* A private pointer variable assigned from several kernel buffers of one
+   * element type (Rodinia's heartwall: `row = cond ? endo : epi` in two
+   * branches): those buffers' roots, which `selector` (the variable's
+   * companion, set with every assignment) picks among; read only
+   * (emit_glsl_choice.c). */
+  struct glsl_root **choices;
+  int choice_count;
+  const char *selector;
 } glsl_root;
 
 typedef struct glsl_binding {
@@ -119,6 +127,12 @@ const char *glsl_var_name(glsl_emitter *e, const kl_variable *v);
 glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n);
 glsl_root *glsl_null_root(glsl_emitter *e);
 int glsl_union_words(const kl_type *t);
+/* emit_glsl_choice.c */
+glsl_root *glsl_choice_root(glsl_emitter *e, const kl_variable *v, const char *name);
+int glsl_choice_index(const glsl_root *choice, const glsl_root *root);
+void glsl_choice_element(glsl_emitter *e, glsl_root *root, const char *offset, const kl_node *index,
+                         glsl_access mode, kl_location at);
+bool glsl_choice_assign(glsl_emitter *e, const kl_node *n);
 /* emit_glsl_views.c: a pointer cast between element types, and the
  * declarations of a buffer's views */
 glsl_root *glsl_cast_view(glsl_emitter *e, const kl_node *n);

@@ -25,6 +25,10 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
     glsl_fail(e, at, "an access through a pointer made from an integer (or NULL)");
     return;
   }
+  if (root->choices) {
+    glsl_choice_element(e, root, offset, index, mode, at);
+    return;
+  }
   if (root->packed && mode != ACCESS_READ) {
     glsl_fail(e, at, "writing through a pointer cast from a private array to wider elements");
     return;
@@ -279,6 +283,21 @@ glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
         if (r->null) { /* the pointer keeps its array, if it has one */
           klg_printf(o, "(%s = %s)", b->name, v);
           return b->root ? b->root : r;
+        }
+        if (r->choices) {
+          glsl_fail(e, n->location, "copying a pointer that points into one of several buffers");
+          return NULL;
+        }
+        if (b->root && b->root->choices) { /* which buffer, then where in it */
+          int k = glsl_choice_index(b->root, r);
+          if (k < 0) {
+            glsl_fail(e, n->location,
+                      kl_format(e->ctx, "pointer '%s' pointing into different arrays",
+                                n->lhs->variable->name));
+            return NULL;
+          }
+          klg_printf(o, "(%s = %du, %s = %s)", b->root->selector, k, b->name, v);
+          return r;
         }
         if (b->root && b->root != r) {
           glsl_fail(e, n->location,
