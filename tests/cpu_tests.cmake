@@ -31,3 +31,13 @@ set_tests_properties(test_cpu_guard PROPERTIES LABELS cpu)
 # the program's other kernels run.
 agpu_add_c_test(test_kernel_refusal)
 set_tests_properties(test_kernel_refusal PROPERTIES LABELS "cpu;vulkan")
+
+# The gangs of docs/cpu-backend.md vectorise: gcc's -fopt-info-vec on the C
+# of the suite's reduce_sum and the benchmark's stream_dot (skipped without gcc).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_cpu_gang_vec
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gang_vec.py
+                   $<TARGET_FILE:anygpu_cli> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(test_cpu_gang_vec PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS cpu)
+endif()
