@@ -145,6 +145,32 @@ static bool kg_pure(const kl_node *node, int depth) {
   }
 }
 
+/* Whether an expression reads get_local_id(0) or get_global_id(0), itself
+ * or through unassigned variables initialised from them: a start that may
+ * be consecutive across the lanes. Others (`j = 0`) would only pay for the
+ * run-time check and the lane-by-lane path. */
+static bool kg_reads_id0(kc_emitter *e, const kl_node *node, int depth) {
+  if (!node || depth > 32) return false;
+  if (node->kind == KL_EXPR_BUILTIN && node->builtin &&
+      (node->builtin->id == KL_BUILTIN_GET_LOCAL_ID ||
+       node->builtin->id == KL_BUILTIN_GET_GLOBAL_ID)) {
+    int64_t d;
+    return kc_node_int(node->args, &d) && d == 0;
+  }
+  if (node->kind == KL_EXPR_VARIABLE) {
+    kl_variable *var = node->variable;
+    kc_var *info = var->is_program_scope ? NULL : kc_var_of(e, var);
+    return info && !info->assigned && !var->is_parameter && var->initializer &&
+           kg_reads_id0(e, var->initializer, depth + 1);
+  }
+  const kl_node *children[] = {node->lhs, node->rhs, node->condition, node->then, node->otherwise};
+  for (size_t i = 0; i < sizeof children / sizeof *children; i++)
+    if (kg_reads_id0(e, children[i], depth + 1)) return true;
+  for (const kl_node *arg = node->args; arg; arg = arg->next)
+    if (kg_reads_id0(e, arg, depth + 1)) return true;
+  return false;
+}
+
 static const kl_node *kg_strip(const kl_node *node) {
   while (node && (node->kind == KL_EXPR_CONVERT || node->kind == KL_EXPR_CAST) && node->lhs &&
          kl_type_is_integer(node->type) && kl_type_is_integer(node->lhs->type) &&
@@ -214,7 +240,9 @@ static bool kg_match_loop(kc_emitter *e, const kl_node *s, kg_loop *g) {
   if (!info || info->cls != KC_VAR_PLAIN || info->address_taken || var->address_taken ||
       !kl_type_is_integer(var->type) || (var->type->size != 4 && var->type->size != 8))
     return false;
-  if (!kg_pure(var->initializer, 0) || !kl_type_is_integer(var->initializer->type)) return false;
+  if (!kg_pure(var->initializer, 0) || !kl_type_is_integer(var->initializer->type) ||
+      !kg_reads_id0(e, var->initializer, 0))
+    return false;
   const kl_node *c = s->condition;
   if (c->kind != KL_EXPR_BINARY || c->op != KL_OP_LT || !kg_is_var(kg_strip(c->lhs), var) ||
       !kl_type_is_integer(c->rhs->type) || !kg_invariant(e, c->rhs, 0))
