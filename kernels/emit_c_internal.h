@@ -144,6 +144,13 @@ void kc_close(kc_emitter *e, const char *text);
 void kc_initializer(kc_emitter *e, const kl_node *init);
 void kc_stmt(kc_emitter *e, const kl_node *node);
 void kc_group_list(kc_emitter *e, const kl_node *first, bool single);
+/* emit_c_regions.c: one work-item's start of the current region (__li, the
+ * values recomputed per region, ...) inside a loop that defines __lx. */
+void kc_region_item(kc_emitter *e);
+/* emit_c_gang.c: emits the region `first` .. `last` with its work-items in
+ * gangs of SIMD lanes when it holds a grid-stride loop it can run so; false
+ * (nothing emitted) otherwise. */
+bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last);
 
 /* emit_c_builtins.c and emit_c_formulas.c: element kinds and the scalar
  * formula of a builtin. */

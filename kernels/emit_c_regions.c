@@ -72,6 +72,13 @@ static void kc_region_open(kc_emitter *e) {
     klg_puts(o, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
   }
   e->indent++;
+  kc_region_item(e);
+}
+
+/* The start of one work-item's pass through the current region, inside a
+ * loop that defines __lx, __ly and __lz (here and in emit_c_gang.c). */
+void kc_region_item(kc_emitter *e) {
+  klg_buf *o = e->out;
   kc_indent(e);
   klg_puts(o, "const size_t __li = (__lz * __ls1 + __ly) * __ls0 + __lx; (void)__li;\n");
   if (e->uses_calls) {
@@ -647,6 +654,10 @@ void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
         continue;
       }
       e->gid_cmp_count = 0;
+      if (kc_gang_region(e, stmt, last)) { /* gangs of work-items (emit_c_gang.c) */
+        stmt = last;
+        continue;
+      }
       kc_region_open(e);
       e->bound_kind = 0;
     }

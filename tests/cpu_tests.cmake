@@ -39,3 +39,13 @@ set_tests_properties(test_printf PROPERTIES LABELS "cpu;opencl;vulkan")
 agpu_add_c_test(test_divergent_barriers)
 target_link_libraries(test_divergent_barriers PRIVATE m)
 set_tests_properties(test_divergent_barriers PROPERTIES LABELS "cpu")
+
+# The gangs of docs/cpu-backend.md vectorise: gcc's -fopt-info-vec on the C
+# of the suite's reduce_sum and the benchmark's stream_dot (skipped without gcc).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_cpu_gang_vec
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_cpu_gang_vec.py
+                   $<TARGET_FILE:anygpu_cli> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(test_cpu_gang_vec PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS cpu)
+endif()

@@ -176,7 +176,10 @@ size_t bench_stream_group_size(const bench_device *device, agpu_kernel *const ke
 void bench_reduction_shape(const bench_device *device, agpu_kernel *kernel, size_t *groups,
                            size_t *local) {
   size_t units = device->info.compute_units ? device->info.compute_units : 1;
-  if (device->info.type == AGPU_DEVICE_TYPE_CPU && device->info.backend != AGPU_BACKEND_VULKAN) {
+  /* PoCL runs a group's work-items one after another; cpu:0 runs them as
+   * SIMD lanes (docs/cpu-backend.md, "Gangs") and takes the GPU shape */
+  if (device->info.type == AGPU_DEVICE_TYPE_CPU && device->info.backend != AGPU_BACKEND_VULKAN &&
+      device->info.backend != AGPU_BACKEND_CPU) {
     *groups = units;
     *local = 1;
     return;
