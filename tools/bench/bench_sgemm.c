@@ -9,20 +9,25 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_sgemm_gpu.h"
 
 typedef struct sgemm_variant {
   const char *name;   /* remembered in the cache */
   const char *kernel; /* in bench_sgemm.cl */
   uint32_t tile, rows;
+  const sgemm_gpu_shape *gpu; /* sgemm_gpu: tuned on GPU devices only */
 } sgemm_variant;
 
 static const sgemm_variant sgemm_variants[] = {
-    {"tiled8", "sgemm_tiled", 8, 1},
-    {"tiled16", "sgemm_tiled", 16, 1},
-    {"block4", "sgemm_block", 0, 4},
-    {"block8", "sgemm_block", 0, 8},
-    {"block_local8x4", "sgemm_block_local", 8, 4},
-    {"block_local16x4", "sgemm_block_local", 16, 4},
+    {"tiled8", "sgemm_tiled", 8, 1, NULL},
+    {"tiled16", "sgemm_tiled", 16, 1, NULL},
+    {"block4", "sgemm_block", 0, 4, NULL},
+    {"block8", "sgemm_block", 0, 8, NULL},
+    {"block_local8x4", "sgemm_block_local", 8, 4, NULL},
+    {"block_local16x4", "sgemm_block_local", 16, 4, NULL},
+    {"gpu128x128_8x8", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[0]},
+    {"gpu128x64_8x4", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[1]},
+    {"gpu64x64_4x4", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[2]},
 };
 #define SGEMM_VARIANTS (sizeof sgemm_variants / sizeof sgemm_variants[0])
 #define SGEMM_GRANULE 64 /* n is a multiple of every variant's block */
@@ -36,7 +41,19 @@ typedef struct sgemm_run {
   float *host_a, *host_b, *host_c;
 } sgemm_run;
 
+/* The GPU variants on GPU devices (CUDA, HIP, a Vulkan or OpenCL GPU), the
+ * CPU-tuned ones elsewhere (the CPU backend, PoCL, lavapipe). */
+static bool sgemm_is_gpu(const bench_device *device) {
+  return device->info.type == AGPU_DEVICE_TYPE_DISCRETE_GPU ||
+         device->info.type == AGPU_DEVICE_TYPE_INTEGRATED_GPU ||
+         device->info.type == AGPU_DEVICE_TYPE_VIRTUAL_GPU;
+}
+
 static bool sgemm_fits(const bench_device *device, const sgemm_variant *v) {
+  if ((v->gpu != NULL) != sgemm_is_gpu(device)) return false;
+  if (v->gpu)
+    return sgemm_gpu_threads(v->gpu) <= device->info.max_work_group_size &&
+           sgemm_gpu_local_bytes(v->gpu) <= device->info.local_mem_bytes;
   uint32_t local = v->tile ? v->tile * v->tile : 64;
   if (local > device->info.max_work_group_size) return false;
   uint64_t scratch =
@@ -49,8 +66,11 @@ static bool sgemm_fits(const bench_device *device, const sgemm_variant *v) {
  * an UNSUPPORTED build: the variant is only left out). */
 static double sgemm_time(sgemm_run *run, const sgemm_variant *v, uint32_t reps,
                          bench_result *result, char *skip, size_t skip_size) {
-  char options[64];
-  snprintf(options, sizeof options, "-DTILE=%u -DROWS=%u", v->tile ? v->tile : 1, v->rows);
+  char options[128];
+  if (v->gpu)
+    sgemm_gpu_options(v->gpu, options, sizeof options);
+  else
+    snprintf(options, sizeof options, "-DTILE=%u -DROWS=%u", v->tile ? v->tile : 1, v->rows);
   agpu_program *program = NULL;
   agpu_kernel *kernel = NULL;
   double seconds = NAN;
@@ -63,7 +83,9 @@ static double sgemm_time(sgemm_run *run, const sgemm_variant *v, uint32_t reps,
                         agpu_kernel_create(program, v->kernel, &kernel)))
     goto done;
   size_t global[2], local[2];
-  if (strcmp(v->kernel, "sgemm_tiled") == 0) {
+  if (v->gpu) {
+    sgemm_gpu_launch_size(v->gpu, run->n, global, local);
+  } else if (strcmp(v->kernel, "sgemm_tiled") == 0) {
     global[0] = global[1] = run->n;
     local[0] = local[1] = v->tile;
   } else if (strcmp(v->kernel, "sgemm_block") == 0) {
