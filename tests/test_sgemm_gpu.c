@@ -9,8 +9,9 @@
  * fails.
  *
  * Usage: test_sgemm_gpu SELECTOR     the check on that device
- *        test_sgemm_gpu --shapes     one line per shape: its name, then its
- *                                    build options (for the ptxas check) */
+ *        test_sgemm_gpu --shapes     one line per shape: its name, "gpu"
+ *                                    (tuned on GPUs) or "cpu", its work-items
+ *                                    and build options (for the ptxas check) */
 #include <math.h>
 
 #include "agpu_test.h"
@@ -98,14 +99,18 @@ static void shape_128x64_8x4(void) {
 static void shape_64x64_4x4(void) {
   one_shape(&sgemm_gpu_shapes[2]);
 }
+static void shape_64x64_4x4_k64(void) {
+  one_shape(&sgemm_gpu_shapes[3]);
+}
 
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--shapes") == 0) {
     for (size_t s = 0; s < SGEMM_GPU_SHAPES; s++) {
       char options[128];
       sgemm_gpu_options(&sgemm_gpu_shapes[s], options, sizeof options);
-      printf("%s %u %s\n", sgemm_gpu_shapes[s].name, sgemm_gpu_threads(&sgemm_gpu_shapes[s]),
-             options);
+      printf("%s %s %u %s\n", sgemm_gpu_shapes[s].name,
+             sgemm_gpu_shapes[s].devices & SGEMM_ON_GPU ? "gpu" : "cpu",
+             sgemm_gpu_threads(&sgemm_gpu_shapes[s]), options);
     }
     return 0;
   }
@@ -113,7 +118,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_sgemm_gpu SELECTOR | --shapes\n");
     return 2;
   }
-  _Static_assert(SGEMM_GPU_SHAPES == 3, "a case per shape");
+  _Static_assert(SGEMM_GPU_SHAPES == 4, "a case per shape");
   selector_g = argv[1];
   source_g = agpu_test_read_file(AGPU_SGEMM_SOURCE, NULL);
   if (!source_g) {
@@ -123,6 +128,7 @@ int main(int argc, char **argv) {
   RUN(shape_128x128_8x8);
   RUN(shape_128x64_8x4);
   RUN(shape_64x64_4x4);
+  RUN(shape_64x64_4x4_k64);
   free(source_g);
   return agpu_test_finish();
 }

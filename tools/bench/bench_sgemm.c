@@ -15,7 +15,7 @@ typedef struct sgemm_variant {
   const char *name;   /* remembered in the cache */
   const char *kernel; /* in bench_sgemm.cl */
   uint32_t tile, rows;
-  const sgemm_gpu_shape *gpu; /* sgemm_gpu: tuned on GPU devices only */
+  const sgemm_gpu_shape *gpu; /* sgemm_gpu, on the devices its shape names */
 } sgemm_variant;
 
 static const sgemm_variant sgemm_variants[] = {
@@ -28,6 +28,7 @@ static const sgemm_variant sgemm_variants[] = {
     {"gpu128x128_8x8", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[0]},
     {"gpu128x64_8x4", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[1]},
     {"gpu64x64_4x4", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[2]},
+    {"cpu64x64_4x4_k64", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[3]},
 };
 #define SGEMM_VARIANTS (sizeof sgemm_variants / sizeof sgemm_variants[0])
 #define SGEMM_GRANULE 64 /* n is a multiple of every variant's block */
@@ -41,8 +42,8 @@ typedef struct sgemm_run {
   float *host_a, *host_b, *host_c;
 } sgemm_run;
 
-/* The GPU variants on GPU devices (CUDA, HIP, a Vulkan or OpenCL GPU), the
- * CPU-tuned ones elsewhere (the CPU backend, PoCL, lavapipe). */
+/* The GPU shapes on GPU devices (CUDA, HIP, a Vulkan or OpenCL GPU), the
+ * CPU-tuned variants elsewhere (the CPU backend, PoCL, lavapipe). */
 static bool sgemm_is_gpu(const bench_device *device) {
   return device->info.type == AGPU_DEVICE_TYPE_DISCRETE_GPU ||
          device->info.type == AGPU_DEVICE_TYPE_INTEGRATED_GPU ||
@@ -50,7 +51,8 @@ static bool sgemm_is_gpu(const bench_device *device) {
 }
 
 static bool sgemm_fits(const bench_device *device, const sgemm_variant *v) {
-  if ((v->gpu != NULL) != sgemm_is_gpu(device)) return false;
+  bool gpu = sgemm_is_gpu(device);
+  if (v->gpu ? !(v->gpu->devices & (gpu ? SGEMM_ON_GPU : SGEMM_ON_CPU)) : gpu) return false;
   if (v->gpu)
     return sgemm_gpu_threads(v->gpu) <= device->info.max_work_group_size &&
            sgemm_gpu_local_bytes(v->gpu) <= device->info.local_mem_bytes;

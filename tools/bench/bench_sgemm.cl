@@ -79,6 +79,11 @@ __kernel void sgemm_block_local(__global const float *a, __global const float *b
 #define GPU_THREADS (GPU_TX * GPU_TY)
 #define GPU_LA (GPU_BM * GPU_BK / 4 / GPU_THREADS) /* float4s of A per work-item */
 #define GPU_LB (GPU_BN * GPU_BK / 4 / GPU_THREADS) /* float4s of B per work-item */
+#if GPU_TM % 4 != 0 || GPU_TN % 4 != 0 || GPU_BM % GPU_TM != 0 || GPU_BN % GPU_TN != 0 || \
+    GPU_LA == 0 || GPU_LB == 0 || GPU_LA * GPU_THREADS * 4 != GPU_BM * GPU_BK ||           \
+    GPU_LB * GPU_THREADS * 4 != GPU_BN * GPU_BK
+#error "sgemm_gpu: TM and TN must be multiples of 4 dividing BM and BN, and each tile a whole number of float4s per work-item"
+#endif
 __kernel void sgemm_gpu(__global const float *a, __global const float *b, __global float *c,
                         uint n) {
   __local float4 tile_a[2][GPU_BK][GPU_BM / 4];

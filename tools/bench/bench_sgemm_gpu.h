@@ -11,17 +11,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
+enum { SGEMM_ON_GPU = 1, SGEMM_ON_CPU = 2 };
+
 typedef struct sgemm_gpu_shape {
   const char *name; /* remembered in the tuning cache */
   uint32_t bm, bn, bk, tm, tn;
+  unsigned devices; /* SGEMM_ON_GPU: tuned on GPU devices and checked by
+                       ptxas; SGEMM_ON_CPU: tuned on CPU devices (PoCL) */
 } sgemm_gpu_shape;
 
-/* Each needs BM BK / 4 and BN BK / 4 to be multiples of the work-item count
+/* PoCL runs a work-group's work-items as loops over the group's tiles, so
+ * the same kernel is tuned there too (docs/bench.md: 2x the CPU-tuned
+ * variants at n = 1024). Each needs BM BK / 4 and BN BK / 4 to be multiples of the work-item count
  * (every work-item reads whole float4s of both tiles). */
 static const sgemm_gpu_shape sgemm_gpu_shapes[] = {
-    {"gpu128x128_8x8", 128, 128, 8, 8, 8},
-    {"gpu128x64_8x4", 128, 64, 16, 8, 4},
-    {"gpu64x64_4x4", 64, 64, 16, 4, 4},
+    {"gpu128x128_8x8", 128, 128, 8, 8, 8, SGEMM_ON_GPU},
+    {"gpu128x64_8x4", 128, 64, 16, 8, 4, SGEMM_ON_GPU},
+    {"gpu64x64_4x4", 64, 64, 16, 4, 4, SGEMM_ON_GPU | SGEMM_ON_CPU},
+    {"cpu64x64_4x4_k64", 64, 64, 64, 4, 4, SGEMM_ON_CPU},
 };
 #define SGEMM_GPU_SHAPES (sizeof sgemm_gpu_shapes / sizeof sgemm_gpu_shapes[0])
 
