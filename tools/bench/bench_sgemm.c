@@ -9,25 +9,32 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_sgemm_gpu.h"
 
 typedef struct sgemm_variant {
   const char *name;   /* remembered in the cache */
   const char *kernel; /* in bench_sgemm.cl */
   uint32_t tile, rows;
+  const sgemm_gpu_shape *gpu; /* sgemm_gpu, on the devices its shape names */
 } sgemm_variant;
 
 static const sgemm_variant sgemm_variants[] = {
-    {"tiled8", "sgemm_tiled", 8, 1},
-    {"tiled16", "sgemm_tiled", 16, 1},
-    {"block4", "sgemm_block", 0, 4},
-    {"block8", "sgemm_block", 0, 8},
-    {"block_local8x4", "sgemm_block_local", 8, 4},
-    {"block_local16x4", "sgemm_block_local", 16, 4},
+    {"tiled8", "sgemm_tiled", 8, 1, NULL},
+    {"tiled16", "sgemm_tiled", 16, 1, NULL},
+    {"block4", "sgemm_block", 0, 4, NULL},
+    {"block8", "sgemm_block", 0, 8, NULL},
+    {"block_local8x4", "sgemm_block_local", 8, 4, NULL},
+    {"block_local16x4", "sgemm_block_local", 16, 4, NULL},
+    {"gpu128x128_8x8", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[0]},
+    {"gpu128x64_8x4", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[1]},
+    {"gpu64x64_4x4", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[2]},
+    {"cpu64x64_4x4_k64", "sgemm_gpu", 0, 0, &sgemm_gpu_shapes[3]},
 };
 #define SGEMM_VARIANTS (sizeof sgemm_variants / sizeof sgemm_variants[0])
 #define SGEMM_GRANULE 64 /* n is a multiple of every variant's block */
 #define SGEMM_SAMPLES 256
 #define SGEMM_TUNING_MAX 1024
+#define SGEMM_TUNING_REPS 3
 
 typedef struct sgemm_run {
   bench_device *device;
@@ -36,7 +43,20 @@ typedef struct sgemm_run {
   float *host_a, *host_b, *host_c;
 } sgemm_run;
 
+/* The GPU shapes on GPU devices (CUDA, HIP, a Vulkan or OpenCL GPU), the
+ * CPU-tuned variants elsewhere (the CPU backend, PoCL, lavapipe). */
+static bool sgemm_is_gpu(const bench_device *device) {
+  return device->info.type == AGPU_DEVICE_TYPE_DISCRETE_GPU ||
+         device->info.type == AGPU_DEVICE_TYPE_INTEGRATED_GPU ||
+         device->info.type == AGPU_DEVICE_TYPE_VIRTUAL_GPU;
+}
+
 static bool sgemm_fits(const bench_device *device, const sgemm_variant *v) {
+  bool gpu = sgemm_is_gpu(device);
+  if (v->gpu ? !(v->gpu->devices & (gpu ? SGEMM_ON_GPU : SGEMM_ON_CPU)) : gpu) return false;
+  if (v->gpu)
+    return sgemm_gpu_threads(v->gpu) <= device->info.max_work_group_size &&
+           sgemm_gpu_local_bytes(v->gpu) <= device->info.local_mem_bytes;
   uint32_t local = v->tile ? v->tile * v->tile : 64;
   if (local > device->info.max_work_group_size) return false;
   uint64_t scratch =
@@ -44,26 +64,46 @@ static bool sgemm_fits(const bench_device *device, const sgemm_variant *v) {
   return scratch <= device->info.local_mem_bytes;
 }
 
-/* Builds the variant and runs it `reps` times (after one warm-up); the
- * median seconds, or NAN with the reason in `result` (which stays OK for
- * an UNSUPPORTED build: the variant is only left out). */
-static double sgemm_time(sgemm_run *run, const sgemm_variant *v, uint32_t reps,
-                         bench_result *result, char *skip, size_t skip_size) {
-  char options[64];
-  snprintf(options, sizeof options, "-DTILE=%u -DROWS=%u", v->tile ? v->tile : 1, v->rows);
-  agpu_program *program = NULL;
-  agpu_kernel *kernel = NULL;
-  double seconds = NAN;
-  agpu_status status = bench_build(run->device, "bench_sgemm.cl", options, &program);
+/* A variant built for a run: its program, kernel and launch shape. */
+typedef struct sgemm_built {
+  const sgemm_variant *variant;
+  agpu_program *program;
+  agpu_kernel *kernel;
+  size_t global[2], local[2];
+  double times[32];
+} sgemm_built;
+
+static void sgemm_release(sgemm_built *built) {
+  if (built->kernel) agpu_kernel_release(built->kernel);
+  if (built->program) agpu_program_release(built->program);
+  built->kernel = NULL, built->program = NULL;
+}
+
+/* Builds the variant; false with the reason in `skip` (`result` stays OK:
+ * the variant is only left out) or in `result` (a failed call). */
+static bool sgemm_build(sgemm_run *run, const sgemm_variant *v, sgemm_built *built,
+                        bench_result *result, char *skip, size_t skip_size) {
+  char options[128];
+  if (v->gpu)
+    sgemm_gpu_options(v->gpu, options, sizeof options);
+  else
+    snprintf(options, sizeof options, "-DTILE=%u -DROWS=%u", v->tile ? v->tile : 1, v->rows);
+  memset(built, 0, sizeof *built);
+  built->variant = v;
+  agpu_status status = bench_build(run->device, "bench_sgemm.cl", options, &built->program);
   if (status != AGPU_SUCCESS) {
     snprintf(skip, skip_size, "%s: %s: %s", v->name, agpu_status_name(status), agpu_last_error());
-    return NAN;
+    return false;
   }
   if (bench_call_failed(result, "agpu_kernel_create",
-                        agpu_kernel_create(program, v->kernel, &kernel)))
-    goto done;
-  size_t global[2], local[2];
-  if (strcmp(v->kernel, "sgemm_tiled") == 0) {
+                        agpu_kernel_create(built->program, v->kernel, &built->kernel))) {
+    sgemm_release(built);
+    return false;
+  }
+  size_t *global = built->global, *local = built->local;
+  if (v->gpu) {
+    sgemm_gpu_launch_size(v->gpu, run->n, global, local);
+  } else if (strcmp(v->kernel, "sgemm_tiled") == 0) {
     global[0] = global[1] = run->n;
     local[0] = local[1] = v->tile;
   } else if (strcmp(v->kernel, "sgemm_block") == 0) {
@@ -73,31 +113,30 @@ static double sgemm_time(sgemm_run *run, const sgemm_variant *v, uint32_t reps,
     global[0] = run->n / 4, global[1] = run->n / v->rows;
     local[0] = local[1] = v->tile;
   }
+  return true;
+}
+
+/* One launch, timed from launch to finish; with `poison`, C is filled with
+ * NaN first (so that an element the kernel leaves out fails the check).
+ * NAN when a call failed (said in `result`). */
+static double sgemm_launch(sgemm_run *run, sgemm_built *built, bool poison, bench_result *result) {
   agpu_arg args[4] = {agpu_arg_buffer(run->a), agpu_arg_buffer(run->b), agpu_arg_buffer(run->c),
                       agpu_arg_u32(run->n)};
-  double times[32];
-  if (reps > 32) reps = 32;
-  for (uint32_t r = 0; r <= reps; r++) {
-    float poison = NAN;
-    if (r == 0 &&
-        bench_call_failed(result, "agpu_buffer_fill",
-                          agpu_buffer_fill(run->device->queue, run->c, 0,
-                                           (size_t)run->n * run->n * 4, &poison, sizeof poison)))
-      goto done;
-    if (bench_call_failed(result, "agpu_queue_finish", agpu_queue_finish(run->device->queue)))
-      goto done;
-    double start = bench_seconds();
-    if (bench_call_failed(result, "agpu_launch",
-                          agpu_launch(run->device->queue, kernel, 2, global, local, 4, args)) ||
-        bench_call_failed(result, "agpu_queue_finish", agpu_queue_finish(run->device->queue)))
-      goto done;
-    if (r > 0) times[r - 1] = bench_seconds() - start;
-  }
-  seconds = bench_median(times, reps);
-done:
-  if (kernel) agpu_kernel_release(kernel);
-  if (program) agpu_program_release(program);
-  return seconds;
+  float nan_value = NAN;
+  if (poison &&
+      bench_call_failed(result, "agpu_buffer_fill",
+                        agpu_buffer_fill(run->device->queue, run->c, 0, (size_t)run->n * run->n * 4,
+                                         &nan_value, sizeof nan_value)))
+    return NAN;
+  if (bench_call_failed(result, "agpu_queue_finish", agpu_queue_finish(run->device->queue)))
+    return NAN;
+  double start = bench_seconds();
+  if (bench_call_failed(result, "agpu_launch",
+                        agpu_launch(run->device->queue, built->kernel, 2, built->global,
+                                    built->local, 4, args)) ||
+      bench_call_failed(result, "agpu_queue_finish", agpu_queue_finish(run->device->queue)))
+    return NAN;
+  return bench_seconds() - start;
 }
 
 /* Sampled elements of C against double-precision dot products: the error
@@ -180,25 +219,43 @@ void bench_sgemm(bench_device *device) {
     if (strcmp(sgemm_variants[v].name, chosen) == 0 && sgemm_fits(device, &sgemm_variants[v]))
       variant = &sgemm_variants[v];
   if (!variant) {
-    /* Tuning: each variant that fits, timed once after a warm-up and
-     * checked, at n = 1024 at most (the leading n x n part of the same
-     * data); the fastest correct one wins. */
-    double best = INFINITY;
+    /* Tuning: each variant that fits is built, run once and checked, then
+     * timed in SGEMM_TUNING_REPS rounds over all of them, at n = 1024 at
+     * most (the leading n x n part of the same data); the fastest median
+     * wins (one run each, one variant after the other, let this machine's
+     * noise pick variants at half the speed of the best). */
+    sgemm_built built[SGEMM_VARIANTS];
+    size_t count_built = 0;
     run.n = n < SGEMM_TUNING_MAX ? n : SGEMM_TUNING_MAX;
     for (size_t v = 0; v < SGEMM_VARIANTS && result->status == BENCH_OK; v++) {
       if (!sgemm_fits(device, &sgemm_variants[v])) continue;
       char why[256] = "";
-      double seconds = sgemm_time(&run, &sgemm_variants[v], 1, result, why, sizeof why);
-      if (why[0]) {
+      sgemm_built *b = &built[count_built];
+      if (!sgemm_build(&run, &sgemm_variants[v], b, result, why, sizeof why)) {
         size_t length = strlen(skipped);
-        snprintf(skipped + length, sizeof skipped - length, "%s%s", length ? "; " : "", why);
+        if (why[0])
+          snprintf(skipped + length, sizeof skipped - length, "%s%s", length ? "; " : "", why);
         continue;
       }
-      if (result->status != BENCH_OK || !sgemm_check(&run, sgemm_variants[v].name, result)) break;
+      count_built++;
+      /* The warm-up, checked: a wrong variant fails the benchmark. */
+      if (isnan(sgemm_launch(&run, b, true, result)) ||
+          !sgemm_check(&run, sgemm_variants[v].name, result))
+        break;
+    }
+    /* Rounds over the variants, so that a change of load touches them all. */
+    for (uint32_t r = 0; r < SGEMM_TUNING_REPS && result->status == BENCH_OK; r++)
+      for (size_t v = 0; v < count_built && result->status == BENCH_OK; v++)
+        built[v].times[r] = sgemm_launch(&run, &built[v], false, result);
+    double best = INFINITY;
+    for (size_t v = 0; v < count_built; v++) {
+      double seconds =
+          result->status == BENCH_OK ? bench_median(built[v].times, SGEMM_TUNING_REPS) : NAN;
       if (seconds < best) {
         best = seconds;
-        variant = &sgemm_variants[v];
+        variant = built[v].variant;
       }
+      sgemm_release(&built[v]);
     }
     run.n = n;
     if (result->status != BENCH_OK) goto done;
@@ -209,8 +266,20 @@ void bench_sgemm(bench_device *device) {
     bench_tuning_store(&device->info, n, variant->name);
   }
   char why[256] = "";
-  double seconds = sgemm_time(&run, variant, reps, result, why, sizeof why);
-  if (why[0]) bench_fail(result, "%s", why);
+  sgemm_built measured;
+  if (reps > 32) reps = 32;
+  if (!sgemm_build(&run, variant, &measured, result, why, sizeof why)) {
+    if (why[0]) bench_fail(result, "%s", why);
+    goto done;
+  }
+  /* A warm-up that fills C with NaN first, then the timed runs; the last
+   * one's C is checked. */
+  for (uint32_t r = 0; r <= reps && result->status == BENCH_OK; r++) {
+    double t = sgemm_launch(&run, &measured, r == 0, result);
+    if (r > 0) measured.times[r - 1] = t;
+  }
+  double seconds = result->status == BENCH_OK ? bench_median(measured.times, reps) : NAN;
+  sgemm_release(&measured);
   if (result->status != BENCH_OK || !sgemm_check(&run, variant->name, result)) goto done;
   result->value = 2.0 * n * (double)n * n / seconds / 1e9;
   snprintf(result->note, sizeof result->note, "n = %u, variant %s (%s), median of %u", n,

@@ -4,8 +4,8 @@
  * ~/.cache/anygpu; ANYGPU_CACHE=0 turns it off; agpu_cache_check decides,
  * so a directory the library refuses gets nothing) in bench-sgemm.txt, one line
  * per key: the key (backend, device, driver and API versions, anygpu's
- * version and n), a tab and the variant. Written whole to a temporary file
- * and renamed, so that a reader never sees half of it. */
+ * version, the variant set's number and n), a tab and the variant. Written whole to a temporary
+ * file and renamed, so that a reader never sees half of it. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +15,9 @@
 
 #define TUNING_FILE "bench-sgemm.txt"
 #define TUNING_MAX_LINES 256
+/* Raised when bench_sgemm.c's variants change, so that a choice made among
+ * the old ones is tuned again (3: the register-blocked sgemm_gpu shapes, tuned on 3 runs each). */
+#define TUNING_VARIANT_SET 3
 
 /* The library's cache directory, created as the library creates it; none
  * when the cache is off or the library refuses the directory (not the
@@ -24,8 +27,8 @@ static bool tuning_directory(char *out, size_t capacity) {
 }
 
 static void tuning_key(const agpu_device_info *info, uint32_t n, char *key, size_t capacity) {
-  snprintf(key, capacity, "%s|%s|%s|%s|anygpu %s|n=%u", info->backend_name, info->name,
-           info->driver_version, info->api_version, agpu_version(), n);
+  snprintf(key, capacity, "%s|%s|%s|%s|anygpu %s|variants %d|n=%u", info->backend_name, info->name,
+           info->driver_version, info->api_version, agpu_version(), TUNING_VARIANT_SET, n);
   for (char *c = key; *c; c++)
     if (*c == '\t' || *c == '\n' || *c == '\r') *c = ' ';
 }
