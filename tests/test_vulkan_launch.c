@@ -202,6 +202,74 @@ static void vulkan_block_in_a_buffer(void) {
   if (buffer) agpu_buffer_release(buffer);
 }
 
+/* More buffer parameters than the device binds per shader (lavapipe: 32;
+ * Rodinia's heartwall has 32 and a parameter block in a buffer): the last
+ * ones go by address, the rest through bindings; every buffer read right,
+ * with a block in a buffer too. */
+enum { MANY_BUFFERS = 40, MANY_N = 333 };
+
+static char *many_buffers_source(void) {
+  size_t capacity = 8192;
+  char *text = malloc(capacity);
+  if (!text) return NULL;
+  int n = snprintf(text, capacity,
+                   "__kernel void sum(__global int *out, float4 a, float4 b, "
+                   "float4 c, float4 d, float4 e, float4 f, float4 g, float4 h");
+  for (int k = 0; k < MANY_BUFFERS; k++)
+    n += snprintf(text + n, capacity - (size_t)n, ", __global const int *b%d", k);
+  n += snprintf(text + n, capacity - (size_t)n,
+                ") {\n  int i = get_global_id(0);\n  if (i >= %d) return;\n  int s = (int)(a.x + "
+                "h.w);\n",
+                MANY_N);
+  for (int k = 0; k < MANY_BUFFERS; k++)
+    n += snprintf(text + n, capacity - (size_t)n, "  s += b%d[(i + %d) %% %d] * %d;\n", k, k,
+                  MANY_N, k + 1);
+  snprintf(text + n, capacity - (size_t)n, "  out[i] = s;\n}\n");
+  return text;
+}
+
+static void vulkan_more_buffers_than_bindings(void) {
+  REQUIRE_DEVICE(device, "vulkan");
+  char *text = many_buffers_source();
+  agpu_program_desc desc = {.source = text, .source_name = "many_buffers.cl"};
+  agpu_program *program = NULL;
+  agpu_kernel *kernel = NULL;
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  if (program) CHECK_OK(agpu_kernel_create(program, "sum", &kernel));
+  static int data[MANY_BUFFERS][MANY_N], out[MANY_N];
+  agpu_buffer *buffers[MANY_BUFFERS + 1] = {0};
+  agpu_arg args[9 + MANY_BUFFERS];
+  uint64_t seed = 40;
+  float v[4] = {2.0f, 0, 0, 0}, w[4] = {0, 0, 0, 3.0f}, zero[4] = {0, 0, 0, 0};
+  buffers[MANY_BUFFERS] = make(device, sizeof out);
+  args[0] = agpu_arg_buffer(buffers[MANY_BUFFERS]);
+  for (int k = 0; k < 8; k++) args[1 + k] = agpu_arg_value(k == 0 ? v : k == 7 ? w : zero, 16);
+  for (int k = 0; k < MANY_BUFFERS; k++) {
+    for (int i = 0; i < MANY_N; i++) data[k][i] = (int)(agpu_test_rand(&seed) % 2001) - 1000;
+    buffers[k] = make(device, sizeof data[k]);
+    if (buffers[k]) CHECK_OK(agpu_buffer_write(NULL, buffers[k], 0, sizeof data[k], data[k]));
+    args[9 + k] = agpu_arg_buffer(buffers[k]);
+  }
+  size_t global = 384, local = 64;
+  if (kernel) {
+    CHECK_OK(agpu_launch(NULL, kernel, 1, &global, &local, 9 + MANY_BUFFERS, args));
+    CHECK_OK(agpu_buffer_read(NULL, buffers[MANY_BUFFERS], 0, sizeof out, out));
+    int wrong = 0;
+    for (int i = 0; i < MANY_N; i++) {
+      int s = 5;
+      for (int k = 0; k < MANY_BUFFERS; k++) s += data[k][(i + k) % MANY_N] * (k + 1);
+      wrong += out[i] != s;
+    }
+    if (wrong) printf("  %d of %d wrong\n", wrong, MANY_N);
+    CHECK(wrong == 0);
+  }
+  for (int k = 0; k <= MANY_BUFFERS; k++)
+    if (buffers[k]) agpu_buffer_release(buffers[k]);
+  if (kernel) agpu_kernel_release(kernel);
+  if (program) agpu_program_release(program);
+  free(text);
+}
+
 static void vulkan_many_launches_in_order(void) {
   REQUIRE_PROGRAM(device);
   enum { N = 256, LAUNCHES = 2500 }; /* more than one batch's worth */
@@ -327,6 +395,7 @@ int main(void) {
   RUN(vulkan_2d);
   RUN(vulkan_local_parameter);
   RUN(vulkan_block_in_a_buffer);
+  RUN(vulkan_more_buffers_than_bindings);
   RUN(vulkan_many_launches_in_order);
   RUN(vulkan_native_spirv);
   RUN(vulkan_release_before_finish);

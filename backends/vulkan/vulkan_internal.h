@@ -257,7 +257,9 @@ struct agpu_vk_kernel_entry {
   /* By-address variants (vulkan_variant.c), made on first use under lock:
    * the same kernel with the buffer parameters of by_address (bit i:
    * parameter i) reached through buffer device addresses. */
-  uint64_t by_address; /* this entry's mask; 0 for the base entry */
+  /* this entry's mask: 0 for the base entry, unless its kernel has more
+   * buffers than the device binds (then the last ones go by address) */
+  uint64_t by_address;
   agpu_vk_program *program;
   agpu_vk_kernel_entry *variants; /* the base entry's list */
   agpu_vk_kernel_entry *next_variant;
@@ -351,6 +353,9 @@ agpu_status agpu_vk_program_create_native(agpu_program *program, agpu_native_for
                                           const void *data, size_t size, const char *options);
 
 /* vulkan_pipeline.c */
+/* The storage-buffer bindings an entry's shader declares: its buffers not
+ * reached by address, and its parameter block when it is in a buffer. */
+uint32_t agpu_vk_storage_bindings(const agpu_vk_kernel_entry *entry);
 agpu_status agpu_vk_kernel_objects(agpu_vk_device *device, agpu_vk_kernel_entry *entry,
                                    const uint32_t *words, size_t size);
 void agpu_vk_kernel_entry_destroy(agpu_vk_device *device, agpu_vk_kernel_entry *entry);

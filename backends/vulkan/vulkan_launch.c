@@ -136,11 +136,10 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   binder.count = 0;
   binder.block_write = -1;
   for (uint32_t i = 0; i < nargs; i++) {
-    if (entry->layout[i].kind != KL_GLSL_PARAM_BUFFER) continue;
+    /* a buffer by address has no binding (agpu_vk_storage_bindings) */
+    if (entry->layout[i].kind != KL_GLSL_PARAM_BUFFER || entry->layout[i].by_address) continue;
     agpu_vk_buffer *vb = args[i].buffer->native;
     VkDeviceSize whole = (args[i].buffer->size + 3u) & ~(VkDeviceSize)3u;
-    /* over the range only by address (agpu_vk_launch_entry): the binding,
-     * unused by that variant's shader, shows the first part */
     VkDeviceSize range =
         whole <= device->max_storage_range ? VK_WHOLE_SIZE : device->max_storage_range;
     agpu_vk_bind_buffer(&binder, entry->layout[i].binding, vb->buffer, 0, range);

@@ -16,6 +16,13 @@ static uint32_t agpu_vk_round4(uint32_t value) {
   return (value + 3u) & ~3u;
 }
 
+uint32_t agpu_vk_storage_bindings(const agpu_vk_kernel_entry *entry) {
+  uint32_t bindings = entry->block_in_buffer ? 1 : 0;
+  for (uint32_t i = 0; i < entry->param_count; i++)
+    if (entry->layout[i].kind == KL_GLSL_PARAM_BUFFER && !entry->layout[i].by_address) bindings++;
+  return bindings;
+}
+
 agpu_status agpu_vk_kernel_objects(agpu_vk_device *device, agpu_vk_kernel_entry *entry,
                                    const uint32_t *words, size_t size) {
   const agpu_vk_api *api = device->api;
@@ -23,7 +30,7 @@ agpu_status agpu_vk_kernel_objects(agpu_vk_device *device, agpu_vk_kernel_entry 
       .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = size, .pCode = words};
   VkResult result = api->vkCreateShaderModule(device->device, &module, NULL, &entry->module);
   if (result != VK_SUCCESS) return agpu_vk_fail("vkCreateShaderModule", result);
-  uint32_t bindings = entry->buffer_count + (entry->block_in_buffer ? 1 : 0);
+  uint32_t bindings = agpu_vk_storage_bindings(entry);
   if (bindings > device->max_storage_buffers)
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                           "vulkan: kernel '%s' binds %u storage buffers (%u buffer parameters%s); "
@@ -33,17 +40,22 @@ agpu_status agpu_vk_kernel_objects(agpu_vk_device *device, agpu_vk_kernel_entry 
                           device->max_storage_buffers);
   VkDescriptorSetLayoutBinding *list = calloc(bindings ? bindings : 1, sizeof *list);
   if (!list) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
-  for (uint32_t b = 0; b < entry->buffer_count; b++)
-    list[b] = (VkDescriptorSetLayoutBinding){.binding = b,
-                                             .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                             .descriptorCount = 1,
-                                             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  /* a buffer reached by address has no binding (its number is a name only) */
+  uint32_t listed = 0;
+  for (uint32_t i = 0; i < entry->param_count; i++)
+    if (entry->layout[i].kind == KL_GLSL_PARAM_BUFFER && !entry->layout[i].by_address)
+      list[listed++] =
+          (VkDescriptorSetLayoutBinding){.binding = entry->layout[i].binding,
+                                         .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                         .descriptorCount = 1,
+                                         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
   if (entry->block_in_buffer)
-    list[entry->buffer_count] =
+    list[listed++] =
         (VkDescriptorSetLayoutBinding){.binding = entry->block_binding,
                                        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                        .descriptorCount = 1,
                                        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+  bindings = listed;
   VkDescriptorSetLayoutCreateInfo set = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
       .flags =

@@ -221,6 +221,40 @@ static agpu_status agpu_vk_kernel_fits(agpu_program *program, agpu_vk_program *v
   return AGPU_SUCCESS;
 }
 
+/* The storage bindings a layout's shader declares (agpu_vk_storage_bindings). */
+static uint32_t agpu_vk_layout_bindings(const kl_glsl_layout *layout) {
+  uint32_t bindings = layout->block_in_buffer ? 1 : 0;
+  for (int i = 0; i < layout->param_count; i++)
+    if (layout->params[i].kind == KL_GLSL_PARAM_BUFFER && !layout->params[i].by_address) bindings++;
+  return bindings;
+}
+
+/* A kernel with more buffers than the device binds per shader (Rodinia's
+ * heartwall: 32 and its parameter block, where lavapipe binds 32): its last
+ * buffers go by address (GL_EXT_buffer_reference), as few as make the rest
+ * fit; *layout becomes that variant's. 0 when all fit, or nothing helps
+ * (then the pipeline's check says why). */
+static uint64_t agpu_vk_address_mask(agpu_vk_device *device, agpu_vk_program *vp,
+                                     const agpu_kernel_signature *kernel,
+                                     const kl_glsl_layout **layout) {
+  if (agpu_vk_layout_bindings(*layout) <= device->max_storage_buffers || !device->buffer_address)
+    return 0;
+  uint64_t mask = 0;
+  for (int i = (*layout)->param_count - 1; i >= 0; i--) {
+    if ((*layout)->params[i].kind != KL_GLSL_PARAM_BUFFER || i >= 64) continue;
+    mask |= 1ull << i;
+    const kl_glsl_layout *variant = NULL;
+    if (agpu_parsed_emit_glsl(vp->parsed, kernel->name, mask, "the variant", NULL, &variant,
+                              NULL) != AGPU_SUCCESS)
+      return 0;
+    if (agpu_vk_layout_bindings(variant) <= device->max_storage_buffers) {
+      *layout = variant;
+      return mask;
+    }
+  }
+  return 0;
+}
+
 /* One kernel that fits: its SPIR-V and pipeline objects. */
 static agpu_status agpu_vk_build_kernel(agpu_program *program, agpu_vk_program *vp,
                                         const agpu_kernel_signature *kernel,
@@ -229,11 +263,13 @@ static agpu_status agpu_vk_build_kernel(agpu_program *program, agpu_vk_program *
   agpu_vk_kernel_entry *entry = &vp->kernels[vp->kernel_count++];
   pthread_mutex_init(&entry->lock, NULL);
   entry->program = vp;
+  uint64_t mask = agpu_vk_address_mask(device, vp, kernel, &layout);
+  entry->by_address = mask;
   agpu_status status = agpu_vk_describe_kernel(kernel, layout, entry);
   uint32_t *words = NULL;
   size_t size = 0;
   if (status == AGPU_SUCCESS)
-    status = agpu_vk_kernel_spirv(program, vp->parsed, kernel, 0, &words, &size);
+    status = agpu_vk_kernel_spirv(program, vp->parsed, kernel, mask, &words, &size);
   if (status == AGPU_SUCCESS) status = agpu_vk_kernel_objects(device, entry, words, size);
   free(words);
   return status;

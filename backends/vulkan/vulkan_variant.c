@@ -82,7 +82,7 @@ agpu_status agpu_vk_launch_entry(agpu_kernel *kernel, uint32_t nargs, const agpu
   agpu_vk_device *device = agpu_vk_device_of(kernel->program->device);
   agpu_vk_kernel_entry *base = kernel->native;
   *entry = base;
-  uint64_t mask = 0;
+  uint64_t mask = base->by_address; /* what goes by address anyway (too many buffers) */
   for (uint32_t i = 0; i < nargs; i++) {
     if (base->layout[i].kind != KL_GLSL_PARAM_BUFFER) continue;
     uint32_t element = base->layout[i].element_size ? base->layout[i].element_size : 1;
@@ -108,7 +108,7 @@ agpu_status agpu_vk_launch_entry(agpu_kernel *kernel, uint32_t nargs, const agpu
                                 "only the first 64 parameters can go by address");
     mask |= 1ull << i;
   }
-  if (!mask) return AGPU_SUCCESS;
+  if (mask == base->by_address) return AGPU_SUCCESS;
 #ifndef AGPU_HAVE_GLSLANG
   return agpu_error_set(AGPU_ERROR_UNSUPPORTED, "agpu_launch: built without glslang");
 #else
