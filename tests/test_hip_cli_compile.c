@@ -87,9 +87,38 @@ static void corpus_through_the_cli_compiles_for_gfx90a(void) {
   emit_free_corpus(sources, count);
 }
 
+/* --files F.hip...: hiprtc for gfx90a on each file (the output of `anygpu
+ * compile --target hip`), a line each, for scripts/realworld/measure.py. */
+static int files_main(int count, char **paths) {
+  char why[512];
+  const agpu_hiprtc_api *rtc = agpu_hiprtc_get(NULL, why, sizeof why);
+  if (!rtc) {
+    printf("skipped: %s\n", why);
+    return 77;
+  }
+  int failed = 0;
+  for (int i = 0; i < count; i++) {
+    char *text = agpu_test_read_file(paths[i], NULL);
+    agpu_hip_code code = {0};
+    agpu_status status = text ? agpu_hip_compile(rtc, text, paths[i], "gfx90a", 0, &code)
+                              : AGPU_ERROR_INVALID_ARGUMENT;
+    if (status == AGPU_SUCCESS) {
+      printf("ok   %s\n", paths[i]);
+    } else {
+      printf("FAIL %s: %.300s\n", paths[i], text ? agpu_last_error() : "cannot read it");
+      failed++;
+    }
+    agpu_hip_code_free(&code);
+    free(text);
+  }
+  printf("%d passed, %d failed, 0 skipped\n", count - failed, failed);
+  return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--files") == 0) return files_main(argc - 2, argv + 2);
   if (argc != 2) {
-    fprintf(stderr, "usage: %s PATH/TO/anygpu\n", argv[0]);
+    fprintf(stderr, "usage: %s PATH/TO/anygpu | --files F.hip...\n", argv[0]);
     return 2;
   }
   anygpu_binary = argv[1];

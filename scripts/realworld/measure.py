@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Builds every real-world kernel file (scripts/realworld/extract.sh) through
 anygpu on opencl:0, cpu:0 and vulkan:0, through `anygpu compile --target cuda`
-+ NVRTC (tests/test_cuda_compile --files), and through the driver's own
++ NVRTC (tests/test_cuda_compile --files) and `--target hip` + hiprtc for
+gfx90a (tests/test_hip_cli_compile --files), and through the driver's own
 compiler on opencl:0 (the baseline); prints a line per file and the shares.
 
     scripts/realworld/measure.py SRC BUILD [--json OUT]
@@ -24,7 +25,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 # "portable": opencl:0 with -Werror=portable, the translator's verdict (plain
 # opencl:0 passes a source it refuses on to the driver, so it builds what
 # "native" builds)
-TARGETS = ["native", "opencl:0", "portable", "cpu:0", "vulkan:0", "cuda"]
+TARGETS = ["native", "opencl:0", "portable", "cpu:0", "vulkan:0", "cuda", "hip"]
 
 
 def options_for(path, src, table):
@@ -62,6 +63,13 @@ def measure(path, src, build, table, one):
             code, line = run([str(build / "tests/test_cuda_compile"), "--files", str(cu)])
             line = "NVRTC: " + line
         result["cuda"] = "OK" if code == 0 else line
+        hip = pathlib.Path(work) / "k.hip"
+        code, line = run([str(build / "tools/anygpu"), "compile", str(path), "--target", "hip",
+                          *options, "-o", str(hip)])
+        if code == 0:
+            code, line = run([str(build / "tests/test_hip_cli_compile"), "--files", str(hip)])
+            line = "hiprtc: " + line
+        result["hip"] = "OK" if code == 0 else line
     return result
 
 
