@@ -193,8 +193,10 @@ typedef struct agpu_device_info {
                                       (Vulkan maxStorageBufferRange) */
   bool buffers_by_address;         /* a larger buffer is reached by its device address
                                       instead; else such a launch is refused */
-  uint32_t max_buffer_params;      /* buffer parameters of one kernel (Vulkan: storage
-                                      buffers per shader, the parameter block's included) */
+  uint32_t max_buffer_params;      /* buffer parameters of one kernel through bindings
+                                      (Vulkan: storage buffers per shader, the parameter
+                                      block's included); past it, with buffers_by_address,
+                                      the last ones go by address, else it is refused */
   uint32_t max_param_bytes;        /* bytes of all of a kernel's arguments, 8 per buffer or
                                       __local pointer (OpenCL CL_DEVICE_MAX_PARAMETER_SIZE) */
 } agpu_device_info;
