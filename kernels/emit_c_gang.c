@@ -171,14 +171,6 @@ static bool kg_reads_id0(kc_emitter *e, const kl_node *node, int depth) {
   return false;
 }
 
-static const kl_node *kg_strip(const kl_node *node) {
-  while (node && (node->kind == KL_EXPR_CONVERT || node->kind == KL_EXPR_CAST) && node->lhs &&
-         kl_type_is_integer(node->type) && kl_type_is_integer(node->lhs->type) &&
-         node->type->size >= node->lhs->type->size)
-    node = node->lhs;
-  return node;
-}
-
 static bool kg_is_var(const kl_node *node, const kl_variable *var) {
   return node && node->kind == KL_EXPR_VARIABLE && node->variable == var;
 }
@@ -244,7 +236,7 @@ static bool kg_match_loop(kc_emitter *e, const kl_node *s, kg_loop *g) {
       !kg_reads_id0(e, var->initializer, 0))
     return false;
   const kl_node *c = s->condition;
-  if (c->kind != KL_EXPR_BINARY || c->op != KL_OP_LT || !kg_is_var(kg_strip(c->lhs), var) ||
+  if (c->kind != KL_EXPR_BINARY || c->op != KL_OP_LT || !kg_is_var(kc_strip(c->lhs), var) ||
       !kl_type_is_integer(c->rhs->type) || !kg_invariant(e, c->rhs, 0))
     return false;
   const kl_node *inc = s->increment, *step = NULL;

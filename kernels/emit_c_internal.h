@@ -122,6 +122,8 @@ const kl_node *kc_find(const kl_node *node, int depth, bool (*match)(const kl_no
 bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int depth);
 /* An `if` with a barrier inside whose work-items may take different paths
  * (check.c's fact): run with masks (emit_c_regions.c). */
+/* `node` without its widening integer conversions and casts. */
+const kl_node *kc_strip(const kl_node *node);
 bool kc_is_divergent_barrier_if(const kl_node *node);
 /* A loop with barriers and a condition that may differ between the
  * work-items, none of whose break or continue leaves it: masked too. */

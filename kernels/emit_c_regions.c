@@ -131,7 +131,7 @@ static void kc_region_close(kc_emitter *e) {
 
 void kc_group_list(kc_emitter *e, const kl_node *first, bool single);
 
-static const kl_node *kc_strip(const kl_node *node) {
+const kl_node *kc_strip(const kl_node *node) {
   while (node && (node->kind == KL_EXPR_CONVERT || node->kind == KL_EXPR_CAST) && node->lhs &&
          kl_type_is_integer(node->type) && kl_type_is_integer(node->lhs->type) &&
          node->type->size >= node->lhs->type->size)

@@ -241,6 +241,18 @@ void glsl_swizzle_letters(glsl_emitter *e, const int *c, int count) {
   for (int i = 0; i < count; i++) klg_putn(e->out, &"xyzw"[c[i] & 3], 1);
 }
 
+/* What a member access reads the member of: the element a `->` points at,
+ * or the parenthesised struct or union. */
+static void glsl_member_base(glsl_emitter *e, const kl_node *n, glsl_access mode) {
+  if (n->is_arrow) {
+    glsl_element(e, n->lhs, NULL, mode, n->location);
+  } else {
+    klg_puts(e->out, "(");
+    glsl_expr_mode(e, n->lhs, mode);
+    klg_puts(e->out, ")");
+  }
+}
+
 /* A member of a union of 32-bit scalars (glsl_union_words): word 0 of its
  * `uint _cl_u[N]`, read as the member's type; written whole (the caller
  * converts, glsl_assign), updated in place only as a uint. */
@@ -256,13 +268,7 @@ static void glsl_union_member(glsl_emitter *e, const kl_node *n, glsl_access mod
                      : k == KL_TYPE_INT   ? "int"
                                           : NULL;
   if (cast) klg_printf(o, "%s(", cast);
-  if (n->is_arrow) {
-    glsl_element(e, n->lhs, NULL, mode, n->location);
-  } else {
-    klg_puts(o, "(");
-    glsl_expr_mode(e, n->lhs, mode);
-    klg_puts(o, ")");
-  }
+  glsl_member_base(e, n, mode);
   klg_puts(o, cast ? "._cl_u[0])" : "._cl_u[0]");
 }
 
@@ -684,13 +690,7 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
         return;
       }
       if (byte_bool && mode == ACCESS_READ) klg_puts(o, "(");
-      if (n->is_arrow) {
-        glsl_element(e, n->lhs, NULL, mode, n->location);
-      } else {
-        klg_puts(o, "(");
-        glsl_expr_mode(e, n->lhs, mode);
-        klg_puts(o, ")");
-      }
+      glsl_member_base(e, n, mode);
       klg_printf(o, ".%s", glsl_name(e, n->member->name));
       if (byte_bool && mode == ACCESS_READ) klg_puts(o, " != uint8_t(0))");
       return;

@@ -372,7 +372,8 @@ struct kl_function {
  * that the hidden parameter points at; the host formats the records after
  * the launch (api/printf.c). The buffer starts with KL_PRINTF_HEADER_WORDS
  * 32-bit words: the words used, the capacity in words, the records dropped,
- * and one unused. A record is KL_PRINTF_RECORD_WORDS words (its length in
+ * and where the first record that did not fit would have started (the
+ * capacity until one does not). A record is KL_PRINTF_RECORD_WORDS words (its length in
  * words, the format's id, the linear work-group id, the linear local id)
  * followed by each argument's components, one word for 32 bits or less, two
  * (low, high) for 64. */
