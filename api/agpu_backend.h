@@ -71,6 +71,7 @@ struct agpu_program {
   void *native;
   agpu_kernel_refusal *refusals;
   struct agpu_printf_table *printf; /* the core's: formats of the kernels that print, or NULL */
+  struct agpu_check_table *checks;  /* the core's: a bounds-checked program's sites, or NULL */
   /* The source parsed and checked by the core (agpu_parsed.h), set during
    * program_build only: a backend that needs it later retains it. */
   struct agpu_parsed *parsed;
@@ -88,6 +89,9 @@ struct agpu_kernel {
   /* The core's: the program's printf formats when this kernel prints (its
    * last parameter, not counted in info, is the hidden printf buffer). */
   struct agpu_printf_table *printf;
+  /* The core's: the program's check sites when it is bounds-checked (the
+   * kernel's last parameter, after printf's, is the hidden check buffer). */
+  struct agpu_check_table *checks;
 };
 
 struct agpu_queue {

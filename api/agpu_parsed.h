@@ -46,6 +46,8 @@ const char *agpu_parsed_warnings(const agpu_parsed *parsed);
 /* Whether a kernel prints (printf): its translation, not the source as
  * written, must run, since it writes the records the core reports. */
 bool agpu_parsed_prints(const agpu_parsed *parsed);
+/* Whether its kernels check their accesses (-anygpu-check=bounds). */
+bool agpu_parsed_checks(const agpu_parsed *parsed);
 /* The syntax tree, for the core's own readers (the printf formats). */
 struct kl_program;
 const struct kl_program *agpu_parsed_program(const agpu_parsed *parsed);

@@ -47,10 +47,14 @@ void agpu_printf_table_retain(agpu_printf_table *table);
 void agpu_printf_table_release(agpu_printf_table *table); /* NULL: nothing */
 bool agpu_printf_table_prints(const agpu_printf_table *table, const char *kernel);
 
-/* A launch of a printing kernel: its buffer as the hidden last argument
- * (header written on `queue`), and the launch's record to report later. */
+/* A launch of a kernel that prints or checks its accesses (agpu_check.h):
+ * its hidden arguments after the user's `nargs` (the printf buffer, then
+ * the check buffer with the extents of `args`; headers written on
+ * `queue`), *hidden_count of them, and the launch's record to report
+ * later. */
 typedef struct agpu_printf_launch agpu_printf_launch;
-agpu_status agpu_printf_prepare(agpu_queue *queue, agpu_kernel *kernel, agpu_arg *hidden,
+agpu_status agpu_printf_prepare(agpu_queue *queue, agpu_kernel *kernel, const agpu_arg *args,
+                                uint32_t nargs, agpu_arg *hidden, uint32_t *hidden_count,
                                 agpu_printf_launch **launch);
 /* After the backend's launch: queued for reporting when it succeeded,
  * dropped otherwise. */

@@ -346,6 +346,16 @@ typedef struct agpu_program_desc {
   uint32_t include_dir_count;
 } agpu_program_desc;
 
+/* A build option (in agpu_program_desc.options) that makes every kernel of
+ * the program check its accesses to __global, __constant and __local
+ * memory against the extents of the buffers and __local arguments it was
+ * launched with: a violating load gives 0, a violating store is dropped,
+ * and the launch's completion (agpu_queue_finish, the event's wait, the
+ * next blocking read) returns AGPU_ERROR_KERNEL_FAULT naming the kernel,
+ * parameter, element and work-item (docs/debugging.md, "Bounds checking").
+ * ANYGPU_CHECK=bounds in the environment adds it to every build. */
+#define AGPU_PROGRAM_CHECK_BOUNDS "-anygpu-check=bounds"
+
 /* Builds portable kernel source for a device. On AGPU_ERROR_BUILD_FAILED the
  * message holds the compiler's log. The build defines __ANYGPU_<BACKEND>__
  * (__ANYGPU_CPU__, __ANYGPU_OPENCL__, __ANYGPU_VULKAN__, __ANYGPU_CUDA__,

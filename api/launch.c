@@ -345,9 +345,9 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
   /* The backend gets the arguments with buffers resolved to objects. */
   agpu_arg stack[AGPU_LAUNCH_STACK_ARGS];
   agpu_arg *resolved = stack;
-  /* one more for a printing kernel's hidden printf buffer */
-  if (nargs + 1 > AGPU_LAUNCH_STACK_ARGS && args && nargs == kernel->info.param_count) {
-    resolved = malloc((nargs + 1) * sizeof *resolved);
+  /* two more for the hidden printf and check buffers */
+  if (nargs + 2 > AGPU_LAUNCH_STACK_ARGS && args && nargs == kernel->info.param_count) {
+    resolved = malloc((nargs + 2) * sizeof *resolved);
     if (!resolved)
       return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY,
                             "%s: out of host memory for %u arguments", agpu_launch_name, nargs);
@@ -355,13 +355,15 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
   uint32_t pinned = 0;
   status = agpu_check_args(kernel, nargs, args, resolved, &pinned);
   agpu_printf_launch *printing = NULL;
-  if (status == AGPU_SUCCESS && kernel->printf)
-    status = agpu_printf_prepare(queue, kernel, &resolved[nargs], &printing);
+  uint32_t hidden = 0;
+  if (status == AGPU_SUCCESS && (kernel->printf || kernel->checks))
+    status =
+        agpu_printf_prepare(queue, kernel, resolved, nargs, &resolved[nargs], &hidden, &printing);
   if (status == AGPU_SUCCESS) {
     agpu_trace_span span;
     AGPU_TRACE_BEGIN(&span, queue);
     status = agpu_error_prefix(device->backend->ops->launch(queue, kernel, dims, global3, local3,
-                                                            nargs + (printing != NULL), resolved),
+                                                            nargs + hidden, resolved),
                                agpu_launch_name);
     AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_LAUNCH, .device = device, .queue = queue,
                    .name = kernel->info.name, .dims = dims, .global = global3, .local = local3);

@@ -137,6 +137,10 @@ bool agpu_parsed_prints(const agpu_parsed *parsed) {
   return parsed->program && parsed->program->printf_format_count > 0;
 }
 
+bool agpu_parsed_checks(const agpu_parsed *parsed) {
+  return parsed->program && parsed->program->checks_bounds;
+}
+
 const struct kl_program *agpu_parsed_program(const agpu_parsed *parsed) {
   return parsed->program;
 }

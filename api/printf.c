@@ -7,14 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agpu_check.h"
 #include "agpu_core.h"
 #include "agpu_printf.h"
 #include "translate.h"
 
 struct agpu_printf_launch {
-  agpu_buffer *buffer; /* pinned */
+  agpu_buffer *buffer; /* pinned; NULL when the kernel does not print */
   size_t words;        /* the buffer's, header included */
   agpu_printf_table *table;
+  /* bounds checking: the check buffer (pinned) and the program's sites */
+  agpu_buffer *check;
+  agpu_check_table *checks;
+  uint32_t check_args; /* the user's arguments, whose extents it holds */
   char kernel[128];
   uint64_t sequence; /* its place among the queue's printing launches */
   agpu_printf_launch *next;
@@ -43,22 +48,22 @@ static size_t agpu_printf_buffer_bytes(void) {
 static void agpu_printf_launch_free(agpu_printf_launch *launch) {
   if (!launch) return;
   if (launch->buffer) agpu_buffer_unpin(launch->buffer);
+  if (launch->check) agpu_buffer_unpin(launch->check);
   agpu_printf_table_release(launch->table);
+  agpu_check_table_release(launch->checks);
   free(launch);
 }
 
-/* A fresh buffer with its header: nothing used, the capacity, nothing
- * dropped, and the first record that did not fit at the end. */
-static agpu_status agpu_printf_buffer(agpu_queue *queue, size_t bytes, agpu_buffer **out) {
+/* A fresh pinned buffer of `bytes` holding `header` at its start. */
+static agpu_status agpu_report_buffer(agpu_queue *queue, size_t bytes, const uint32_t *header,
+                                      size_t header_bytes, const char *what, agpu_buffer **out) {
   agpu_buffer *handle;
   agpu_status status = agpu_buffer_create(queue->device->object.handle, bytes, 0, &handle);
   if (status != AGPU_SUCCESS) return status;
-  status = agpu_lookup_buffer_pinned(handle, "agpu_launch", "printf buffer", out);
+  status = agpu_lookup_buffer_pinned(handle, "agpu_launch", what, out);
   agpu_buffer_release(handle); /* the pin keeps it */
   if (status != AGPU_SUCCESS) return status;
-  uint32_t capacity = (uint32_t)(bytes / 4 - KL_PRINTF_HEADER_WORDS);
-  uint32_t header[KL_PRINTF_HEADER_WORDS] = {0, capacity, 0, capacity};
-  status = queue->device->backend->ops->buffer_write(queue, *out, 0, sizeof header, header);
+  status = queue->device->backend->ops->buffer_write(queue, *out, 0, header_bytes, header);
   if (status != AGPU_SUCCESS) {
     agpu_buffer_unpin(*out);
     *out = NULL;
@@ -66,16 +71,16 @@ static agpu_status agpu_printf_buffer(agpu_queue *queue, size_t bytes, agpu_buff
   return status;
 }
 
-agpu_status agpu_printf_prepare(agpu_queue *queue, agpu_kernel *kernel, agpu_arg *hidden,
-                                agpu_printf_launch **out) {
-  *out = NULL;
-  agpu_printf_launch *launch = calloc(1, sizeof *launch);
-  if (!launch)
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_launch: out of host memory");
+/* The printf buffer with its header: nothing used, the capacity, nothing
+ * dropped, and the first record that did not fit at the end. */
+static agpu_status agpu_printf_buffer(agpu_queue *queue, agpu_kernel *kernel,
+                                      agpu_printf_launch *launch) {
   size_t bytes = agpu_printf_buffer_bytes();
-  agpu_status status = agpu_printf_buffer(queue, bytes, &launch->buffer);
+  uint32_t capacity = (uint32_t)(bytes / 4 - KL_PRINTF_HEADER_WORDS);
+  uint32_t header[KL_PRINTF_HEADER_WORDS] = {0, capacity, 0, capacity};
+  agpu_status status =
+      agpu_report_buffer(queue, bytes, header, sizeof header, "printf buffer", &launch->buffer);
   if (status != AGPU_SUCCESS) {
-    free(launch);
     char cause[1024];
     snprintf(cause, sizeof cause, "%s", agpu_last_error());
     return agpu_error_set(status,
@@ -86,10 +91,58 @@ agpu_status agpu_printf_prepare(agpu_queue *queue, agpu_kernel *kernel, agpu_arg
   launch->words = bytes / 4;
   launch->table = kernel->printf;
   agpu_printf_table_retain(launch->table);
+  return AGPU_SUCCESS;
+}
+
+/* The check buffer: an empty record and the arguments' extents. */
+static agpu_status agpu_check_buffer(agpu_queue *queue, agpu_kernel *kernel, const agpu_arg *args,
+                                     uint32_t nargs, agpu_printf_launch *launch) {
+  size_t words = agpu_check_words(nargs);
+  uint32_t *header = malloc(words * sizeof *header);
+  if (!header)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_launch: out of host memory");
+  agpu_check_fill(header, args, nargs);
+  agpu_status status = agpu_report_buffer(queue, words * 4, header, words * 4,
+                                          "bounds-check buffer", &launch->check);
+  free(header);
+  if (status != AGPU_SUCCESS) return agpu_error_prefix(status, "agpu_launch: the bounds check");
+  launch->checks = kernel->checks;
+  agpu_check_table_retain(launch->checks);
+  launch->check_args = nargs;
+  return AGPU_SUCCESS;
+}
+
+static agpu_arg agpu_hidden_buffer(agpu_buffer *buffer) {
+  agpu_arg arg;
+  memset(&arg, 0, sizeof arg);
+  arg.kind = AGPU_ARG_BUFFER;
+  arg.buffer = buffer;
+  return arg;
+}
+
+agpu_status agpu_printf_prepare(agpu_queue *queue, agpu_kernel *kernel, const agpu_arg *args,
+                                uint32_t nargs, agpu_arg *hidden, uint32_t *hidden_count,
+                                agpu_printf_launch **out) {
+  *out = NULL;
+  *hidden_count = 0;
+  agpu_printf_launch *launch = calloc(1, sizeof *launch);
+  if (!launch)
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_launch: out of host memory");
   snprintf(launch->kernel, sizeof launch->kernel, "%s", kernel->info.name);
-  memset(hidden, 0, sizeof *hidden);
-  hidden->kind = AGPU_ARG_BUFFER;
-  hidden->buffer = launch->buffer;
+  agpu_status status = AGPU_SUCCESS;
+  if (kernel->printf) {
+    status = agpu_printf_buffer(queue, kernel, launch);
+    if (status == AGPU_SUCCESS) hidden[(*hidden_count)++] = agpu_hidden_buffer(launch->buffer);
+  }
+  if (status == AGPU_SUCCESS && kernel->checks) {
+    status = agpu_check_buffer(queue, kernel, args, nargs, launch);
+    if (status == AGPU_SUCCESS) hidden[(*hidden_count)++] = agpu_hidden_buffer(launch->check);
+  }
+  if (status != AGPU_SUCCESS) {
+    agpu_printf_launch_free(launch);
+    *hidden_count = 0;
+    return status;
+  }
   *out = launch;
   return AGPU_SUCCESS;
 }
@@ -121,8 +174,22 @@ static void agpu_printf_emit(const char *text, size_t length) {
   }
 }
 
-/* Reads one launch's buffer (done: the caller knows) and reports it. */
+/* A checked launch's record: its fault, if any. */
+static agpu_status agpu_check_report_one(agpu_queue *queue, agpu_printf_launch *launch) {
+  size_t words = agpu_check_words(launch->check_args);
+  uint32_t *record = malloc(words * sizeof *record);
+  if (!record) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+  agpu_status status =
+      queue->device->backend->ops->buffer_read(queue, launch->check, 0, words * 4, record);
+  if (status == AGPU_SUCCESS)
+    status = agpu_check_report(launch->checks, launch->kernel, record, launch->check_args);
+  free(record);
+  return status;
+}
+
+/* Reads one launch's buffers (done: the caller knows) and reports them. */
 static agpu_status agpu_printf_report_one(agpu_queue *queue, agpu_printf_launch *launch) {
+  if (!launch->buffer) return launch->check ? agpu_check_report_one(queue, launch) : AGPU_SUCCESS;
   const agpu_backend_ops *ops = queue->device->backend->ops;
   uint32_t header[KL_PRINTF_HEADER_WORDS];
   agpu_status status = ops->buffer_read(queue, launch->buffer, 0, sizeof header, header);
@@ -144,6 +211,7 @@ static agpu_status agpu_printf_report_one(agpu_queue *queue, agpu_printf_launch 
   if (status == AGPU_SUCCESS) agpu_printf_emit(text, length);
   free(text);
   free(all);
+  if (status == AGPU_SUCCESS && launch->check) status = agpu_check_report_one(queue, launch);
   return status;
 }
 

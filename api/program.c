@@ -6,6 +6,7 @@
 
 #include "agpu_core.h"
 #include "agpu_parsed.h"
+#include "agpu_check.h"
 #include "agpu_printf.h"
 #include "agpu_trace.h"
 
@@ -22,9 +23,13 @@ static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
  * name), so that a kernel can tell which backend builds it; appended, so
  * that positions in the caller's options stay as written. */
 char *agpu_program_options_with_backend(const char *options, const char *backend) {
-  char macro[64];
+  char macro[96];
   size_t n = (size_t)snprintf(macro, sizeof macro, "-D__ANYGPU_%s__=1", backend);
   for (size_t i = 11; i < n; i++) macro[i] = (char)toupper((unsigned char)macro[i]);
+  /* ANYGPU_CHECK=bounds: every build checks its accesses (agpu_check.h) */
+  const char *check = getenv("ANYGPU_CHECK");
+  if (check && strstr(check, "bounds") && !(options && strstr(options, AGPU_PROGRAM_CHECK_BOUNDS)))
+    n += (size_t)snprintf(macro + n, sizeof macro - n, " %s", AGPU_PROGRAM_CHECK_BOUNDS);
   size_t size = (options ? strlen(options) : 0) + n + 2;
   char *all = malloc(size);
   if (all)
@@ -35,6 +40,7 @@ char *agpu_program_options_with_backend(const char *options, const char *backend
 static void agpu_program_free(agpu_program *program) {
   agpu_program_free_refusals(program);
   agpu_printf_table_release(program->printf);
+  agpu_check_table_release(program->checks);
   free(program->build_log);
   free(program);
 }
@@ -132,6 +138,7 @@ static agpu_status agpu_program_build_parsed(agpu_program *program, const agpu_p
     status =
         agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
   if (status == AGPU_SUCCESS) status = agpu_printf_table_create(program->parsed, &program->printf);
+  if (status == AGPU_SUCCESS) status = agpu_check_table_create(program->parsed, &program->checks);
   if (status == AGPU_SUCCESS) status = device->backend->ops->program_build(program, desc);
   agpu_parsed_release(program->parsed); /* a backend that needs it later retained it */
   program->parsed = NULL;
@@ -280,11 +287,18 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
     created->printf = program->printf;
     agpu_printf_table_retain(created->printf);
   }
+  if (program->checks && created->info.param_count > 0) {
+    /* and the hidden check buffer (agpu_check.h) */
+    created->info.param_count--;
+    created->checks = program->checks;
+    agpu_check_table_retain(created->checks);
+  }
   agpu_kernel_normalize_params(created);
   status = agpu_object_publish(&created->object, AGPU_OBJECT_KERNEL);
   if (status != AGPU_SUCCESS) {
     program->device->backend->ops->kernel_release(created);
     agpu_printf_table_release(created->printf);
+    agpu_check_table_release(created->checks);
     free(created->params);
     free(created);
     return status;
@@ -300,6 +314,7 @@ AGPU_API agpu_status agpu_kernel_release(agpu_kernel *handle) {
   if (status != AGPU_SUCCESS) return status;
   kernel->program->device->backend->ops->kernel_release(kernel);
   agpu_printf_table_release(kernel->printf);
+  agpu_check_table_release(kernel->checks);
   agpu_program_unreference(kernel->program);
   free(kernel->params);
   free(kernel);

@@ -657,6 +657,12 @@ void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
         return;
       }
       klg_printf(o, "(%s ? ", glsl_cond_text(e, n->condition));
+      if (glsl_is_wide(n->type)) { /* each branch copied (glsl_wide_copy) */
+        const char *copy = glsl_wide_copy(e, n->type, n->location);
+        klg_printf(o, "%s(%s) : %s(%s))", copy, glsl_text_of(e, n->then), copy,
+                   glsl_text_of(e, n->otherwise));
+        return;
+      }
       glsl_expr_as(e, n->then, n->type);
       klg_puts(o, " : ");
       glsl_expr_as(e, n->otherwise, n->type);

@@ -218,6 +218,7 @@ const char *glsl_fp64_rounding(glsl_emitter *e, const char *builtin, const kl_ty
 /* 8- and 16-vectors (emit_glsl_wide.c) */
 bool glsl_is_wide(const kl_type *t);
 const char *glsl_wide_type(glsl_emitter *e, const kl_type *t, kl_location at);
+const char *glsl_wide_copy(glsl_emitter *e, const kl_type *t, kl_location at);
 const char *glsl_component(glsl_emitter *e, const char *value, const kl_type *t, int k);
 const char *glsl_zero_wide(glsl_emitter *e, const kl_type *t, kl_location at);
 const char *glsl_wide_from_elements(glsl_emitter *e, const kl_type *t, const char *const *elements,

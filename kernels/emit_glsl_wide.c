@@ -49,6 +49,18 @@ const char *glsl_wide_type(glsl_emitter *e, const kl_type *t, kl_location at) {
   return name;
 }
 
+/* A function returning its argument, for the branches of `c ? x : y` on
+ * 8- or 16-vectors: glslang stores a buffer's element (the block's layout)
+ * into the result's variable (no layout) with mismatched SPIR-V types,
+ * where a call's argument is converted member by member. */
+const char *glsl_wide_copy(glsl_emitter *e, const kl_type *t, kl_location at) {
+  const char *type = glsl_wide_type(e, t, at);
+  const char *name = kl_format(e->ctx, "%s_copy", type);
+  if (glsl_need(e, kl_format(e->ctx, "wide-copy:%s", type)))
+    klg_printf(&e->wide_types, "%s %s(%s x) { return x; }\n", type, name, type);
+  return name;
+}
+
 /* "(text)" unless text is a plain name or member chain. */
 static const char *wrapped(glsl_emitter *e, const char *text) {
   for (const char *p = text; *p; p++)

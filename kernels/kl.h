@@ -328,9 +328,9 @@ struct kl_variable {
   kl_type *view;         /* declared as this pointer to an array; `type` is the pointer to
                           * its innermost element, which every target is given */
   bool address_taken;
-  bool is_uniform;          /* check.c: provably the same value in every work-item of a group */
-  int id;                   /* unique in the program, for emitters that rename */
-  kl_variable *next;        /* in the function's or program's list */
+  bool is_uniform;   /* check.c: provably the same value in every work-item of a group */
+  int id;            /* unique in the program, for emitters that rename */
+  kl_variable *next; /* in the function's or program's list */
 };
 
 typedef enum kl_feature {
@@ -360,6 +360,10 @@ struct kl_function {
    * records go to, in a function that prints or calls one that does
    * (kernels/parse_printf.c); NULL otherwise. */
   kl_variable *printf_buffer;
+  /* Bounds checking (kernels/bounds.c): a kernel's hidden last parameter
+   * (`__global uint *`, after printf's) holding the violation record and
+   * the extents of its buffers; NULL when the program is not checked. */
+  kl_variable *check_buffer;
   bool called; /* a call of it was parsed */
   int callee_count;
   unsigned features;           /* kl_feature bits used here and in callees */
@@ -394,10 +398,10 @@ typedef struct kl_print_piece {
    * `conversion`. */
   const char *text;
   size_t text_length;
-  char conversion;   /* d i o u x X c f F e E g G a A s */
-  int length_bits;   /* the length modifier: hh 8, h 16, hl 32, l 64; 0 none */
-  int arg_bits;      /* the argument's element: 32 (one word) or 64 (two) */
-  int components;    /* 1, or the vector's width (%v4f) */
+  char conversion;    /* d i o u x X c f F e E g G a A s */
+  int length_bits;    /* the length modifier: hh 8, h 16, hl 32, l 64; 0 none */
+  int arg_bits;       /* the argument's element: 32 (one word) or 64 (two) */
+  int components;     /* 1, or the vector's width (%v4f) */
   const char *string; /* KL_PRINT_STRING */
   struct kl_print_piece *next;
 } kl_print_piece;
@@ -410,6 +414,36 @@ typedef struct kl_printf_format {
   struct kl_printf_format *next;
 } kl_printf_format;
 
+/* Bounds checking (-anygpu-check=bounds; kernels/bounds.c). The check
+ * buffer holds KL_CHECK_HEADER_WORDS 32-bit words: the number of
+ * violations, the first one's site id + 1 (0: none), its byte offset (low,
+ * high), get_global_id(0..2), get_group_id(0..2) and its root's id; then
+ * for each of the kernel's parameters its extent in bytes (low, high
+ * words: the buffer's size, or the __local argument's). */
+enum { KL_CHECK_HEADER_WORDS = 16 };
+
+/* What a checked access is checked against: a kernel's pointer parameter
+ * or __local array. */
+typedef struct kl_check_root {
+  int id; /* its index in the program's list */
+  const char *kernel, *name;
+  int param_index;           /* the kernel's parameter; -1: a __local array */
+  unsigned long long extent; /* a __local array's bytes */
+  int element_bytes;         /* for the element index in messages */
+  struct kl_check_root *next;
+} kl_check_root;
+
+/* One checked access: what the host says when it is violated. */
+typedef struct kl_check_site {
+  int id; /* its index in the program's list */
+  kl_location location;
+  const char *function; /* the function it is in */
+  int root;             /* the root's id; -1: the record's (an access in a helper) */
+  int bytes;            /* the access's size */
+  bool write;
+  struct kl_check_site *next;
+} kl_check_site;
+
 typedef struct kl_program {
   kl_function *functions; /* in source order */
   kl_variable *constants; /* program-scope __constant variables */
@@ -421,6 +455,11 @@ typedef struct kl_program {
   bool fp_contract_off;
   kl_printf_format *printf_formats; /* by id */
   int printf_format_count;
+  kl_check_site *check_sites; /* by id; NULL when not checked */
+  int check_site_count;
+  kl_check_root *check_roots; /* by id */
+  int check_root_count;
+  bool checks_bounds; /* built with -anygpu-check=bounds */
 } kl_program;
 
 /* check.c: sets contains_barrier throughout a tree (a pass that rebuilt

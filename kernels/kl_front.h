@@ -57,6 +57,7 @@ struct kl_context {
   int macro_buckets;
   kl_extension *extensions;
   bool fp_contract_off; /* a #pragma OPENCL FP_CONTRACT OFF was seen */
+  bool check_bounds;    /* the -anygpu-check=bounds build option */
   const char *preprocessed_text;
   long token_count;
 
@@ -103,6 +104,12 @@ void kl_include_add_dir(kl_context *ctx, const char *dir, size_t length);
 
 /* parse.c */
 kl_program *kl_parse(kl_context *ctx, kl_token *tokens);
+
+/* bounds.c: the functions checked accesses call, as tokens spliced before
+ * `rest`; and the pass that guards every access of the program's kernels
+ * (after parsing, before check.c). */
+kl_token *kl_bounds_prelude(kl_context *ctx, kl_token *rest);
+void kl_bounds_instrument(kl_context *ctx, kl_program *program);
 
 /* type.c (beyond kl.h) */
 kl_type *kl_type_struct(kl_context *ctx, const char *tag);

@@ -566,13 +566,17 @@ static char *options_to_directives(kl_context *ctx, const char *options) {
       }
       continue; /* kept: the OpenCL backend passes them on */
     }
+    if (n == 20 && memcmp(word, "-anygpu-check=bounds", 20) == 0) {
+      ctx->check_bounds = true; /* kernels/bounds.c; the core strips it for drivers */
+      continue;
+    }
     if ((n == 2 && memcmp(word, "-w", 2) == 0) || (n == 7 && memcmp(word, "-Werror", 7) == 0) ||
         (n == 16 && memcmp(word, "-Werror=portable", 16) == 0)) /* the translator is strict */
       continue;
     /* One rule on every backend: an error, as OpenCL drivers make it. */
     kl_error(ctx, at,
              "unknown build option '%.*s' (the options are -D, -U, -I, -w, -Werror, "
-             "-Werror=portable and OpenCL C 1.2's -cl-*)",
+             "-Werror=portable, -anygpu-check=bounds and OpenCL C 1.2's -cl-*)",
              (int)n, word);
   }
   *o = 0;

@@ -80,10 +80,14 @@ static void put_features(out *o, unsigned features) {
 
 static const char *space_name(kl_address_space s) {
   switch (s) {
-    case KL_SPACE_GLOBAL: return "global";
-    case KL_SPACE_LOCAL: return "local";
-    case KL_SPACE_CONSTANT: return "constant";
-    default: return "private";
+    case KL_SPACE_GLOBAL:
+      return "global";
+    case KL_SPACE_LOCAL:
+      return "local";
+    case KL_SPACE_CONSTANT:
+      return "constant";
+    default:
+      return "private";
   }
 }
 
@@ -129,8 +133,9 @@ const char *kl_signature_json(kl_context *ctx, const kl_program *program) {
     put_string(&o, f->name);
     put(&o, ",\n      \"params\": [");
     int index = 0;
-    for (const kl_variable *v = f->params; v && v != f->printf_buffer; v = v->next, index++) {
-      /* (the printf buffer is the runtime's to pass: its feature says it is there) */
+    for (const kl_variable *v = f->params; v && v != f->printf_buffer && v != f->check_buffer;
+         v = v->next, index++) {
+      /* (the printf and check buffers are the runtime's to pass) */
       const kl_type *t = v->type;
       bool pointer = t->kind == KL_TYPE_POINTER;
       const char *kind = pointer ? space_name(t->pointee_space) : "value";
@@ -148,10 +153,13 @@ const char *kl_signature_json(kl_context *ctx, const kl_program *program) {
       put(&o, ", \"address_space\": ");
       put_string(&o, pointer ? space_name(t->pointee_space) : "private");
       unsigned q = pointer ? element->qualifiers : t->qualifiers;
-      put(&o, kl_format(ctx, ", \"const\": %s, \"volatile\": %s, \"restrict\": %s",
-                        (q & KL_QUALIFIER_CONST) || (pointer && t->pointee_space == KL_SPACE_CONSTANT) ? "true" : "false",
-                        q & KL_QUALIFIER_VOLATILE ? "true" : "false",
-                        pointer && (t->qualifiers & KL_QUALIFIER_RESTRICT) ? "true" : "false"));
+      put(&o,
+          kl_format(ctx, ", \"const\": %s, \"volatile\": %s, \"restrict\": %s",
+                    (q & KL_QUALIFIER_CONST) || (pointer && t->pointee_space == KL_SPACE_CONSTANT)
+                        ? "true"
+                        : "false",
+                    q & KL_QUALIFIER_VOLATILE ? "true" : "false",
+                    pointer && (t->qualifiers & KL_QUALIFIER_RESTRICT) ? "true" : "false"));
       /* the bytes the host passes: a value's size; a buffer handle for pointers;
        * __local pointers get their size at launch */
       put(&o, kl_format(ctx, ", \"size\": %d", pointer ? (int)sizeof(void *) : t->size));
@@ -165,8 +173,9 @@ const char *kl_signature_json(kl_context *ctx, const kl_program *program) {
     put(&o, "      \"features\": ");
     put_features(&o, f->features);
     if (f->has_required_work_group_size)
-      put(&o, kl_format(ctx, ",\n      \"reqd_work_group_size\": [%u, %u, %u]", f->required_work_group_size[0],
-                        f->required_work_group_size[1], f->required_work_group_size[2]));
+      put(&o, kl_format(ctx, ",\n      \"reqd_work_group_size\": [%u, %u, %u]",
+                        f->required_work_group_size[0], f->required_work_group_size[1],
+                        f->required_work_group_size[2]));
     else
       put(&o, ",\n      \"reqd_work_group_size\": null");
     put(&o, kl_format(ctx, ",\n      \"local_memory_bytes\": %u", f->local_memory_bytes));

@@ -44,8 +44,10 @@ static kl_program *parse_source(kl_context *ctx, const char *source, size_t leng
       kl_include_add_dir(ctx, options->include_dirs[i], strlen(options->include_dirs[i]));
   kl_token *tokens = kl_tokenize(ctx, src);
   tokens = kl_preprocess(ctx, tokens);
+  if (ctx->check_bounds) tokens = kl_bounds_prelude(ctx, tokens);
   kl_program *program = kl_parse(ctx, tokens);
   if (program) program->fp_contract_off = ctx->fp_contract_off;
+  if (program && ctx->check_bounds && !kl_error_count(ctx)) kl_bounds_instrument(ctx, program);
   if (!kl_error_count(ctx)) kl_check_program(ctx, program);
   return program;
 }

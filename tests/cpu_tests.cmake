@@ -49,3 +49,7 @@ if(Python3_Interpreter_FOUND)
                    $<TARGET_FILE:anygpu_cli> ${CMAKE_SOURCE_DIR})
   set_tests_properties(test_cpu_gang_vec PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS cpu)
 endif()
+# Bounds checking (issue 21): planted out-of-bounds kernels give
+# AGPU_ERROR_KERNEL_FAULT with kernel, parameter and element on every device.
+agpu_add_c_test(test_bounds)
+set_tests_properties(test_bounds PROPERTIES LABELS "cpu;opencl;vulkan")

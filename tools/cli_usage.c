@@ -57,7 +57,8 @@ static const cli_usage cli_usages[] = {
      "  --apis          name each device's APIs (loads the backends: slower)\n"},
     {"compile",
      "Usage: anygpu compile FILE [-D NAME[=VALUE]]... [-U NAME]... [--target T]\n"
-     "                      [--kernel NAME] [--signature] [--no-fp64] [--fp16] [-o OUT]\n"
+     "                      [--kernel NAME] [--signature] [--no-fp64] [--fp16] [--check]\n"
+     "                      [-o OUT]\n"
      "\n"
      "The kernel translator on its own: FILE ('-': standard input) in the\n"
      "portable kernel language, out the target's program, or its errors as\n"
@@ -71,22 +72,25 @@ static const cli_usage cli_usages[] = {
      "  -D, -U          define or undefine a macro\n"
      "  --no-fp64       assume a device without double\n"
      "  --fp16          assume a device with half arithmetic\n"
+     "  --check         with bounds checks on every access (docs/debugging.md)\n"
      "  -o OUT          write to OUT ('-': standard output)\n"},
     {"test",
      "Usage: anygpu test [--device SEL] [--kernel NAME[,NAME...]]\n"
      "                   [--size small|medium|large] [--seed N] [--json] [--list]\n"
-     "                   [--kernels-dir DIR] [--mpi]\n"
+     "                   [--kernels-dir DIR] [--check] [--mpi]\n"
      "\n"
      "The conformance suite (vector, matmul, reduction, transpose, scan,\n"
      "histogram, stencil kernels) on every device, each output checked against\n"
      "a host reference; exit status 1 on any failure (docs/conformance.md).\n"
      "--mpi under mpirun or srun: every rank tests (--device '*:gpu@local': its\n"
-     "own device) and rank 0 prints one report (docs/cluster.md).\n"},
+     "own device) and rank 0 prints one report (docs/cluster.md).\n"
+     "--check: every kernel checks its accesses; one out of bounds fails its\n"
+     "case with AGPU_ERROR_KERNEL_FAULT (docs/debugging.md).\n"},
     {"run",
      "Usage: anygpu run FILE --kernel NAME --global X[,Y[,Z]] [--local X[,Y[,Z]]]\n"
      "                  --arg SPEC... [-D NAME[=VALUE]]... [--device SEL | --all-devices]\n"
      "                  [--compare] [--atol A] [--rtol R] [--ulp N] [--seed N] [--out DIR]\n"
-     "                  [--trace FILE]\n"
+     "                  [--trace FILE] [--check]\n"
      "\n"
      "Runs one kernel with generated or file inputs, one --arg per parameter:\n"
      "  buf:TYPE:N[:random|:random=LO,HI|:fill=V|:iota|:file=PATH]  a buffer\n"
@@ -106,7 +110,10 @@ static const cli_usage cli_usages[] = {
      "  --out DIR        write every buffer after the run to DIR\n"
      "  --trace FILE     write a timeline of the builds, transfers, launch and waits\n"
      "                   to FILE (Chrome trace format: Perfetto, chrome://tracing;\n"
-     "                   docs/debugging.md)\n"},
+     "                   docs/debugging.md)\n"
+     "  --check          check every access against its buffer's extent: out of\n"
+     "                   bounds fails with the kernel, parameter, element and\n"
+     "                   work-item (AGPU_ERROR_KERNEL_FAULT; docs/debugging.md)\n"},
     {"bench", NULL}, /* cmd_bench prints its own */
 };
 

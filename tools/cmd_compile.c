@@ -84,6 +84,9 @@ static int parse_compile_arguments(int argc, char **argv, compile_request *reque
       }
     } else if (strcmp(argument, "--signature") == 0) {
       request->signature = true;
+    } else if (strcmp(argument, "--check") == 0) {
+      int status = add_option(request, AGPU_PROGRAM_CHECK_BOUNDS, "");
+      if (status != CLI_EXIT_OK) return status;
     } else if (strcmp(argument, "--no-fp64") == 0) {
       request->desc.no_fp64 = true;
     } else if (strcmp(argument, "--fp16") == 0) {

@@ -107,6 +107,9 @@ static int parse_run_arguments(int argc, char **argv, run_request *request) {
       request->all_devices = true;
     } else if (strcmp(argument, "--compare") == 0) {
       request->compare = true;
+    } else if (strcmp(argument, "--check") == 0) {
+      int status = run_add_define(request, AGPU_PROGRAM_CHECK_BOUNDS, "");
+      if (status != CLI_EXIT_OK) return status;
     } else if (run_option_is(argument, "--atol") || run_option_is(argument, "--rtol") ||
                run_option_is(argument, "--tol")) {
       char *end = NULL;

@@ -50,6 +50,9 @@ static int parse_test_arguments(int argc, char **argv, test_request *request) {
       request->json = true;
     } else if (strcmp(argument, "--list") == 0) {
       request->list = true;
+    } else if (strcmp(argument, "--check") == 0) {
+      /* every program the suite builds checks its accesses (agpu_check.h) */
+      setenv("ANYGPU_CHECK", "bounds", 1);
     } else if (option_is(argument, "--device")) {
       if (!(request->selector = option_argument(argc, argv, &i)))
         return cli_usage_error("missing value after", argument);

@@ -81,13 +81,19 @@ static bool agpu_cl_options_have(const char *options, const char *flag) {
 /* The caller's options plus what anygpu needs: argument info for kernel
  * signatures, and OpenCL C 1.2, the portable language's base. */
 static char *agpu_cl_build_options(const agpu_cl_device *device, const char *options) {
-  const char *user = options ? options : "";
+  /* without anygpu's own option: the translation carries the checks */
+  char *user = agpu_strdup(options ? options : "");
+  if (!user) return NULL;
+  static const char check[] = AGPU_PROGRAM_CHECK_BOUNDS;
+  for (char *at; (at = strstr(user, check)) != NULL;)
+    memmove(at, at + sizeof check - 1, strlen(at + sizeof check - 1) + 1);
   const char *arg_info = device->version >= 12 ? " -cl-kernel-arg-info" : "";
   const char *std =
       device->c_version >= 12 && !agpu_cl_options_have(user, "-cl-std=") ? " -cl-std=CL1.2" : "";
   size_t size = strlen(user) + strlen(arg_info) + strlen(std) + 1;
   char *all = malloc(size);
   if (all) snprintf(all, size, "%s%s%s", user, arg_info, std);
+  free(user);
   return all;
 }
 
@@ -241,11 +247,12 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");
   }
   const char *name = desc->source_name ? desc->source_name : "<source>";
-  /* printf: the translation runs instead of the source, so that the kernels
-   * write the records the core reports (the same lines, in the same order,
+  /* printf and bounds checks: the translation runs instead of the source,
+   * so that the kernels write the records the core reports (the same lines, in the same order,
    * as on every other device); it is not cached as a binary. */
   char *translated = NULL;
-  if (program->parsed && agpu_parsed_prints(program->parsed))
+  if (program->parsed &&
+      (agpu_parsed_prints(program->parsed) || agpu_parsed_checks(program->parsed)))
     status =
         agpu_parsed_emit(program->parsed, AGPU_TARGET_OPENCL, AGPU_ERROR_BUILD_FAILED,
                          "the OpenCL emitter cannot translate this program", &translated, NULL);

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Bounds checking (-anygpu-check=bounds, docs/debugging.md): a pass over
+ * the parsed program that guards each kernel's accesses to memory through
+ * its __global, __constant and __local pointer parameters and its __local
+ * arrays. Every target translates the result as it translates any kernel:
+ *
+ *   x = a[i];      becomes   x = __agpu_in(B, E, 4) ? a[i] : (__agpu_fault(c, S, B), 0.0f);
+ *   a[i] = x;      becomes   if (__agpu_in(B, E, 4)) a[i] = x; else __agpu_fault(c, S, B);
+ *
+ * where B is the access's byte offset from the start of the buffer the
+ * pointer was made from (its "root"), E that buffer's extent (from the
+ * hidden check buffer `c`, which the core fills at each launch) and S the
+ * site's id, which the host turns back into kernel, parameter and source
+ * position (kl_check_site). A violating load gives 0, a violating store is
+ * dropped, and the first violation is recorded (__agpu_fault).
+ *
+ * What is not checked, said in the build log: accesses through pointer
+ * parameters of helper functions, pointers whose root the pass cannot
+ * trace (a private pointer assigned from two buffers), whole-struct loads,
+ * and accesses whose index has side effects other than a store at
+ * statement level. */
+#include <string.h>
+
+#include "bounds_internal.h"
+#include "builtins.h"
+
+static const char bounds_prelude[] =
+    "ulong __agpu_extent(__global uint *c, uint k) {\n"
+    "  return (ulong)c[16u + 2u * k] | ((ulong)c[17u + 2u * k] << 32);\n"
+    "}\n"
+    "int __agpu_in(long at, ulong extent, ulong size) {\n"
+    "  return (ulong)at < extent && extent - (ulong)at >= size;\n"
+    "}\n"
+    "int __agpu_fault(__global uint *c, uint site, uint root, long at) {\n"
+    "  if (atomic_inc(c) == 0u) {\n"
+    "    c[1] = site + 1u;\n"
+    "    c[2] = (uint)((ulong)at & 0xffffffffUL);\n"
+    "    c[3] = (uint)((ulong)at >> 32);\n"
+    "    c[4] = (uint)get_global_id(0);\n"
+    "    c[5] = (uint)get_global_id(1);\n"
+    "    c[6] = (uint)get_global_id(2);\n"
+    "    c[7] = (uint)get_group_id(0);\n"
+    "    c[8] = (uint)get_group_id(1);\n"
+    "    c[9] = (uint)get_group_id(2);\n"
+    "    c[10] = root;\n"
+    "  }\n"
+    "  return 0;\n"
+    "}\n";
+
+kl_token *kl_bounds_prelude(kl_context *ctx, kl_token *rest) {
+  kl_source *source = kl_new_source(ctx, "<bounds>", bounds_prelude, strlen(bounds_prelude));
+  kl_token *tokens = kl_tokenize(ctx, source), *last = NULL;
+  for (kl_token *t = tokens; t->kind != KL_TOKEN_END; t = t->next) last = t;
+  if (!last) return rest;
+  last->next = rest;
+  return tokens;
+}
+
+/* ----------------------------------------------------------- guards */
+
+static kl_check_site *new_site(bounds *b, const kl_node *at, kl_variable *root, int bytes,
+                               bool write) {
+  kl_check_site *s = kl_alloc(b->ctx, sizeof *s);
+  s->id = b->program->check_site_count++;
+  s->location = at->location;
+  s->function = b->function->name;
+  s->root = kb_static_root_id(b, root);
+  s->bytes = bytes;
+  s->write = write;
+  if (b->sites_tail)
+    b->sites_tail->next = s;
+  else
+    b->program->check_sites = s;
+  b->sites_tail = s;
+  return s;
+}
+
+/* __agpu_in(byte, extent, bytes) for a place, and its fault kb_call. */
+static kl_node *in_bounds(bounds *b, const place *where, int bytes, kl_location at) {
+  kl_node *byte = where->byte ? where->byte : kb_int_node(b, kb_type_long(b), 0, at);
+  return kb_call(b, b->in, at, byte, kb_extent_node(b, where->root, at),
+                 kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_ULONG), bytes, at), NULL);
+}
+
+static kl_node *fault_call(bounds *b, const place *where, const kl_check_site *site,
+                           kl_location at) {
+  kl_node *byte =
+      where->byte ? kb_copy_tree(b, where->byte) : kb_int_node(b, kb_type_long(b), 0, at);
+  return kb_call(b, b->fault, at, kb_variable_node(b, b->check, at),
+                 kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), site->id, at),
+                 kb_root_id_node(b, where->root, at), byte);
+}
+
+/* A zero of the type, or NULL where there is no such expression. */
+static kl_node *zero_of(bounds *b, kl_type *type, kl_location at) {
+  if (type->kind == KL_TYPE_VECTOR) {
+    kl_node *scalar = zero_of(b, type->element, at);
+    if (!scalar) return NULL;
+    kl_node *n = kb_new_node(b, KL_EXPR_CAST, at, type);
+    n->lhs = scalar;
+    return n;
+  }
+  if (type->kind == KL_TYPE_HALF || type->kind == KL_TYPE_FLOAT || type->kind == KL_TYPE_DOUBLE) {
+    kl_node *n = kb_new_node(b, KL_EXPR_FLOAT_LITERAL, at, type);
+    n->spelling = type->kind == KL_TYPE_FLOAT  ? "0.0f"
+                  : type->kind == KL_TYPE_HALF ? "0.0h"
+                                               : "0.0";
+    return n;
+  }
+  if (type->kind >= KL_TYPE_BOOL && type->kind <= KL_TYPE_PTRDIFF_T)
+    return kb_int_node(b, type, 0, at);
+  return NULL;
+}
+
+/* `check ? value : (fault, 0)` for an access of `bytes` at `where`. */
+static kl_node *guarded_value(bounds *b, kl_node *value, const place *where, int bytes,
+                              bool write) {
+  kl_node *zero = zero_of(b, value->type, value->location);
+  if (!zero) {
+    kb_unchecked(b, value->location, "an access to a whole struct or array");
+    return value;
+  }
+  kl_check_site *site = new_site(b, value, where->root, bytes, write);
+  kl_node *n = kb_new_node(b, KL_EXPR_CONDITIONAL, value->location, value->type);
+  n->condition = in_bounds(b, where, bytes, value->location);
+  kl_node *comma = kb_new_node(b, KL_EXPR_COMMA, value->location, value->type);
+  comma->lhs = fault_call(b, where, site, value->location);
+  comma->rhs = zero;
+  n->then = value;
+  n->otherwise = comma;
+  return n;
+}
+
+static kl_node *rewrite(bounds *b, kl_node *n);
+static void add_helper_arguments(bounds *b, kl_node *n, const helper *h);
+
+/* The subexpressions of an lvalue other than its chain to memory (the
+ * indices), rewritten. */
+static void rewrite_inside(bounds *b, kl_node *n) {
+  switch (n->kind) {
+    case KL_EXPR_INDEX:
+      if (kb_is_pointer(n->lhs->type))
+        n->lhs = rewrite(b, n->lhs);
+      else
+        rewrite_inside(b, n->lhs);
+      n->rhs = rewrite(b, n->rhs);
+      return;
+    case KL_EXPR_MEMBER:
+      if (n->is_arrow)
+        n->lhs = rewrite(b, n->lhs);
+      else
+        rewrite_inside(b, n->lhs);
+      return;
+    case KL_EXPR_SWIZZLE:
+      rewrite_inside(b, n->lhs);
+      return;
+    case KL_EXPR_UNARY:
+      if (n->op == KL_OP_DEREFERENCE) n->lhs = rewrite(b, n->lhs);
+      return;
+    default:
+      return;
+  }
+}
+
+static bool is_access(const kl_node *n) {
+  return n->kind == KL_EXPR_INDEX || n->kind == KL_EXPR_MEMBER || n->kind == KL_EXPR_SWIZZLE ||
+         (n->kind == KL_EXPR_UNARY && n->op == KL_OP_DEREFERENCE);
+}
+
+/* The bytes an access covers (a swizzle: its whole vector). */
+static int access_bytes(const kl_node *n) {
+  while (n->kind == KL_EXPR_SWIZZLE) n = n->lhs;
+  return n->type->size;
+}
+
+/* Whether an access goes through a pointer into __global, __constant or
+ * __local memory (or a __local array): what the pass should check. */
+static bool memory_access(const kl_node *n) {
+  for (;;) {
+    if (n->kind == KL_EXPR_VARIABLE) return n->variable->space == KL_SPACE_LOCAL;
+    if ((n->kind == KL_EXPR_INDEX && kb_is_pointer(n->lhs->type)) ||
+        (n->kind == KL_EXPR_MEMBER && n->is_arrow) ||
+        (n->kind == KL_EXPR_UNARY && n->op == KL_OP_DEREFERENCE))
+      return n->lhs->type->pointee_space != KL_SPACE_PRIVATE;
+    if (!is_access(n)) return false;
+    n = n->lhs;
+  }
+}
+
+/* An lvalue in memory that the pass checks: where it is. */
+static bool checked_lvalue(bounds *b, kl_node *n, place *where) {
+  if (!is_access(n) || n->type->kind == KL_TYPE_ARRAY) return false;
+  if (n->kind == KL_EXPR_MEMBER && !n->is_arrow && !is_access(n->lhs)) return false;
+  if (n->kind == KL_EXPR_SWIZZLE && !is_access(n->lhs)) return false;
+  return kb_lvalue_place(b, n, where);
+}
+
+/* The number of elements a vloadN/vstoreN moves. */
+static int vector_count(const kl_type *t) {
+  return t->kind == KL_TYPE_VECTOR ? t->length : 1;
+}
+
+/* A builtin that reads or writes through a pointer argument: where, how
+ * many bytes, and whether it writes. */
+static bool builtin_access(bounds *b, kl_node *n, place *where, int *bytes, bool *write) {
+  const kl_builtin *f = n->builtin;
+  kl_node *pointer = NULL;
+  if (f->category == KL_BUILTIN_ATOMIC && n->args) {
+    pointer = n->args;
+    *bytes = pointer->type->element ? pointer->type->element->size : 4;
+    *write = true;
+  } else if (f->id == KL_BUILTIN_VLOAD && n->arg_count == 2) {
+    pointer = n->args->next;
+    int element = pointer->type->element ? pointer->type->element->size : 1;
+    *bytes = vector_count(n->type) * element;
+    *write = false;
+  } else if (f->id == KL_BUILTIN_VSTORE && n->arg_count == 3) {
+    pointer = n->args->next->next;
+    int element = pointer->type->element ? pointer->type->element->size : 1;
+    *bytes = vector_count(n->args->type) * element;
+    *write = true;
+  }
+  if (!pointer || !kb_is_pointer(pointer->type) || pointer->type->pointee_space == KL_SPACE_PRIVATE)
+    return false;
+  place base;
+  if (!kb_pointer_place(b, pointer, &base)) {
+    kb_unchecked(b, n->location, "a builtin's pointer whose buffer the pass cannot trace");
+    return false;
+  }
+  if (f->category != KL_BUILTIN_ATOMIC) { /* offset * N elements further */
+    const kl_node *offset = n->args->next;
+    if (f->id == KL_BUILTIN_VLOAD) offset = n->args;
+    if (!kb_pure(b, offset)) return false;
+    base.byte = kb_add_bytes(b, base.byte, kb_scaled(b, offset, *bytes));
+  }
+  *where = base;
+  return true;
+}
+
+static void rewrite_args(bounds *b, kl_node *n) {
+  kl_node head = {0}, *tail = &head;
+  for (kl_node *a = n->args; a;) {
+    kl_node *next = a->next;
+    a->next = NULL;
+    tail = tail->next = rewrite(b, a);
+    a = next;
+  }
+  n->args = head.next;
+}
+
+/* An expression with its accesses guarded (loads and stores inside
+ * expressions: `check ? access : (fault, 0)`). */
+static kl_node *rewrite(bounds *b, kl_node *n) {
+  if (!n) return n;
+  place where;
+  if (is_access(n) && n->type->kind != KL_TYPE_ARRAY &&
+      (n->kind != KL_EXPR_MEMBER || n->is_arrow || is_access(n->lhs)) &&
+      (n->kind != KL_EXPR_SWIZZLE || is_access(n->lhs)) && memory_access(n)) { /* a load */
+    rewrite_inside(b, n);
+    if (!checked_lvalue(b, n, &where)) {
+      kb_unchecked(b, n->location,
+                   "an access through a pointer whose buffer the pass cannot trace");
+      return n;
+    }
+    return guarded_value(b, n, &where, access_bytes(n), false);
+  }
+  switch (n->kind) {
+    case KL_EXPR_ASSIGN:
+    case KL_EXPR_UNARY: {
+      bool store = n->kind == KL_EXPR_ASSIGN ||
+                   (n->op >= KL_OP_PRE_INCREMENT && n->op <= KL_OP_POST_DECREMENT);
+      if (n->kind == KL_EXPR_UNARY && n->op == KL_OP_ADDRESS_OF) {
+        rewrite_inside(b, n->lhs); /* no access: the indices only */
+        if (!is_access(n->lhs)) n->lhs = rewrite(b, n->lhs);
+        return n;
+      }
+      if (store && is_access(n->lhs)) {
+        rewrite_inside(b, n->lhs);
+        n->rhs = rewrite(b, n->rhs);
+        if (checked_lvalue(b, n->lhs, &where))
+          return guarded_value(b, n, &where, access_bytes(n->lhs), true);
+        if (memory_access(n->lhs))
+          kb_unchecked(b, n->location,
+                       "a store through a pointer whose buffer the pass cannot trace");
+        return n;
+      }
+      n->lhs = rewrite(b, n->lhs);
+      n->rhs = rewrite(b, n->rhs);
+      return n;
+    }
+    case KL_EXPR_CALL: {
+      rewrite_args(b, n);
+      const helper *h = kb_helper_of(b, n->function);
+      if (h) add_helper_arguments(b, n, h);
+      return n;
+    }
+    case KL_EXPR_BUILTIN: {
+      rewrite_args(b, n);
+      int bytes;
+      bool write;
+      if (n->type->kind != KL_TYPE_VOID && builtin_access(b, n, &where, &bytes, &write))
+        return guarded_value(b, n, &where, bytes, write);
+      return n;
+    }
+    default:
+      break;
+  }
+  n->lhs = rewrite(b, n->lhs);
+  n->rhs = rewrite(b, n->rhs);
+  n->condition = rewrite(b, n->condition);
+  n->then = rewrite(b, n->then);
+  n->otherwise = rewrite(b, n->otherwise);
+  if (n->kind != KL_EXPR_INIT_LIST || n->args) rewrite_args(b, n);
+  return n;
+}
+
+static kl_node *rewrite_statements(bounds *b, kl_node *list);
+
+/* A store or void builtin as a whole statement: `if (check) it; else fault;`. */
+static kl_node *guarded_statement(bounds *b, kl_node *statement) {
+  kl_node *e = statement->lhs;
+  place where;
+  int bytes = 0;
+  bool write = true, found = false;
+  if ((e->kind == KL_EXPR_ASSIGN || (e->kind == KL_EXPR_UNARY && e->op >= KL_OP_PRE_INCREMENT &&
+                                     e->op <= KL_OP_POST_DECREMENT)) &&
+      is_access(e->lhs)) {
+    rewrite_inside(b, e->lhs);
+    e->rhs = rewrite(b, e->rhs);
+    found = checked_lvalue(b, e->lhs, &where);
+    bytes = access_bytes(e->lhs);
+    if (!found && memory_access(e->lhs))
+      kb_unchecked(b, e->location, "a store through a pointer whose buffer the pass cannot trace");
+    write = true;
+  } else if (e->kind == KL_EXPR_ASSIGN && e->op == KL_OP_NONE && !is_access(e->lhs) &&
+             e->rhs->type->kind == KL_TYPE_STRUCT && checked_lvalue(b, e->rhs, &where)) {
+    /* a whole struct loaded: `if (check) s = p[i]; else fault;` */
+    rewrite_inside(b, e->rhs);
+    found = checked_lvalue(b, e->rhs, &where);
+    bytes = access_bytes(e->rhs);
+    write = false;
+  } else if (e->kind == KL_EXPR_BUILTIN &&
+             (e->builtin->category == KL_BUILTIN_ATOMIC || e->builtin->id == KL_BUILTIN_VSTORE)) {
+    rewrite_args(b, e);
+    found = builtin_access(b, e, &where, &bytes, &write);
+  } else {
+    statement->lhs = rewrite(b, e);
+    return statement;
+  }
+  if (!found) return statement;
+  kl_check_site *site = new_site(b, e, where.root, bytes, write);
+  kl_node *n = kb_new_node(b, KL_STMT_IF, statement->location, NULL);
+  n->condition = in_bounds(b, &where, bytes, e->location);
+  n->then = statement;
+  kl_node *otherwise = kb_new_node(b, KL_STMT_EXPRESSION, statement->location, NULL);
+  otherwise->lhs = fault_call(b, &where, site, e->location);
+  n->otherwise = otherwise;
+  n->contains_barrier = false;
+  return n;
+}
+
+static kl_node *rewrite_statement(bounds *b, kl_node *n) {
+  switch (n->kind) {
+    case KL_STMT_EXPRESSION:
+      return n->lhs ? guarded_statement(b, n) : n;
+    case KL_STMT_DECLARATION:
+      if (n->variable && n->variable->initializer) {
+        kl_node *init = n->variable->initializer;
+        if (init->kind == KL_EXPR_INIT_LIST)
+          rewrite(b, init);
+        else
+          n->variable->initializer = rewrite(b, init);
+      }
+      return n;
+    case KL_STMT_COMPOUND:
+      n->body = rewrite_statements(b, n->body);
+      return n;
+    case KL_STMT_IF:
+      n->condition = rewrite(b, n->condition);
+      n->then = rewrite_statement(b, n->then);
+      if (n->otherwise) n->otherwise = rewrite_statement(b, n->otherwise);
+      return n;
+    case KL_STMT_FOR: /* the init stays a declaration or an expression */
+      if (n->init && n->init->kind == KL_STMT_EXPRESSION)
+        n->init->lhs = rewrite(b, n->init->lhs);
+      else if (n->init)
+        n->init = rewrite_statement(b, n->init);
+      n->condition = rewrite(b, n->condition);
+      n->increment = rewrite(b, n->increment);
+      n->body = rewrite_statement(b, n->body);
+      return n;
+    case KL_STMT_WHILE:
+    case KL_STMT_DO:
+    case KL_STMT_SWITCH:
+      n->condition = rewrite(b, n->condition);
+      n->body = rewrite_statement(b, n->body);
+      return n;
+    case KL_STMT_CASE:
+      if (n->body) n->body = rewrite_statement(b, n->body);
+      return n;
+    case KL_STMT_RETURN:
+      n->lhs = rewrite(b, n->lhs);
+      return n;
+    default:
+      return n;
+  }
+}
+
+static kl_node *rewrite_statements(bounds *b, kl_node *list) {
+  kl_node head = {0}, *tail = &head;
+  for (kl_node *s = list; s;) {
+    kl_node *next = s->next;
+    s->next = NULL;
+    tail = tail->next = rewrite_statement(b, s);
+    s = next;
+  }
+  return head.next;
+}
+
+/* ------------------------------------------------------------- entry */
+
+static kl_function *find_function(kl_program *program, const char *name) {
+  for (kl_function *f = program->functions; f; f = f->next)
+    if (f->body && strcmp(f->name, name) == 0) return f;
+  return NULL;
+}
+
+static bool is_prelude(const bounds *b, const kl_function *f) {
+  return f == b->in || f == b->fault || f == b->extent_of;
+}
+
+static kl_variable *add_parameter(bounds *b, kl_function *f, const char *name, kl_type *type) {
+  kl_variable *v = kl_alloc(b->ctx, sizeof *v);
+  v->name = name;
+  v->type = type;
+  v->space = KL_SPACE_PRIVATE;
+  v->location = f->location;
+  v->id = b->ctx->next_variable_id++;
+  v->is_parameter = true;
+  kl_variable **last = &f->params;
+  while (*last) last = &(*last)->next;
+  *last = v;
+  f->param_count++;
+  return v;
+}
+
+static kl_variable *add_check_parameter(bounds *b, kl_function *f) {
+  kl_type *type = kl_type_pointer(b->ctx, kl_type_scalar(b->ctx, KL_TYPE_UINT), KL_SPACE_GLOBAL);
+  f->check_buffer = add_parameter(b, f, "__agpu_check", type);
+  return f->check_buffer;
+}
+
+/* A helper's hidden parameters (struct helper), added before any kb_call of
+ * it is rewritten. */
+static void add_helper_parameters(bounds *b, kl_function *f, helper *h) {
+  h->function = f;
+  int count = 0;
+  for (kl_variable *v = f->params; v; v = v->next) count += kb_is_user_pointer(f, v);
+  h->pointer_count = count;
+  size_t bytes = (size_t)(count + 1) * sizeof(kl_variable *);
+  h->pointers = kl_alloc(b->ctx, bytes);
+  h->offsets = kl_alloc(b->ctx, bytes);
+  h->extents = kl_alloc(b->ctx, bytes);
+  h->roots = kl_alloc(b->ctx, bytes);
+  int i = 0;
+  for (kl_variable *v = f->params; v && i < count; v = v->next)
+    if (kb_is_user_pointer(f, v)) h->pointers[i++] = v;
+  h->check = add_check_parameter(b, f);
+  for (i = 0; i < count; i++) {
+    h->offsets[i] = add_parameter(b, f, kl_format(b->ctx, "__agpu_offset%d", i), kb_type_long(b));
+    h->extents[i] = add_parameter(b, f, kl_format(b->ctx, "__agpu_extent%d", i),
+                                  kl_type_scalar(b->ctx, KL_TYPE_ULONG));
+    h->roots[i] = add_parameter(b, f, kl_format(b->ctx, "__agpu_root%d", i),
+                                kl_type_scalar(b->ctx, KL_TYPE_UINT));
+  }
+}
+
+/* A kb_call of a helper gets its hidden arguments: the check buffer and where
+ * each pointer argument points (an untraceable one is not checked: an
+ * extent of all memory). */
+static void add_helper_arguments(bounds *b, kl_node *n, const helper *h) {
+  kl_node *tail = n->args;
+  while (tail && tail->next) tail = tail->next;
+  kl_node head = {0}, *extra = &head;
+  extra = extra->next = kb_variable_node(b, b->check, n->location);
+  int i = 0;
+  kl_variable *param = h->function->params;
+  for (kl_node *arg = n->args; arg && param && i < h->pointer_count;
+       arg = arg->next, param = param->next) {
+    if (param != h->pointers[i]) continue;
+    i++;
+    place where;
+    kl_node *offset, *extent, *root;
+    if (kb_pointer_place(b, arg, &where)) {
+      offset = where.byte ? where.byte : kb_int_node(b, kb_type_long(b), 0, n->location);
+      extent = kb_extent_node(b, where.root, n->location);
+      root = kb_root_id_node(b, where.root, n->location);
+    } else {
+      kb_unchecked(b, arg->location,
+                   "a pointer passed to a helper from a buffer the pass cannot trace");
+      offset = kb_int_node(b, kb_type_long(b), 0, n->location);
+      extent = kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_ULONG), -1, n->location);
+      root = kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), 0xffffffffu, n->location);
+    }
+    extra = extra->next = kb_convert(b, offset, kb_type_long(b));
+    extra = extra->next = extent;
+    extra = extra->next = root;
+  }
+  if (tail)
+    tail->next = head.next;
+  else
+    n->args = head.next;
+  n->arg_count += 1 + 3 * h->pointer_count;
+}
+
+static void instrument_function(bounds *b, kl_function *f) {
+  b->function = f;
+  b->params = NULL;
+  b->param_count = 0;
+  b->pointers = NULL;
+  b->pointer_count = b->pointer_capacity = 0;
+  b->declarations = b->declarations_tail = NULL;
+  helper *h = kb_helper_of(b, f);
+  b->check = h ? h->check : add_check_parameter(b, f);
+  kb_find_roots(b);
+  if (f->body->kind == KL_STMT_COMPOUND) {
+    f->body->body = rewrite_statements(b, f->body->body);
+    if (b->declarations) {
+      b->declarations_tail->next = f->body->body;
+      f->body->body = b->declarations;
+    }
+  }
+}
+
+void kl_bounds_instrument(kl_context *ctx, kl_program *program) {
+  bounds b = {.ctx = ctx, .program = program};
+  program->checks_bounds = true;
+  b.in = find_function(program, "__agpu_in");
+  b.fault = find_function(program, "__agpu_fault");
+  b.extent_of = find_function(program, "__agpu_extent");
+  if (!b.in || !b.fault || !b.extent_of) return; /* the prelude did not parse: errors said */
+  int functions = 0;
+  for (kl_function *f = program->functions; f; f = f->next) functions++;
+  b.helpers = kl_alloc(ctx, (size_t)(functions + 1) * sizeof *b.helpers);
+  for (kl_function *f = program->functions; f; f = f->next)
+    if (f->body && !f->is_kernel && !is_prelude(&b, f))
+      add_helper_parameters(&b, f, &b.helpers[b.helper_count++]);
+  for (kl_function *f = program->functions; f; f = f->next)
+    if (f->body && !is_prelude(&b, f)) instrument_function(&b, f);
+  if (b.unchecked_count)
+    kl_warning(ctx, b.first_unchecked,
+               "bounds checks do not cover %d access%s here and elsewhere (the first: %s)",
+               b.unchecked_count, b.unchecked_count == 1 ? "" : "es", b.unchecked_why);
+}
