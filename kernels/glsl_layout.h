@@ -18,7 +18,15 @@
  *              several (group counts over maxComputeWorkGroupCount), else 0
  *   offset 12: uint32 work_dim         get_work_dim()
  *   offset 16: uint32 num_groups[3]    groups of the whole launch
- *   offset 28: uint32 reserved (0)
+ *   offset 28: uint32 last_short       work-items the last group in
+ *              dimension 0 lacks (0 when every group is whole). A launch
+ *              with a smaller last group (OpenCL 2.0's non-uniform
+ *              work-groups) runs it as a dispatch of its own with a
+ *              pipeline specialised for its size (so gl_WorkGroupSize.x is
+ *              its real size) and group_offset.x its group id; the shader
+ *              adds last_short back in that group for
+ *              get_enqueued_local_size(0), get_global_id(0) and
+ *              get_global_size(0). Declared by the shader only when used.
  * The block is a push-constant block when it fits KL_GLSL_PUSH_LIMIT bytes,
  * else a readonly storage buffer at binding `block_binding` (the runtime
  * writes the same bytes there).
@@ -48,6 +56,7 @@
 #define KL_GLSL_GROUP_OFFSET_OFFSET 0u
 #define KL_GLSL_WORK_DIM_OFFSET 12u
 #define KL_GLSL_NUM_GROUPS_OFFSET 16u
+#define KL_GLSL_LAST_SHORT_OFFSET 28u
 #define KL_GLSL_FIRST_LOCAL_SPEC_ID 3u
 /* Program-scope __constant data is written into the shader as constant
  * arrays; more than OpenCL's minimum CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE is
