@@ -123,20 +123,29 @@ static void glsl_widen_helper(glsl_emitter *e) {
     klg_puts(&e->helpers, "uint64_t _cl_u64(uint v) { return uint64_t(v); }\n");
 }
 
-/* The enqueued work-group size in dimension 0 (get_enqueued_local_size(0)).
- * A launch whose last group in dimension 0 is smaller (OpenCL 2.0's
- * non-uniform work-groups) runs that group as a dispatch of its own, with a
- * pipeline specialised for its size, so gl_WorkGroupSize.x is the group's
- * real size there (get_local_size); the block's _cl_last_short says how
- * many work-items it lacks, and is 0 when every group is whole
- * (kernels/glsl_layout.h). get_global_id(0) and get_global_size(0) go
- * through it; dimensions 1 and 2 are always whole. */
+/* The enqueued work-group size in dimension 0 (get_enqueued_local_size(0)):
+ * a specialisation constant (KL_GLSL_ENQUEUED_SPEC_ID), the same as the
+ * work-group size but in the dispatch of a smaller last group (OpenCL 2.0's
+ * non-uniform work-groups), whose pipeline is specialised for that group's
+ * size (gl_WorkGroupSize.x, get_local_size) and told the size asked for
+ * here; get_global_id(0) and get_global_size(0) use it, so whole groups pay
+ * nothing. get_global_size(0) also subtracts the block's _cl_last_short,
+ * what the last group lacks (0 when every group is whole;
+ * kernels/glsl_layout.h). Dimensions 1 and 2 are always whole. */
 static void glsl_enqueued_helper(glsl_emitter *e) {
-  if (glsl_need(e, "_cl_enq0"))
-    klg_puts(&e->helpers,
-             "uint _cl_enq0() { return gl_WorkGroupSize.x + (gl_WorkGroupID.x + "
-             "_cl_p._cl_group_offset.x + 1u == _cl_p._cl_num_groups.x ? _cl_p._cl_last_short : "
-             "0u); }\n");
+  if (glsl_need(e, "_cl_enq_x")) {
+    uint32_t x = 1; /* the default, as local_size_x's */
+    if (e->kernel && e->kernel->has_required_work_group_size &&
+        e->kernel->required_work_group_size[0])
+      x = e->kernel->required_work_group_size[0];
+    klg_printf(&e->helpers, "layout(constant_id = %u) const uint _cl_enq_x = %uu;\n",
+               KL_GLSL_ENQUEUED_SPEC_ID, x);
+  }
+}
+
+/* _cl_last_short is declared in the block only where it is read. */
+static void glsl_last_short(glsl_emitter *e) {
+  glsl_need(e, "_cl_last_short");
 }
 
 /* The same for a dimension only known at run time (uvec3 s = _cl_enq()). */
@@ -144,7 +153,7 @@ static void glsl_enqueued3_helper(glsl_emitter *e) {
   glsl_enqueued_helper(e);
   if (glsl_need(e, "_cl_enq"))
     klg_puts(&e->helpers,
-             "uvec3 _cl_enq() { return uvec3(_cl_enq0(), gl_WorkGroupSize.y, gl_WorkGroupSize.z); "
+             "uvec3 _cl_enq() { return uvec3(_cl_enq_x, gl_WorkGroupSize.y, gl_WorkGroupSize.z); "
              "}\n");
 }
 
@@ -160,8 +169,9 @@ static void glsl_work_item_wide(glsl_emitter *e, const kl_node *n) {
   glsl_widen_helper(e);
   if (constant) {
     /* dimension 0: the enqueued size, which a smaller last group lacks */
-    const char *size = d == 0 ? "_cl_enq0()" : d == 1 ? "gl_WorkGroupSize.y" : "gl_WorkGroupSize.z";
+    const char *size = d == 0 ? "_cl_enq_x" : d == 1 ? "gl_WorkGroupSize.y" : "gl_WorkGroupSize.z";
     if (d == 0) glsl_enqueued_helper(e);
+    if (d == 0 && !id) glsl_last_short(e);
     if (id)
       klg_printf(o,
                  "(_cl_u64(gl_WorkGroupID.%c + _cl_p._cl_group_offset.%c) * "
@@ -174,6 +184,7 @@ static void glsl_work_item_wide(glsl_emitter *e, const kl_node *n) {
   }
   const char *name = id ? "_cl_global_id64" : "_cl_global_size64";
   glsl_enqueued3_helper(e);
+  if (!id) glsl_last_short(e);
   if (glsl_need(e, name))
     klg_puts(&e->helpers,
              id ? "uint64_t _cl_global_id64(uint d) { uvec3 s = _cl_enq(); return d < 3u ? "
@@ -256,7 +267,7 @@ void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
     case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE:
       if (constant && d == 0) {
         glsl_enqueued_helper(e);
-        klg_puts(o, "_cl_enq0()");
+        klg_puts(o, "_cl_enq_x");
         return;
       }
       if (constant) {
@@ -293,7 +304,8 @@ void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
     case KL_BUILTIN_GET_GLOBAL_SIZE:
       if (constant && d == 0) {
         glsl_enqueued_helper(e);
-        klg_puts(o, "(_cl_p._cl_num_groups.x * _cl_enq0() - _cl_p._cl_last_short)");
+        glsl_last_short(e);
+        klg_puts(o, "(_cl_p._cl_num_groups.x * _cl_enq_x - _cl_p._cl_last_short)");
         return;
       }
       if (constant) {
@@ -301,6 +313,7 @@ void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
         return;
       }
       glsl_enqueued3_helper(e);
+      glsl_last_short(e);
       name = "_cl_global_size";
       key = name;
       body =
@@ -311,7 +324,7 @@ void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
       if (constant && d == 0) {
         glsl_enqueued_helper(e);
         klg_puts(o,
-                 "((gl_WorkGroupID.x + _cl_p._cl_group_offset.x) * _cl_enq0() + "
+                 "((gl_WorkGroupID.x + _cl_p._cl_group_offset.x) * _cl_enq_x + "
                  "gl_LocalInvocationID.x)");
         return;
       }

@@ -23,10 +23,10 @@
  *              with a smaller last group (OpenCL 2.0's non-uniform
  *              work-groups) runs it as a dispatch of its own with a
  *              pipeline specialised for its size (so gl_WorkGroupSize.x is
- *              its real size) and group_offset.x its group id; the shader
- *              adds last_short back in that group for
- *              get_enqueued_local_size(0), get_global_id(0) and
- *              get_global_size(0). Declared by the shader only when used.
+ *              its real size) and for the size asked for (spec id
+ *              KL_GLSL_ENQUEUED_SPEC_ID), and group_offset.x its group id;
+ *              get_global_size(0) subtracts last_short. Declared by the
+ *              shader only when used.
  * The block is a push-constant block when it fits KL_GLSL_PUSH_LIMIT bytes,
  * else a readonly storage buffer at binding `block_binding` (the runtime
  * writes the same bytes there).
@@ -34,7 +34,11 @@
  * Specialisation constants: ids 0, 1, 2 are the work-group size
  * (local_size_x_id ...; the default is the kernel's required size or 1);
  * each __local pointer parameter has its own id (3, 4, ...) whose value is
- * its element count (the launch's byte count / element_size).
+ * its element count (the launch's byte count / element_size). Id
+ * KL_GLSL_ENQUEUED_SPEC_ID is the enqueued work-group size in dimension 0
+ * (get_enqueued_local_size(0), and through it get_global_id(0) and
+ * get_global_size(0)): the work-group size, but in the dispatch of a
+ * smaller last group (above), where it is the size the launch asked for.
  *
  * Semantics of the GLSL target: size_t and ptrdiff_t are 64 bits, uint64_t
  * and int64_t (get_global_id etc. return uint64_t, computed from the 32-bit
@@ -58,6 +62,8 @@
 #define KL_GLSL_NUM_GROUPS_OFFSET 16u
 #define KL_GLSL_LAST_SHORT_OFFSET 28u
 #define KL_GLSL_FIRST_LOCAL_SPEC_ID 3u
+/* below glslang's limit on constant_id (2047), far above the __local ids */
+#define KL_GLSL_ENQUEUED_SPEC_ID 2040u
 /* Program-scope __constant data is written into the shader as constant
  * arrays; more than OpenCL's minimum CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE is
  * refused. A private array of more elements than KL_GLSL_INLINE_ELEMENTS

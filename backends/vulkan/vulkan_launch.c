@@ -8,8 +8,9 @@
  * (vulkan_variant.c). A smaller last group in dimension 0 (OpenCL 2.0's
  * non-uniform work-groups, AGPU_CAP_NONUNIFORM_GROUPS) is a dispatch of its
  * own: the whole groups first, then that group with a pipeline specialised
- * for its size, its group id in group_offset.x and the work-items it lacks
- * in the block's last_short (kernels/glsl_layout.h), so that every
+ * for its size and the size asked for (KL_GLSL_ENQUEUED_SPEC_ID), its group
+ * id in group_offset.x and the work-items it lacks in the block's
+ * last_short (kernels/glsl_layout.h), so that every
  * work-item function has OpenCL 2.0's value and every group a dispatch is
  * whole (barriers need nothing more). The dispatches are recorded, not
  * submitted. */
@@ -68,8 +69,8 @@ static agpu_status agpu_vk_bind_set(agpu_vk_binder *binder, agpu_vk_batch *batch
 
 /* The parts of a launch that need no queue: pipeline and block contents. */
 static agpu_status agpu_vk_prepare(agpu_kernel *kernel, agpu_vk_kernel_entry *entry,
-                                   const size_t local[3], uint32_t nargs, const agpu_arg args[],
-                                   uint8_t *block, VkPipeline *pipeline) {
+                                   const size_t local[3], size_t enqueued, uint32_t nargs,
+                                   const agpu_arg args[], uint8_t *block, VkPipeline *pipeline) {
   agpu_vk_device *device = agpu_vk_device_of(kernel->program->device);
   uint32_t counts[AGPU_VK_MAX_BINDINGS];
   uint32_t n = 0;
@@ -103,7 +104,7 @@ static agpu_status agpu_vk_prepare(agpu_kernel *kernel, agpu_vk_kernel_entry *en
                           info->selector, info->name, (unsigned long long)info->local_mem_bytes);
   uint32_t local32[3] = {(uint32_t)local[0], (uint32_t)local[1], (uint32_t)local[2]};
   (void)device;
-  return agpu_vk_pipeline_get(device, entry, local32, counts, pipeline);
+  return agpu_vk_pipeline_get(device, entry, local32, (uint32_t)enqueued, counts, pipeline);
 }
 
 agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
@@ -134,10 +135,11 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   memcpy(block + KL_GLSL_NUM_GROUPS_OFFSET, groups, sizeof groups);
   memcpy(block + KL_GLSL_LAST_SHORT_OFFSET, &last_short, 4);
   VkPipeline pipeline = VK_NULL_HANDLE, rest_pipeline = VK_NULL_HANDLE;
-  status = agpu_vk_prepare(kernel, entry, local, nargs, args, block, &pipeline);
+  status = agpu_vk_prepare(kernel, entry, local, local[0], nargs, args, block, &pipeline);
   if (status == AGPU_SUCCESS && rest) {
     const size_t rest_local[3] = {rest, local[1], local[2]};
-    status = agpu_vk_prepare(kernel, entry, rest_local, nargs, args, block, &rest_pipeline);
+    status = agpu_vk_prepare(kernel, entry, rest_local, local[0], nargs, args, block,
+                             &rest_pipeline);
   }
   if (status != AGPU_SUCCESS) {
     if (block != small) free(block);
