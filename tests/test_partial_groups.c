@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* A smaller last work-group when the launch passes no local size (issue 19;
  * docs/api.md, "Launch"): 9973 (a prime), 1 and 257 work-items and a 2-D
- * 37x53 launch on every device. Each work-item writes get_global_id,
+ * 37x53 and 101x3 launch on every device. Each work-item writes get_global_id,
  * get_local_id, get_group_id, get_local_size, get_enqueued_local_size,
  * get_num_groups and get_global_size for dimensions 0 and 1, once with a
  * constant dimension (32-bit results) and once through a dimension known at
@@ -214,9 +214,19 @@ static void on_vulkan(void) {
   on_device("vulkan:0");
 }
 
+/* no device here: NVRTC and hiprtc compile these kernels (docs/cuda.md) */
+static void on_cuda(void) {
+  on_device("cuda:0");
+}
+static void on_hip(void) {
+  on_device("hip:0");
+}
+
 int main(void) {
   RUN(on_cpu);
   RUN(on_opencl);
   RUN(on_vulkan);
+  RUN(on_cuda);
+  RUN(on_hip);
   return agpu_test_finish();
 }
