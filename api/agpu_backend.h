@@ -67,6 +67,7 @@ typedef struct agpu_kernel_refusal {
 struct agpu_program {
   agpu_object object;
   agpu_device *device;
+  bool from_native; /* made by agpu_program_create_native */
   char *build_log;
   void *native;
   agpu_kernel_refusal *refusals;
@@ -127,6 +128,11 @@ enum {
    * last group of such a dimension is smaller (OpenCL 2.0's non-uniform
    * work-groups); the core asks for it only when it chose the local size */
   AGPU_CAP_NONUNIFORM_GROUPS = 1u << 2,
+  /* ... also for a program from agpu_program_create_native, whose code
+   * knows nothing of how the backend runs the smaller group (OpenCL: an
+   * enqueue of its own; Vulkan, CUDA and HIP tell translated kernels
+   * through their launch header, which native code does not read) */
+  AGPU_CAP_NONUNIFORM_NATIVE = 1u << 3,
 };
 
 /* What a device supports, for the translator: decides the predefined

@@ -194,7 +194,8 @@ static size_t agpu_local_limit(const agpu_kernel *kernel, size_t size) {
  * work-items on a GPU, 64 on a CPU, at least the largest subgroup size it
  * reports, within the limits) and 1 in the others. A global size up to that
  * is one group of exactly that size. Otherwise, where the backend runs a
- * smaller last group, that group holds the rest; elsewhere the largest
+ * smaller last group (for this kind of program: translated or native),
+ * that group holds the rest; elsewhere the largest
  * divisor of the global size up to 256 (or the preferred size, if larger;
  * within the limits). Returns whether the last group may be partial. */
 static bool agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const size_t global[3],
@@ -222,7 +223,9 @@ static bool agpu_choose_local(const agpu_kernel *kernel, uint32_t dims, const si
   if (global[0] % size == 0) return false;
   const agpu_backend_ops *ops = device->backend->ops;
   uint32_t caps = ops->device_caps ? ops->device_caps((agpu_device *)device) : 0;
-  if (caps & AGPU_CAP_NONUNIFORM_GROUPS) return true;
+  if ((caps & AGPU_CAP_NONUNIFORM_GROUPS) &&
+      (!kernel->program->from_native || (caps & AGPU_CAP_NONUNIFORM_NATIVE)))
+    return true;
   /* uniform groups only: the largest divisor (250 for 1000, 1 for a prime) */
   for (size_t candidate = agpu_local_limit(kernel, preferred > 256 ? preferred : 256);
        candidate >= 1; candidate--)

@@ -219,6 +219,7 @@ AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native
   agpu_program *created = NULL;
   status = agpu_program_new(device, &created);
   if (status != AGPU_SUCCESS) return status;
+  created->from_native = true;
   status = ops->program_create_native(created, format, data, size, options ? options : "");
   if (status != AGPU_SUCCESS) {
     agpu_program_free(created);

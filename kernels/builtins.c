@@ -30,6 +30,8 @@ static const kl_builtin table[] = {
     B(GET_NUM_GROUPS, "get_num_groups", "get_num_groups", WORK_ITEM, WORK_ITEM, 1, 1),
     B(GET_GROUP_ID, "get_group_id", "get_group_id", WORK_ITEM, WORK_ITEM, 1, 1),
     B(GET_GLOBAL_OFFSET, "get_global_offset", "get_global_offset", WORK_ITEM, WORK_ITEM, 1, 1),
+    B(GET_ENQUEUED_LOCAL_SIZE, "get_enqueued_local_size", "get_enqueued_local_size", WORK_ITEM,
+      WORK_ITEM, 1, 1),
 
     B(BARRIER, "barrier", "barrier", SYNC, VOID_FENCE, 1, 1),
     B(MEM_FENCE, "mem_fence", "mem_fence", SYNC, VOID_FENCE, 1, 1),
@@ -499,7 +501,8 @@ static bool check_work_item(kl_context *ctx, kl_node *call, kl_node **args, int 
       kl_warning(ctx, args[0]->location, "dimension %lld of '%s' is out of range: the result is %s",
                  (long long)dim, call->spelling,
                  b->id == KL_BUILTIN_GET_GLOBAL_SIZE || b->id == KL_BUILTIN_GET_LOCAL_SIZE ||
-                         b->id == KL_BUILTIN_GET_NUM_GROUPS
+                         b->id == KL_BUILTIN_GET_NUM_GROUPS ||
+                         b->id == KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE
                      ? "1"
                      : "0");
     args[0] = kl_convert(ctx, args[0], uint_t);

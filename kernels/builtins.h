@@ -31,6 +31,7 @@
   /* work-item functions: uint get_work_dim(), size_t get_*(uint dim) */       \
   X(GET_WORK_DIM) X(GET_GLOBAL_SIZE) X(GET_GLOBAL_ID) X(GET_LOCAL_SIZE)        \
   X(GET_LOCAL_ID) X(GET_NUM_GROUPS) X(GET_GROUP_ID) X(GET_GLOBAL_OFFSET)       \
+  X(GET_ENQUEUED_LOCAL_SIZE) /* OpenCL C 2.0 */                               \
   /* synchronisation: void f(cl_mem_fence_flags) */                           \
   X(BARRIER) X(MEM_FENCE) X(READ_MEM_FENCE) X(WRITE_MEM_FENCE)                 \
   /* atomics on (volatile) __global or __local int/uint; xchg also float */    \

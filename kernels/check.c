@@ -372,6 +372,7 @@ static bool expr(checker *c, kl_node *n, bool control, int depth) {
       switch (b->id) {
         case KL_BUILTIN_GET_GROUP_ID:
         case KL_BUILTIN_GET_LOCAL_SIZE:
+        case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE:
         case KL_BUILTIN_GET_NUM_GROUPS:
         case KL_BUILTIN_GET_GLOBAL_SIZE:
         case KL_BUILTIN_GET_WORK_DIM:

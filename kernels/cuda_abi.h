@@ -28,7 +28,12 @@ typedef struct kl_cuda_launch_info {
   uint32_t group_offset[3]; /* added to blockIdx: the first group of this (partial) launch */
   uint32_t work_dim;        /* 1, 2 or 3: what get_work_dim returns */
   uint32_t num_groups[3];   /* groups of the whole launch per dimension (get_num_groups) */
-  uint32_t reserved;        /* 0 */
+  /* Work-items the last group of dimension 0 lacks (0 when every group is
+   * whole): a launch with a smaller last group (OpenCL 2.0's non-uniform
+   * work-groups) runs it as a launch of its own with a smaller block, and
+   * get_enqueued_local_size, get_global_id and get_global_size use this to
+   * give the enqueued size and the whole launch's values there. */
+  uint32_t last_short;
 } kl_cuda_launch_info;
 
 _Static_assert(sizeof(kl_cuda_launch_info) == 32, "kl_cuda_launch_info is 32 bytes");

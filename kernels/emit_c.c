@@ -625,8 +625,8 @@ static void kc_prelude(klg_buf *o) {
   klg_puts(
       o, "\n" KL_C_ABI_TEXT
          "\n\n"
-         "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3], gb[3]; "
-         "unsigned dim; } kl_c_wi;\n"
+         "typedef struct kl_c_wi { size_t lid[3], gid[3], lsz[3], ngr[3], gsz[3], goff[3], gb[3], "
+         "els[3]; unsigned dim; } kl_c_wi;\n"
          "#define KL_EXPORT __attribute__((visibility(\"default\")))\n"
          "static inline size_t kl_align_(size_t n) { return (n + 127) & ~(size_t)127; }\n\n");
 }

@@ -204,6 +204,10 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
         field = "lsz";
         fallback = "1";
         break;
+      case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE:
+        field = "els";
+        fallback = "1";
+        break;
       case KL_BUILTIN_GET_NUM_GROUPS:
         field = "ngr";
         fallback = "1";
@@ -244,6 +248,10 @@ void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
         break;
       case KL_BUILTIN_GET_LOCAL_SIZE:
         forms[i] = kl_format(e->ctx, "__ls%s", axes[i]);
+        fallback = "((size_t)1)";
+        break;
+      case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE: /* the size asked for; __ls is the group's own */
+        forms[i] = kl_format(e->ctx, "__els%s", axes[i]);
         fallback = "((size_t)1)";
         break;
       case KL_BUILTIN_GET_NUM_GROUPS:

@@ -100,6 +100,7 @@ static bool kg_invariant(kc_emitter *e, const kl_node *node, int depth) {
       if (!node->builtin || !kc_node_int(node->args, &d)) return false;
       switch (node->builtin->id) {
         case KL_BUILTIN_GET_LOCAL_SIZE:
+        case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE:
         case KL_BUILTIN_GET_NUM_GROUPS:
         case KL_BUILTIN_GET_GROUP_ID:
         case KL_BUILTIN_GET_GLOBAL_SIZE:

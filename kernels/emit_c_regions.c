@@ -86,7 +86,8 @@ void kc_region_item(kc_emitter *e) {
     klg_puts(o,
              "const kl_c_wi __wis = {{__lx, __ly, __lz}, {__gid0, __gid1, __gid2}, "
              "{__ls0, __ls1, __ls2}, {__ng0, __ng1, __ng2}, {__gs0, __gs1, __gs2}, "
-             "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, __L->work_dim}; "
+             "{__go0, __go1, __go2}, {__gb0, __gb1, __gb2}, {__els0, __els1, __els2}, "
+             "__L->work_dim}; "
              "const kl_c_wi *const __wi = &__wis; (void)__wi;\n");
   }
   if (e->barrier_mode && e->has_return) {
@@ -181,6 +182,7 @@ static bool kc_group_visible(kc_emitter *e, const kl_node *node, int depth) {
       if (!node->builtin) return false;
       switch (node->builtin->id) {
         case KL_BUILTIN_GET_LOCAL_SIZE:
+        case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE:
         case KL_BUILTIN_GET_NUM_GROUPS:
         case KL_BUILTIN_GET_GROUP_ID:
         case KL_BUILTIN_GET_GLOBAL_SIZE:

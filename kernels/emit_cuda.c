@@ -21,7 +21,7 @@
  *    total as the dynamic shared memory size;
  *  - one hidden parameter follows the others: struct _agpu_launch by value
  *    (32 bytes: uint group_offset[3], uint work_dim, uint num_groups[3],
- *    uint reserved), so that get_group_id/get_global_id stay right when the
+ *    uint last_short), so that get_group_id/get_global_id stay right when the
  *    runtime splits a grid over several launches, and get_num_groups,
  *    get_global_size and get_work_dim give the whole launch's values.
  *
@@ -280,11 +280,13 @@ static void cuda_builtin(cuda_emitter *e, const kl_node *n) {
     case KL_BUILTIN_GET_GLOBAL_ID:
     case KL_BUILTIN_GET_GLOBAL_SIZE:
     case KL_BUILTIN_GET_GROUP_ID:
-    case KL_BUILTIN_GET_NUM_GROUPS: {
+    case KL_BUILTIN_GET_NUM_GROUPS:
+    case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE: {
       const char *f = b->id == KL_BUILTIN_GET_GLOBAL_ID     ? "_cl_global_id"
                       : b->id == KL_BUILTIN_GET_GLOBAL_SIZE ? "_cl_global_size"
                       : b->id == KL_BUILTIN_GET_GROUP_ID    ? "_cl_group_id"
-                                                            : "_cl_num_groups";
+                      : b->id == KL_BUILTIN_GET_NUM_GROUPS  ? "_cl_num_groups"
+                                                            : "_cl_enqueued_local_size";
       klg_printf(o, "%s(%s, (uint)(", f, cuda_launch_arg());
       cuda_expr(e, a0);
       klg_puts(o, "))");

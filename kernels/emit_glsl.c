@@ -657,6 +657,10 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
       &out,
       "  layout(offset = 0) uvec3 _cl_group_offset;\n  layout(offset = 12) uint _cl_work_dim;\n"
       "  layout(offset = 16) uvec3 _cl_num_groups;\n");
+  /* declared only where get_global_size(0) reads it (kernels/glsl_layout.h) */
+  for (glsl_key *k = e.keys; k; k = k->next)
+    if (strcmp(k->key, "_cl_last_short") == 0)
+      klg_puts(&out, "  layout(offset = 28) uint _cl_last_short;\n");
   klg_puts(&out, klg_text(&block));
   klg_puts(&out, "} _cl_p;\n");
   klg_puts(&out, klg_text(&buffers));

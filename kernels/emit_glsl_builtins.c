@@ -123,6 +123,40 @@ static void glsl_widen_helper(glsl_emitter *e) {
     klg_puts(&e->helpers, "uint64_t _cl_u64(uint v) { return uint64_t(v); }\n");
 }
 
+/* The enqueued work-group size in dimension 0 (get_enqueued_local_size(0)):
+ * a specialisation constant (KL_GLSL_ENQUEUED_SPEC_ID), the same as the
+ * work-group size but in the dispatch of a smaller last group (OpenCL 2.0's
+ * non-uniform work-groups), whose pipeline is specialised for that group's
+ * size (gl_WorkGroupSize.x, get_local_size) and told the size asked for
+ * here; get_global_id(0) and get_global_size(0) use it, so whole groups pay
+ * nothing. get_global_size(0) also subtracts the block's _cl_last_short,
+ * what the last group lacks (0 when every group is whole;
+ * kernels/glsl_layout.h). Dimensions 1 and 2 are always whole. */
+static void glsl_enqueued_helper(glsl_emitter *e) {
+  if (glsl_need(e, "_cl_enq_x")) {
+    uint32_t x = 1; /* the default, as local_size_x's */
+    if (e->kernel && e->kernel->has_required_work_group_size &&
+        e->kernel->required_work_group_size[0])
+      x = e->kernel->required_work_group_size[0];
+    klg_printf(&e->helpers, "layout(constant_id = %u) const uint _cl_enq_x = %uu;\n",
+               KL_GLSL_ENQUEUED_SPEC_ID, x);
+  }
+}
+
+/* _cl_last_short is declared in the block only where it is read. */
+static void glsl_last_short(glsl_emitter *e) {
+  glsl_need(e, "_cl_last_short");
+}
+
+/* The same for a dimension only known at run time (uvec3 s = _cl_enq()). */
+static void glsl_enqueued3_helper(glsl_emitter *e) {
+  glsl_enqueued_helper(e);
+  if (glsl_need(e, "_cl_enq"))
+    klg_puts(&e->helpers,
+             "uvec3 _cl_enq() { return uvec3(_cl_enq_x, gl_WorkGroupSize.y, gl_WorkGroupSize.z); "
+             "}\n");
+}
+
 /* get_global_id and get_global_size in 64 bits: the group id and the
  * count of groups fit 32 bits (max_work_groups), their products with the
  * group size do not. */
@@ -134,24 +168,31 @@ static void glsl_work_item_wide(glsl_emitter *e, const kl_node *n) {
   bool id = n->builtin->id == KL_BUILTIN_GET_GLOBAL_ID;
   glsl_widen_helper(e);
   if (constant) {
+    /* dimension 0: the enqueued size, which a smaller last group lacks */
+    const char *size = d == 0 ? "_cl_enq_x" : d == 1 ? "gl_WorkGroupSize.y" : "gl_WorkGroupSize.z";
+    if (d == 0) glsl_enqueued_helper(e);
+    if (d == 0 && !id) glsl_last_short(e);
     if (id)
       klg_printf(o,
                  "(_cl_u64(gl_WorkGroupID.%c + _cl_p._cl_group_offset.%c) * "
-                 "_cl_u64(gl_WorkGroupSize.%c) + _cl_u64(gl_LocalInvocationID.%c))",
-                 xyz[d], xyz[d], xyz[d], xyz[d]);
+                 "_cl_u64(%s) + _cl_u64(gl_LocalInvocationID.%c))",
+                 xyz[d], xyz[d], size, xyz[d]);
     else
-      klg_printf(o, "(_cl_u64(_cl_p._cl_num_groups.%c) * _cl_u64(gl_WorkGroupSize.%c))", xyz[d],
-                 xyz[d]);
+      klg_printf(o, "(_cl_u64(_cl_p._cl_num_groups.%c) * _cl_u64(%s)%s)", xyz[d], size,
+                 d == 0 ? " - _cl_u64(_cl_p._cl_last_short)" : "");
     return;
   }
   const char *name = id ? "_cl_global_id64" : "_cl_global_size64";
+  glsl_enqueued3_helper(e);
+  if (!id) glsl_last_short(e);
   if (glsl_need(e, name))
     klg_puts(&e->helpers,
-             id ? "uint64_t _cl_global_id64(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? "
+             id ? "uint64_t _cl_global_id64(uint d) { uvec3 s = _cl_enq(); return d < 3u ? "
                   "_cl_u64(gl_WorkGroupID[d] + _cl_p._cl_group_offset[d]) * _cl_u64(s[d]) + "
                   "_cl_u64(gl_LocalInvocationID[d]) : 0ul; }\n"
-                : "uint64_t _cl_global_size64(uint d) { uvec3 s = gl_WorkGroupSize; return d < "
-                  "3u ? _cl_u64(_cl_p._cl_num_groups[d]) * _cl_u64(s[d]) : 1ul; }\n");
+                : "uint64_t _cl_global_size64(uint d) { uvec3 s = _cl_enq(); return d < "
+                  "3u ? _cl_u64(_cl_p._cl_num_groups[d]) * _cl_u64(s[d]) - "
+                  "_cl_u64(d == 0u ? _cl_p._cl_last_short : 0u) : 1ul; }\n");
   klg_printf(o, "%s(uint(", name);
   glsl_expr(e, n->args);
   klg_puts(o, "))");
@@ -223,6 +264,23 @@ void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
           "uint _cl_local_size(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? s[d] : 1u; "
           "}\n";
       break;
+    case KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE:
+      if (constant && d == 0) {
+        glsl_enqueued_helper(e);
+        klg_puts(o, "_cl_enq_x");
+        return;
+      }
+      if (constant) {
+        klg_printf(o, "gl_WorkGroupSize.%c", xyz[d]);
+        return;
+      }
+      glsl_enqueued3_helper(e);
+      name = "_cl_enqueued_local_size";
+      key = name;
+      body =
+          "uint _cl_enqueued_local_size(uint d) { uvec3 s = _cl_enq(); return d < 3u ? s[d] : 1u; "
+          "}\n";
+      break;
     case KL_BUILTIN_GET_GROUP_ID:
       if (constant) {
         klg_printf(o, "(gl_WorkGroupID.%c + _cl_p._cl_group_offset.%c)", xyz[d], xyz[d]);
@@ -244,17 +302,32 @@ void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
       body = "uint _cl_num_groups(uint d) { return d < 3u ? _cl_p._cl_num_groups[d] : 1u; }\n";
       break;
     case KL_BUILTIN_GET_GLOBAL_SIZE:
+      if (constant && d == 0) {
+        glsl_enqueued_helper(e);
+        glsl_last_short(e);
+        klg_puts(o, "(_cl_p._cl_num_groups.x * _cl_enq_x - _cl_p._cl_last_short)");
+        return;
+      }
       if (constant) {
         klg_printf(o, "(_cl_p._cl_num_groups.%c * gl_WorkGroupSize.%c)", xyz[d], xyz[d]);
         return;
       }
+      glsl_enqueued3_helper(e);
+      glsl_last_short(e);
       name = "_cl_global_size";
       key = name;
       body =
-          "uint _cl_global_size(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? "
-          "_cl_p._cl_num_groups[d] * s[d] : 1u; }\n";
+          "uint _cl_global_size(uint d) { uvec3 s = _cl_enq(); return d < 3u ? "
+          "_cl_p._cl_num_groups[d] * s[d] - (d == 0u ? _cl_p._cl_last_short : 0u) : 1u; }\n";
       break;
     default: /* GET_GLOBAL_ID */
+      if (constant && d == 0) {
+        glsl_enqueued_helper(e);
+        klg_puts(o,
+                 "((gl_WorkGroupID.x + _cl_p._cl_group_offset.x) * _cl_enq_x + "
+                 "gl_LocalInvocationID.x)");
+        return;
+      }
       if (constant) {
         klg_printf(o,
                    "((gl_WorkGroupID.%c + _cl_p._cl_group_offset.%c) * gl_WorkGroupSize.%c + "
@@ -262,10 +335,11 @@ void glsl_work_item(glsl_emitter *e, const kl_node *n, bool wide) {
                    xyz[d], xyz[d], xyz[d], xyz[d]);
         return;
       }
+      glsl_enqueued3_helper(e);
       name = "_cl_global_id";
       key = name;
       body =
-          "uint _cl_global_id(uint d) { uvec3 s = gl_WorkGroupSize; return d < 3u ? "
+          "uint _cl_global_id(uint d) { uvec3 s = _cl_enq(); return d < 3u ? "
           "(gl_WorkGroupID[d] + _cl_p._cl_group_offset[d]) * s[d] + gl_LocalInvocationID[d] : 0u; "
           "}\n";
       break;

@@ -189,17 +189,23 @@ static void ocl_signature(ocl_emitter *e, const kl_function *f) {
   klg_puts(o, ")");
 }
 
-/* True when some atomic in the tree works on a 64-bit value. */
-static bool ocl_uses_long_atomics(const kl_node *n) {
+static bool ocl_long_atomic(const kl_node *n) {
+  return n->builtin->category == KL_BUILTIN_ATOMIC && n->type && n->type->size == 8;
+}
+
+static bool ocl_enqueued_local_size(const kl_node *n) {
+  return n->builtin->id == KL_BUILTIN_GET_ENQUEUED_LOCAL_SIZE;
+}
+
+/* True when some builtin call in the tree satisfies `what`. */
+static bool ocl_uses(const kl_node *n, bool (*what)(const kl_node *)) {
   for (; n; n = n->next) {
-    if (n->kind == KL_EXPR_BUILTIN && n->builtin && n->builtin->category == KL_BUILTIN_ATOMIC && n->type &&
-        n->type->size == 8)
-      return true;
+    if (n->kind == KL_EXPR_BUILTIN && n->builtin && what(n)) return true;
     const kl_node *kids[] = {n->lhs, n->rhs, n->condition, n->then, n->otherwise, n->init, n->increment, n->body, n->args};
     for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++)
-      if (kids[i] && ocl_uses_long_atomics(kids[i])) return true;
+      if (kids[i] && ocl_uses(kids[i], what)) return true;
     if (n->kind == KL_STMT_DECLARATION && n->variable && n->variable->initializer &&
-        ocl_uses_long_atomics(n->variable->initializer))
+        ocl_uses(n->variable->initializer, what))
       return true;
   }
   return false;
@@ -215,12 +221,21 @@ const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) {
   if (program->features & KL_FEATURE_FP64) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
   if (program->features & KL_FEATURE_FP16) klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n");
   if (program->fp_contract_off) klg_puts(o, "#pragma OPENCL FP_CONTRACT OFF\n");
-  bool long_atomics = false;
-  for (const kl_function *f = program->functions; f; f = f->next)
-    if (f->body && ocl_uses_long_atomics(f->body)) long_atomics = true;
+  bool long_atomics = false, enqueued = false;
+  for (const kl_function *f = program->functions; f; f = f->next) {
+    if (f->body && ocl_uses(f->body, ocl_long_atomic)) long_atomics = true;
+    if (f->body && ocl_uses(f->body, ocl_enqueued_local_size)) enqueued = true;
+  }
   if (long_atomics)
     klg_puts(o, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
                 "#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n");
+  /* OpenCL C 2.0's get_enqueued_local_size on a 1.x compiler: the OpenCL
+   * backend runs a smaller last group as an enqueue of its own (see
+   * agpu_cl_launch), where the enqueued size is that group's size. */
+  if (enqueued)
+    klg_puts(o, "#if !defined(get_enqueued_local_size) && (!defined(__OPENCL_C_VERSION__) || "
+                "__OPENCL_C_VERSION__ < 200)\n"
+                "#define get_enqueued_local_size(d) get_local_size(d)\n#endif\n");
   for (int i = 0; i < program->struct_count; i++) {
     const kl_type *t = program->structs[i];
     const char *keyword = t->is_union ? "union" : "struct";

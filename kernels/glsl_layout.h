@@ -18,7 +18,15 @@
  *              several (group counts over maxComputeWorkGroupCount), else 0
  *   offset 12: uint32 work_dim         get_work_dim()
  *   offset 16: uint32 num_groups[3]    groups of the whole launch
- *   offset 28: uint32 reserved (0)
+ *   offset 28: uint32 last_short       work-items the last group in
+ *              dimension 0 lacks (0 when every group is whole). A launch
+ *              with a smaller last group (OpenCL 2.0's non-uniform
+ *              work-groups) runs it as a dispatch of its own with a
+ *              pipeline specialised for its size (so gl_WorkGroupSize.x is
+ *              its real size) and for the size asked for (spec id
+ *              KL_GLSL_ENQUEUED_SPEC_ID), and group_offset.x its group id;
+ *              get_global_size(0) subtracts last_short. Declared by the
+ *              shader only when used.
  * The block is a push-constant block when it fits KL_GLSL_PUSH_LIMIT bytes,
  * else a readonly storage buffer at binding `block_binding` (the runtime
  * writes the same bytes there).
@@ -26,7 +34,11 @@
  * Specialisation constants: ids 0, 1, 2 are the work-group size
  * (local_size_x_id ...; the default is the kernel's required size or 1);
  * each __local pointer parameter has its own id (3, 4, ...) whose value is
- * its element count (the launch's byte count / element_size).
+ * its element count (the launch's byte count / element_size). Id
+ * KL_GLSL_ENQUEUED_SPEC_ID is the enqueued work-group size in dimension 0
+ * (get_enqueued_local_size(0), and through it get_global_id(0) and
+ * get_global_size(0)): the work-group size, but in the dispatch of a
+ * smaller last group (above), where it is the size the launch asked for.
  *
  * Semantics of the GLSL target: size_t and ptrdiff_t are 64 bits, uint64_t
  * and int64_t (get_global_id etc. return uint64_t, computed from the 32-bit
@@ -48,7 +60,10 @@
 #define KL_GLSL_GROUP_OFFSET_OFFSET 0u
 #define KL_GLSL_WORK_DIM_OFFSET 12u
 #define KL_GLSL_NUM_GROUPS_OFFSET 16u
+#define KL_GLSL_LAST_SHORT_OFFSET 28u
 #define KL_GLSL_FIRST_LOCAL_SPEC_ID 3u
+/* below glslang's limit on constant_id (2047), far above the __local ids */
+#define KL_GLSL_ENQUEUED_SPEC_ID 2040u
 /* Program-scope __constant data is written into the shader as constant
  * arrays; more than OpenCL's minimum CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE is
  * refused. A private array of more elements than KL_GLSL_INLINE_ELEMENTS

@@ -109,7 +109,8 @@ static void agpu_cuda_fill_info(const agpu_cuda_api *api, agpu_cu_device device,
   for (int d = 0; d < 3; d++) {
     info->max_work_item_sizes[d] = agpu_cuda_positive(agpu_cuda_attribute(api, device, block[d]));
     /* cuLaunchKernel's own limits: the core refuses a launch past them, so
-     * a grid is never split and kl_cuda_launch_info.group_offset stays 0. */
+     * a grid is never split and kl_cuda_launch_info.group_offset stays 0
+     * but in the launch of a smaller last group (cuda_launch.c). */
     info->max_work_groups[d] = agpu_cuda_positive(agpu_cuda_attribute(api, device, grid[d]));
   }
   info->subgroup_sizes[0] =
@@ -198,8 +199,8 @@ agpu_status agpu_cuda_enumerate(agpu_backend *backend, const agpu_cuda_api *api)
 uint32_t agpu_cuda_device_caps(agpu_device *device) {
   (void)device;
   /* Building needs NVRTC, found on the first build; without it the build
-   * says where it looked. */
-  return AGPU_CAP_BUILD_PORTABLE;
+   * says where it looked. A smaller last group: a launch of its own. */
+  return AGPU_CAP_BUILD_PORTABLE | AGPU_CAP_NONUNIFORM_GROUPS;
 }
 
 agpu_status agpu_cuda_enter(const agpu_device *device) {

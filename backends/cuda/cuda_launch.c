@@ -52,6 +52,16 @@ agpu_status agpu_cuda_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t di
     grid[d] = (unsigned)(global[d] / local[d]); /* within the device's limits (checked) */
     launch_info.num_groups[d] = grid[d];
   }
+  /* A smaller last group in dimension 0 (AGPU_CAP_NONUNIFORM_GROUPS, for
+   * translated kernels): a second launch of one group per row with a block
+   * of its size, told its group id (group_offset) and what it lacks
+   * (last_short), so that the work-item functions give OpenCL 2.0's values
+   * (kernels/cuda_abi.h). */
+  unsigned rest = (unsigned)(global[0] % local[0]);
+  if (rest) {
+    launch_info.num_groups[0] = grid[0] + 1;
+    launch_info.last_short = (uint32_t)local[0] - rest;
+  }
   if (native->launch_info) params[nargs] = &launch_info;
 
   uint64_t total_shared = dynamic + (uint64_t)native->static_shared_bytes;
@@ -66,16 +76,21 @@ agpu_status agpu_cuda_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t di
   if (status == AGPU_SUCCESS) {
     if (dynamic > (uint64_t)native->max_dynamic_shared)
       status = agpu_cuda_allow_dynamic_shared(api, kernel, native, (int)dynamic);
-    if (status == AGPU_SUCCESS) {
+    /* part 0: the whole groups; part 1: the smaller last one */
+    for (int part = 0; part < 2 && status == AGPU_SUCCESS; part++) {
+      unsigned gx = part == 0 ? grid[0] : rest ? 1 : 0;
+      size_t bx = part == 0 ? local[0] : rest;
+      if (gx == 0) continue;
+      launch_info.group_offset[0] = part == 0 ? 0 : grid[0];
       agpu_cu_result result = api->cuLaunchKernel(
-          native->function, grid[0], grid[1], grid[2], (unsigned)local[0], (unsigned)local[1],
+          native->function, gx, grid[1], grid[2], (unsigned)bx, (unsigned)local[1],
           (unsigned)local[2], (unsigned)dynamic, (agpu_cu_stream)queue->native, params, NULL);
       if (result != AGPU_CUDA_SUCCESS) {
         status = agpu_cuda_fail(api, "cuLaunchKernel", result);
         agpu_error_append(
             " (kernel '%s', grid %ux%ux%u, block %zux%zux%zu, %llu bytes of "
             "dynamic shared memory, on %s)",
-            kernel->info.name, grid[0], grid[1], grid[2], local[0], local[1], local[2],
+            kernel->info.name, gx, grid[1], grid[2], bx, local[1], local[2],
             (unsigned long long)dynamic, device->info.selector);
       }
     }

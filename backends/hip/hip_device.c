@@ -321,8 +321,9 @@ agpu_status agpu_hip_enumerate(agpu_backend *backend, agpu_hip_api *api) {
 
 uint32_t agpu_hip_device_caps(agpu_device *device) {
   (void)device;
-  /* Always: without hiprtc, agpu_program_build says so itself. */
-  return AGPU_CAP_BUILD_PORTABLE;
+  /* Always: without hiprtc, agpu_program_build says so itself. A smaller
+   * last group: a launch of its own (hip_launch.c). */
+  return AGPU_CAP_BUILD_PORTABLE | AGPU_CAP_NONUNIFORM_GROUPS;
 }
 
 agpu_status agpu_hip_device_memory(agpu_device *device, agpu_memory_info *info) {

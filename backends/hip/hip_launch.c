@@ -46,10 +46,16 @@ agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
   if (!native_abi) params[nargs] = &launch_info;
 
   uint64_t groups[3], step[3];
+  /* A smaller last group in dimension 0 (AGPU_CAP_NONUNIFORM_GROUPS, for
+   * translated kernels): a launch of its own with a block of its size, told
+   * its group id (group_offset) and what it lacks (last_short), so that the
+   * work-item functions give OpenCL 2.0's values (kernels/cuda_abi.h). */
+  uint64_t rest = global[0] % local[0];
+  if (rest) launch_info.last_short = (uint32_t)(local[0] - rest);
   for (int d = 0; d < 3; d++) {
     groups[d] = global[d] / local[d];
     step[d] = agpu_hip_groups_per_launch(device->max_grid[d], local[d]);
-    launch_info.num_groups[d] = (uint32_t)groups[d];
+    launch_info.num_groups[d] = (uint32_t)(groups[d] + (d == 0 && rest));
     if (native_abi && groups[d] > step[d])
       status = agpu_error_set(AGPU_ERROR_INVALID_LAUNCH,
                               "agpu_launch: kernel '%s' (from a native code object) needs %llu "
@@ -65,20 +71,24 @@ agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
                               "__local arguments (argument %u)",
                               kernel->info.name, i);
   agpu_hipStream_t stream = ((agpu_hip_queue *)queue->native)->stream;
+  /* part 0: the whole groups [0, groups[0]); part 1: the smaller last one */
+  for (int part = 0; part < 2 && status == AGPU_SUCCESS; part++) {
+    uint64_t first = part == 0 ? 0 : groups[0], end = groups[0] + (part == 1 && rest);
+    uint64_t bx = part == 0 ? local[0] : rest;
   for (uint64_t z = 0; z < groups[2] && status == AGPU_SUCCESS; z += step[2]) {
     for (uint64_t y = 0; y < groups[1] && status == AGPU_SUCCESS; y += step[1]) {
-      for (uint64_t x = 0; x < groups[0] && status == AGPU_SUCCESS; x += step[0]) {
+      for (uint64_t x = first; x < end && status == AGPU_SUCCESS; x += step[0]) {
         launch_info.group_offset[0] = (uint32_t)x;
         launch_info.group_offset[1] = (uint32_t)y;
         launch_info.group_offset[2] = (uint32_t)z;
-        uint64_t count[3] = {groups[0] - x < step[0] ? groups[0] - x : step[0],
+        uint64_t count[3] = {end - x < step[0] ? end - x : step[0],
                              groups[1] - y < step[1] ? groups[1] - y : step[1],
                              groups[2] - z < step[2] ? groups[2] - z : step[2]};
         /* The runtime copies the arguments before it returns, so the next
          * launch may change launch_info. */
         agpu_hipError_t error = api->hipModuleLaunchKernel(
             native->function, (unsigned)count[0], (unsigned)count[1], (unsigned)count[2],
-            (unsigned)local[0], (unsigned)local[1], (unsigned)local[2], (unsigned)shared_bytes,
+            (unsigned)bx, (unsigned)local[1], (unsigned)local[2], (unsigned)shared_bytes,
             stream, params, NULL);
         if (error != AGPU_hipSuccess) {
           status = agpu_hip_fail(api, "hipModuleLaunchKernel", error);
@@ -86,11 +96,12 @@ agpu_status agpu_hip_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dim
               " (kernel '%s', %llux%llux%llu groups of %zux%zux%zu, %llu bytes of "
               "dynamic shared memory, on %s)",
               kernel->info.name, (unsigned long long)count[0], (unsigned long long)count[1],
-              (unsigned long long)count[2], local[0], local[1], local[2],
+              (unsigned long long)count[2], (size_t)bx, local[1], local[2],
               (unsigned long long)shared_bytes, queue->device->info.selector);
         }
       }
     }
+  }
   }
   agpu_cuda_args_free(&packed);
   return status;

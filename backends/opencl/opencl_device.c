@@ -326,7 +326,8 @@ agpu_status agpu_cl_enumerate(agpu_backend *backend, const agpu_cl_api *api) {
 }
 
 uint32_t agpu_cl_device_caps(agpu_device *device) {
-  uint32_t caps = AGPU_CAP_MAP | AGPU_CAP_NONUNIFORM_GROUPS; /* split in agpu_cl_launch */
+  /* split in agpu_cl_launch, which native kernels see as two enqueues */
+  uint32_t caps = AGPU_CAP_MAP | AGPU_CAP_NONUNIFORM_GROUPS | AGPU_CAP_NONUNIFORM_NATIVE;
   if (agpu_cl_device_of(device)->compiler_available) caps |= AGPU_CAP_BUILD_PORTABLE;
   return caps;
 }

@@ -241,7 +241,11 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
   agpu_cl_includes includes;
   char *options = NULL;
   if (!agpu_cl_include_options(desc, &includes) ||
-      asprintf(&options, "-D__ANYGPU__=1%s %s", includes.options,
+      /* get_enqueued_local_size (OpenCL C 2.0) for OpenCL C 1.x: a smaller
+       * last group is an enqueue of its own (agpu_cl_launch), whose
+       * enqueued size is that group's size, on every version */
+      asprintf(&options, "-D__ANYGPU__=1 -Dget_enqueued_local_size=get_local_size%s %s",
+               includes.options,
                desc->options ? desc->options : "") < 0) {
     agpu_cl_includes_free(&includes);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "opencl: out of host memory");

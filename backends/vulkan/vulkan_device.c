@@ -462,7 +462,8 @@ agpu_status agpu_vk_enumerate(agpu_backend *backend, agpu_vk_api *api) {
 }
 
 uint32_t agpu_vk_device_caps(agpu_device *device) {
-  uint32_t caps = 0;
+  /* a smaller last group: a dispatch of its own (vulkan_launch.c) */
+  uint32_t caps = AGPU_CAP_NONUNIFORM_GROUPS;
 #ifdef AGPU_HAVE_GLSLANG
   caps |= AGPU_CAP_BUILD_PORTABLE;
 #endif

@@ -223,6 +223,7 @@ typedef struct agpu_vk_event {
 /* One pipeline: a work-group size and the __local parameters' counts. */
 typedef struct agpu_vk_pipeline {
   uint32_t local[3];
+  uint32_t enqueued; /* KL_GLSL_ENQUEUED_SPEC_ID: local[0] but for a smaller last group */
   uint32_t *local_counts;
   VkPipeline pipeline;
 } agpu_vk_pipeline;
@@ -359,9 +360,11 @@ uint32_t agpu_vk_storage_bindings(const agpu_vk_kernel_entry *entry);
 agpu_status agpu_vk_kernel_objects(agpu_vk_device *device, agpu_vk_kernel_entry *entry,
                                    const uint32_t *words, size_t size);
 void agpu_vk_kernel_entry_destroy(agpu_vk_device *device, agpu_vk_kernel_entry *entry);
+/* `enqueued`: the launch's local size in dimension 0, which local[0] is
+ * but for a smaller last group (kernels/glsl_layout.h) */
 agpu_status agpu_vk_pipeline_get(agpu_vk_device *device, agpu_vk_kernel_entry *entry,
-                                 const uint32_t local[3], const uint32_t *local_counts,
-                                 VkPipeline *pipeline);
+                                 const uint32_t local[3], uint32_t enqueued,
+                                 const uint32_t *local_counts, VkPipeline *pipeline);
 void agpu_vk_pipeline_cache_open(agpu_vk_device *device);
 void agpu_vk_pipeline_cache_save(agpu_vk_device *device);
 

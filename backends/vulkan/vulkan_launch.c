@@ -5,7 +5,15 @@
  * pool; group counts beyond maxComputeWorkGroupCount split over several
  * dispatches, each told its first group in the block's group_offset; a
  * buffer over the storage-buffer range by its address in the block
- * (vulkan_variant.c). The dispatches are recorded, not submitted. */
+ * (vulkan_variant.c). A smaller last group in dimension 0 (OpenCL 2.0's
+ * non-uniform work-groups, AGPU_CAP_NONUNIFORM_GROUPS) is a dispatch of its
+ * own: the whole groups first, then that group with a pipeline specialised
+ * for its size and the size asked for (KL_GLSL_ENQUEUED_SPEC_ID), its group
+ * id in group_offset.x and the work-items it lacks in the block's
+ * last_short (kernels/glsl_layout.h), so that every
+ * work-item function has OpenCL 2.0's value and every group a dispatch is
+ * whole (barriers need nothing more). The dispatches are recorded, not
+ * submitted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +69,8 @@ static agpu_status agpu_vk_bind_set(agpu_vk_binder *binder, agpu_vk_batch *batch
 
 /* The parts of a launch that need no queue: pipeline and block contents. */
 static agpu_status agpu_vk_prepare(agpu_kernel *kernel, agpu_vk_kernel_entry *entry,
-                                   const size_t local[3], uint32_t nargs, const agpu_arg args[],
-                                   uint8_t *block, VkPipeline *pipeline) {
+                                   const size_t local[3], size_t enqueued, uint32_t nargs,
+                                   const agpu_arg args[], uint8_t *block, VkPipeline *pipeline) {
   agpu_vk_device *device = agpu_vk_device_of(kernel->program->device);
   uint32_t counts[AGPU_VK_MAX_BINDINGS];
   uint32_t n = 0;
@@ -96,7 +104,7 @@ static agpu_status agpu_vk_prepare(agpu_kernel *kernel, agpu_vk_kernel_entry *en
                           info->selector, info->name, (unsigned long long)info->local_mem_bytes);
   uint32_t local32[3] = {(uint32_t)local[0], (uint32_t)local[1], (uint32_t)local[2]};
   (void)device;
-  return agpu_vk_pipeline_get(device, entry, local32, counts, pipeline);
+  return agpu_vk_pipeline_get(device, entry, local32, (uint32_t)enqueued, counts, pipeline);
 }
 
 agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims,
@@ -117,12 +125,22 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   uint8_t *block = block_bytes <= sizeof small ? small : calloc(1, block_bytes);
   if (!block) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   memset(block, 0, block_bytes);
-  uint32_t groups[3];
-  for (int d = 0; d < 3; d++) groups[d] = (uint32_t)(global[d] / local[d]);
+  /* groups[0] counts a smaller last group; full[0] does not */
+  uint32_t groups[3], full[3];
+  for (int d = 0; d < 3; d++) full[d] = groups[d] = (uint32_t)(global[d] / local[d]);
+  uint32_t rest = (uint32_t)(global[0] % local[0]);
+  uint32_t last_short = rest ? (uint32_t)local[0] - rest : 0;
+  if (rest) groups[0]++;
   memcpy(block + KL_GLSL_WORK_DIM_OFFSET, &dims, 4);
   memcpy(block + KL_GLSL_NUM_GROUPS_OFFSET, groups, sizeof groups);
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  status = agpu_vk_prepare(kernel, entry, local, nargs, args, block, &pipeline);
+  memcpy(block + KL_GLSL_LAST_SHORT_OFFSET, &last_short, 4);
+  VkPipeline pipeline = VK_NULL_HANDLE, rest_pipeline = VK_NULL_HANDLE;
+  status = agpu_vk_prepare(kernel, entry, local, local[0], nargs, args, block, &pipeline);
+  if (status == AGPU_SUCCESS && rest) {
+    const size_t rest_local[3] = {rest, local[1], local[2]};
+    status = agpu_vk_prepare(kernel, entry, rest_local, local[0], nargs, args, block,
+                             &rest_pipeline);
+  }
   if (status != AGPU_SUCCESS) {
     if (block != small) free(block);
     return status;
@@ -148,8 +166,8 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
   const uint32_t *limit = device->properties.limits.maxComputeWorkGroupCount;
   /* 64-bit counts: group counts near 2^32 over a limit near 2^31 must not
    * wrap (a wrapped loop never ends) */
-  uint64_t splits = 1;
-  for (int d = 0; d < 3; d++) splits *= ((uint64_t)groups[d] + limit[d] - 1) / limit[d];
+  uint64_t splits = ((uint64_t)full[0] + limit[0] - 1) / limit[0] + (rest ? 1 : 0);
+  for (int d = 1; d < 3; d++) splits *= ((uint64_t)groups[d] + limit[d] - 1) / limit[d];
   agpu_vk_queue *vq = queue->native;
   pthread_mutex_lock(&vq->lock);
   agpu_vk_batch *batch = NULL;
@@ -167,13 +185,17 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
       agpu_vk_bind_buffer(&binder, entry->block_binding, blocks->buffer, 0, block_bytes);
     }
   }
-  if (status == AGPU_SUCCESS)
-    api->vkCmdBindPipeline(batch->commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   if (status == AGPU_SUCCESS && !entry->block_in_buffer) status = agpu_vk_bind_set(&binder, batch);
   uint64_t split = 0;
+  /* part 0: the whole groups [0, full[0]); part 1: the smaller last one */
+  for (int part = 0; part < 2 && status == AGPU_SUCCESS; part++) {
+    uint64_t first = part == 0 ? 0 : full[0], end = part == 0 ? full[0] : groups[0];
+    if (first == end) continue;
+    api->vkCmdBindPipeline(batch->commands, VK_PIPELINE_BIND_POINT_COMPUTE,
+                             part == 0 ? pipeline : rest_pipeline);
   for (uint64_t z = 0; z < groups[2] && status == AGPU_SUCCESS; z += limit[2])
     for (uint64_t y = 0; y < groups[1] && status == AGPU_SUCCESS; y += limit[1])
-      for (uint64_t x = 0; x < groups[0] && status == AGPU_SUCCESS; x += limit[0], split++) {
+      for (uint64_t x = first; x < end && status == AGPU_SUCCESS; x += limit[0], split++) {
         uint32_t offset[3] = {(uint32_t)x, (uint32_t)y, (uint32_t)z};
         memcpy(block + KL_GLSL_GROUP_OFFSET_OFFSET, offset, sizeof offset);
         if (entry->block_in_buffer) {
@@ -186,12 +208,13 @@ agpu_status agpu_vk_launch(agpu_queue *queue, agpu_kernel *kernel, uint32_t dims
         }
         uint32_t count[3];
         for (int d = 0; d < 3; d++) {
-          uint32_t left = groups[d] - offset[d];
+          uint32_t left = (d == 0 ? (uint32_t)end : groups[d]) - offset[d];
           count[d] = left < limit[d] ? left : limit[d];
         }
         if (status == AGPU_SUCCESS)
           api->vkCmdDispatch(batch->commands, count[0], count[1], count[2]);
       }
+  }
   pthread_mutex_unlock(&vq->lock);
   if (block != small) free(block);
   return status;

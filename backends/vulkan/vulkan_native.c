@@ -110,7 +110,9 @@ static agpu_status spv_scan_declarations(spv_module *m) {
       if (w[2] == SPV_DECORATION_BINDING) ids->binding[w[1]] = w[3], ids->has_binding[w[1]] = 1;
       if (w[2] == SPV_DECORATION_DESCRIPTOR_SET) ids->set[w[1]] = w[3];
       if (w[2] == SPV_DECORATION_SPEC_ID && w[3] <= 2) m->spec_size = true;
-      if (w[2] == SPV_DECORATION_SPEC_ID && w[3] >= KL_GLSL_FIRST_LOCAL_SPEC_ID) {
+      /* the enqueued size (kernels/glsl_layout.h) is set like ids 0-2 */
+      if (w[2] == SPV_DECORATION_SPEC_ID && w[3] >= KL_GLSL_FIRST_LOCAL_SPEC_ID &&
+          w[3] != KL_GLSL_ENQUEUED_SPEC_ID) {
         return agpu_vk_native_fail(
             "specialisation ids above 2 (__local parameters) are not "
             "supported in native modules");

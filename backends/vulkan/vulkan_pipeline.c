@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Shader modules, layouts and compute pipelines. A kernel's pipelines are
- * made on first use for each work-group size and set of __local sizes (the
- * specialisation constants of kernels/glsl_layout.h) and kept; every
+ * made on first use for each work-group size (and enqueued size: a smaller
+ * last group's is larger) and set of __local sizes (the specialisation
+ * constants of kernels/glsl_layout.h) and kept; every
  * pipeline goes through one VkPipelineCache per device, kept in the kernel
  * cache (api/cache.c) between runs. */
 #include <stdio.h>
@@ -100,9 +101,11 @@ void agpu_vk_kernel_entry_destroy(agpu_vk_device *device, agpu_vk_kernel_entry *
 }
 
 static agpu_status agpu_vk_pipeline_create(agpu_vk_device *device, agpu_vk_kernel_entry *entry,
-                                           const uint32_t local[3], const uint32_t *local_counts,
-                                           VkPipeline *out) {
-  uint32_t count = 3 + entry->local_param_count;
+                                           const uint32_t local[3], uint32_t enqueued,
+                                           const uint32_t *local_counts, VkPipeline *out) {
+  /* ids 0-2, the __local counts, then the enqueued size (an id the shader
+   * may not use: such an entry is ignored) */
+  uint32_t count = 3 + entry->local_param_count + 1;
   uint32_t *values = calloc(count, sizeof *values);
   VkSpecializationMapEntry *map = calloc(count, sizeof *map);
   if (!values || !map) {
@@ -110,13 +113,16 @@ static agpu_status agpu_vk_pipeline_create(agpu_vk_device *device, agpu_vk_kerne
     free(map);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "vulkan: out of host memory");
   }
-  for (uint32_t i = 0; i < count; i++) {
+  for (uint32_t i = 0; i + 1 < count; i++) {
     map[i] =
         (VkSpecializationMapEntry){.constantID = i < 3 ? i : KL_GLSL_FIRST_LOCAL_SPEC_ID + (i - 3),
                                    .offset = i * 4,
                                    .size = 4};
     values[i] = i < 3 ? local[i] : local_counts[i - 3];
   }
+  map[count - 1] = (VkSpecializationMapEntry){
+      .constantID = KL_GLSL_ENQUEUED_SPEC_ID, .offset = (count - 1) * 4, .size = 4};
+  values[count - 1] = enqueued;
   VkSpecializationInfo special = {.mapEntryCount = count,
                                   .pMapEntries = map,
                                   .dataSize = count * sizeof *values,
@@ -144,13 +150,13 @@ static agpu_status agpu_vk_pipeline_create(agpu_vk_device *device, agpu_vk_kerne
 }
 
 agpu_status agpu_vk_pipeline_get(agpu_vk_device *device, agpu_vk_kernel_entry *entry,
-                                 const uint32_t local[3], const uint32_t *local_counts,
-                                 VkPipeline *pipeline) {
+                                 const uint32_t local[3], uint32_t enqueued,
+                                 const uint32_t *local_counts, VkPipeline *pipeline) {
   size_t counts_size = entry->local_param_count * sizeof *local_counts;
   pthread_mutex_lock(&entry->lock);
   for (uint32_t i = 0; i < entry->pipeline_count; i++) {
     agpu_vk_pipeline *p = &entry->pipelines[i];
-    if (memcmp(p->local, local, sizeof p->local) == 0 &&
+    if (memcmp(p->local, local, sizeof p->local) == 0 && p->enqueued == enqueued &&
         (!counts_size || memcmp(p->local_counts, local_counts, counts_size) == 0)) {
       *pipeline = p->pipeline;
       pthread_mutex_unlock(&entry->lock);
@@ -168,7 +174,7 @@ agpu_status agpu_vk_pipeline_get(agpu_vk_device *device, agpu_vk_kernel_entry *e
       entry->pipeline_capacity = capacity;
     }
   }
-  agpu_vk_pipeline made = {.local = {local[0], local[1], local[2]}};
+  agpu_vk_pipeline made = {.local = {local[0], local[1], local[2]}, .enqueued = enqueued};
   if (status == AGPU_SUCCESS && counts_size) {
     made.local_counts = malloc(counts_size);
     if (!made.local_counts)
@@ -177,7 +183,8 @@ agpu_status agpu_vk_pipeline_get(agpu_vk_device *device, agpu_vk_kernel_entry *e
       memcpy(made.local_counts, local_counts, counts_size);
   }
   if (status == AGPU_SUCCESS)
-    status = agpu_vk_pipeline_create(device, entry, local, local_counts, &made.pipeline);
+    status =
+        agpu_vk_pipeline_create(device, entry, local, enqueued, local_counts, &made.pipeline);
   if (status == AGPU_SUCCESS) {
     entry->pipelines[entry->pipeline_count++] = made;
     *pipeline = made.pipeline;
