@@ -7,10 +7,19 @@
  * refuses is a miss: the build falls back to the source. The entry keeps
  * the build log of the source build too (warnings are part of the result):
  * "AGPUCLB1", the log's length as 8 little-endian bytes, the log, the
- * binary. */
+ * binary.
+ *
+ * In one process a built program is also shared: while an agpu_program
+ * built under a key is alive, another build of the same key for the same
+ * device uses its cl_program (no lookup, no driver build: on PoCL
+ * clBuildProgram from a binary still reads the program's LLVM bitcode,
+ * about 1 ms for anygpu bench's seven kernels); the cl_program is released
+ * with the last agpu_program that uses it. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agpu_cache.h"
 #include "opencl_internal.h"
@@ -104,4 +113,104 @@ void agpu_cl_store_binary(const agpu_program *program, const char *key_hex) {
       CL_SUCCESS)
     agpu_cache_store(key_hex, entry, 16 + log_size + size); /* never fails the build */
   free(entry);
+}
+
+/* ------------------------------------------------ built programs, shared */
+
+/* One built program, keyed by its cache key and device (two devices of one
+ * name and driver have one key, but a cl_program belongs to one context).
+ * Devices live as long as the process (the backend releases none), so a
+ * device pointer never names another device later. */
+typedef struct agpu_cl_shared {
+  struct agpu_cl_shared *next;
+  char key[AGPU_CACHE_KEY_HEX_SIZE];
+  const agpu_cl_device *device;
+  cl_program program;
+  char *build_log; /* the log each user gets, NULL for none */
+  uint64_t users;  /* agpu_programs whose native is `program` */
+} agpu_cl_shared;
+
+static pthread_mutex_t agpu_cl_shared_lock = PTHREAD_MUTEX_INITIALIZER;
+static agpu_cl_shared *agpu_cl_shared_list; /* under the lock */
+
+/* ANYGPU_CACHE=0 (as api/cache.c reads it): every build compiles, so no
+ * program is shared either. */
+static bool agpu_cl_cache_turned_off(void) {
+  const char *v = getenv("ANYGPU_CACHE");
+  return v && (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") ||
+               !strcasecmp(v, "false"));
+}
+
+static agpu_cl_shared *agpu_cl_shared_find(const agpu_cl_device *device, const char *key_hex) {
+  for (agpu_cl_shared *s = agpu_cl_shared_list; s; s = s->next)
+    if (s->device == device && strcmp(s->key, key_hex) == 0) return s;
+  return NULL;
+}
+
+agpu_status agpu_cl_reuse_built(agpu_program *program, const char *key_hex) {
+  const agpu_cl_device *device = agpu_cl_device_of(program->device);
+  if (agpu_cl_cache_turned_off()) return AGPU_ERROR_NOT_FOUND;
+  pthread_mutex_lock(&agpu_cl_shared_lock);
+  agpu_cl_shared *shared = agpu_cl_shared_find(device, key_hex);
+  char *log = NULL;
+  bool ok = shared && (!shared->build_log || (log = agpu_strdup(shared->build_log)) != NULL);
+  if (ok) {
+    shared->users++;
+    program->native = shared->program;
+  }
+  pthread_mutex_unlock(&agpu_cl_shared_lock);
+  if (!ok) return AGPU_ERROR_NOT_FOUND;
+  free(program->build_log);
+  program->build_log = log;
+  return AGPU_SUCCESS;
+}
+
+void agpu_cl_share_built(agpu_program *program, const char *key_hex) {
+  const agpu_cl_device *device = agpu_cl_device_of(program->device);
+  if (!program->native || agpu_cl_cache_turned_off()) return;
+  agpu_cl_shared *shared = calloc(1, sizeof *shared);
+  if (!shared) return; /* not shared: released on its own */
+  if (program->build_log && !(shared->build_log = agpu_strdup(program->build_log))) {
+    free(shared);
+    return;
+  }
+  memcpy(shared->key, key_hex, AGPU_CACHE_KEY_HEX_SIZE);
+  shared->device = device;
+  shared->program = (cl_program)program->native;
+  shared->users = 1;
+  pthread_mutex_lock(&agpu_cl_shared_lock);
+  bool added = !agpu_cl_shared_find(device, key_hex); /* else a concurrent build was first */
+  if (added) {
+    shared->next = agpu_cl_shared_list;
+    agpu_cl_shared_list = shared;
+  }
+  pthread_mutex_unlock(&agpu_cl_shared_lock);
+  if (!added) {
+    free(shared->build_log);
+    free(shared);
+  }
+}
+
+void agpu_cl_release_built(agpu_program *program) {
+  const agpu_cl_device *device = agpu_cl_device_of(program->device);
+  cl_program native = (cl_program)program->native;
+  bool release = true;
+  agpu_cl_shared *last = NULL;
+  pthread_mutex_lock(&agpu_cl_shared_lock);
+  for (agpu_cl_shared **at = &agpu_cl_shared_list; *at; at = &(*at)->next) {
+    if ((*at)->program != native || (*at)->device != device) continue;
+    if (--(*at)->users == 0) {
+      last = *at;
+      *at = last->next;
+    } else {
+      release = false;
+    }
+    break;
+  }
+  pthread_mutex_unlock(&agpu_cl_shared_lock);
+  if (last) {
+    free(last->build_log);
+    free(last);
+  }
+  if (release) device->api->clReleaseProgram(native);
 }

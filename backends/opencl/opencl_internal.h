@@ -165,6 +165,15 @@ bool agpu_cl_binary_key(const agpu_program *program, const char *source, size_t 
 agpu_status agpu_cl_build_from_binary(agpu_program *program, const char *key_hex,
                                       const char *options, const char *source_name);
 void agpu_cl_store_binary(const agpu_program *program, const char *key_hex);
+/* Built programs shared within the process (opencl_binary.c): a build of a
+ * key that a live agpu_program of the device was built under takes its
+ * cl_program and build log (AGPU_ERROR_NOT_FOUND when there is none, or
+ * with ANYGPU_CACHE=0); a keyed build that succeeded offers its own; a
+ * release drops the program's use and releases the cl_program with the
+ * last (or at once when it was never shared). Thread-safe. */
+agpu_status agpu_cl_reuse_built(agpu_program *program, const char *key_hex);
+void agpu_cl_share_built(agpu_program *program, const char *key_hex);
+void agpu_cl_release_built(agpu_program *program);
 agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_format format,
                                           const void *data, size_t size, const char *options);
 AGPU_DECLARE_KERNEL_OPS(agpu_cl);

@@ -267,7 +267,10 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
   bool keyed =
       preprocessed && !includes.fd_count && !translated && status == AGPU_SUCCESS &&
       agpu_cl_binary_key(program, desc->source, desc->source_size, preprocessed, options, key);
-  if (keyed && agpu_cl_build_from_binary(program, key, options, name) == AGPU_SUCCESS) {
+  /* A live program of this key in this process, else the binary from disk. */
+  bool reused = keyed && agpu_cl_reuse_built(program, key) == AGPU_SUCCESS;
+  if (reused || (keyed && agpu_cl_build_from_binary(program, key, options, name) == AGPU_SUCCESS)) {
+    if (!reused) agpu_cl_share_built(program, key);
     agpu_cl_includes_free(&includes);
     free(options);
     return AGPU_SUCCESS;
@@ -276,7 +279,10 @@ agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc
     status = agpu_cl_build_source(program, translated ? translated : desc->source,
                                   translated ? 0 : desc->source_size, options, name,
                                   "agpu_program_build");
-  if (status == AGPU_SUCCESS && keyed) agpu_cl_store_binary(program, key);
+  if (status == AGPU_SUCCESS && keyed) {
+    agpu_cl_store_binary(program, key);
+    agpu_cl_share_built(program, key);
+  }
   free(translated);
   agpu_cl_includes_free(&includes);
   free(options);
@@ -325,7 +331,7 @@ agpu_status agpu_cl_program_create_native(agpu_program *program, agpu_native_for
 
 void agpu_cl_program_release(agpu_program *program) {
   if (!program->native) return;
-  agpu_cl_device_of(program->device)->api->clReleaseProgram(agpu_cl_program(program));
+  agpu_cl_release_built(program); /* clReleaseProgram, or one use fewer of a shared one */
   program->native = NULL;
 }
 
