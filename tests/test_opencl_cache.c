@@ -5,11 +5,14 @@
  * refuses is rebuilt from source and stored again), a damaged entry or a
  * binary the driver refuses falls back to the source and is replaced, and
  * every build's kernel computes the right values, checked element by
- * element against a double-precision reference. The cache's counters are
+ * element against a double-precision reference; a build while a program of
+ * the same key is alive uses that program's cl_program (no lookup, no
+ * driver build), from one thread or several. The cache's counters are
  * atomic (agpu_cache_get_stats); this program builds on one thread. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -71,12 +74,17 @@ static void fresh_options(char *options, size_t size, double a, double b) {
            (long long)t.tv_sec, t.tv_nsec, (int)getpid());
 }
 
-/* Builds the program, runs axpby on random inputs into a poisoned output
- * and checks every element against a double-precision reference. */
-static void build_and_check(agpu_device *device, const char *options, float a, float b,
-                            uint64_t seed) {
+static agpu_program *build(agpu_device *device, const char *options) {
   agpu_program_desc desc = {.source = axpby_source, .source_name = "axpby.cl", .options = options};
   agpu_program *program = NULL;
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  return program;
+}
+
+/* Runs the program's axpby on random inputs into a poisoned output and
+ * checks every element against a double-precision reference. */
+static void run_and_check(agpu_device *device, agpu_program *program, float a, float b,
+                          uint64_t seed) {
   agpu_kernel *kernel = NULL;
   agpu_buffer *bx = NULL, *by = NULL, *bout = NULL;
   float *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *out = malloc(N * sizeof *out);
@@ -86,7 +94,6 @@ static void build_and_check(agpu_device *device, const char *options, float a, f
     y[i] = agpu_test_randf(&seed, -100.0f, 100.0f);
   }
   if (out) memset(out, 0xFF, N * sizeof *out); /* a NaN poison */
-  CHECK_OK(agpu_program_build(device, &desc, &program));
   if (program) CHECK_OK(agpu_kernel_create(program, "axpby", &kernel));
   if (kernel && x && y && out) {
     CHECK_OK(agpu_buffer_create(device, N * sizeof *x, 0, &bx));
@@ -116,10 +123,17 @@ static void build_and_check(agpu_device *device, const char *options, float a, f
   if (by) agpu_buffer_release(by);
   if (bx) agpu_buffer_release(bx);
   if (kernel) agpu_kernel_release(kernel);
-  if (program) agpu_program_release(program);
   free(x);
   free(y);
   free(out);
+}
+
+/* Builds the program, runs and checks it, releases it. */
+static void build_and_check(agpu_device *device, const char *options, float a, float b,
+                            uint64_t seed) {
+  agpu_program *program = build(device, options);
+  run_and_check(device, program, a, b, seed);
+  if (program) agpu_program_release(program);
 }
 
 static double now_ms(void) {
@@ -222,6 +236,123 @@ static void refused_binaries_fall_back_to_source(void) {
   }
 }
 
+static bool same_stats(const agpu_cache_stats *a, const agpu_cache_stats *b) {
+  return a->hits == b->hits && a->misses == b->misses && a->rejected == b->rejected &&
+         a->stores == b->stores;
+}
+
+static bool same_log(agpu_program *a, agpu_program *b) {
+  return a && b && strcmp(agpu_program_build_log(a), agpu_program_build_log(b)) == 0;
+}
+
+/* While a program is alive, a build of the same source and options for the
+ * same device in this process uses its driver program: no cache lookup, no
+ * store, no driver build (the entry is removed from the disk first, so a
+ * lookup would miss and a source build would store), the same build log,
+ * right results, in whichever order the programs are released. After the
+ * last one goes, the next build loads the binary again. ANYGPU_CACHE=0
+ * turns the sharing off too. */
+static void live_program_is_reused(void) {
+  REQUIRE_DEVICE(device, "opencl");
+  clear_cache_dir();
+  char options[160];
+  fresh_options(options, sizeof options, 2.5, -1.0);
+  agpu_cache_stats s0, s1, s2;
+  agpu_program *first = build(device, options);
+  clear_cache_dir();
+  agpu_cache_get_stats(&s0);
+  agpu_program *second = build(device, options);
+  agpu_cache_get_stats(&s1);
+  CHECK(same_stats(&s0, &s1));
+  CHECK(same_log(first, second));
+  run_and_check(device, second, 2.5f, -1.0f, 40);
+  if (first) agpu_program_release(first); /* the first goes first */
+  run_and_check(device, second, 2.5f, -1.0f, 41);
+  agpu_program *third = build(device, options);
+  run_and_check(device, third, 2.5f, -1.0f, 42);
+  if (second) agpu_program_release(second);
+  run_and_check(device, third, 2.5f, -1.0f, 43);
+  agpu_cache_get_stats(&s1);
+  CHECK(same_stats(&s0, &s1));
+  if (third) agpu_program_release(third);
+
+  /* None left: a lookup (the entry is gone: a miss, a source build, a store). */
+  first = build(device, options);
+  agpu_cache_get_stats(&s2);
+  CHECK(s2.misses == s1.misses + 1 && s2.stores == s1.stores + 1 && s2.hits == s1.hits);
+  second = build(device, options);
+  agpu_cache_get_stats(&s1);
+  CHECK(same_stats(&s1, &s2));
+  CHECK(same_log(first, second));
+  if (second) agpu_program_release(second); /* the later one goes first */
+  run_and_check(device, first, 2.5f, -1.0f, 44);
+
+  /* The cache turned off: compiled again, even with a program alive. */
+  setenv("ANYGPU_CACHE", "0", 1);
+  agpu_cache_get_stats(&s1);
+  second = build(device, options);
+  agpu_cache_get_stats(&s2);
+  unsetenv("ANYGPU_CACHE");
+  CHECK(s2.misses == s1.misses + 1 && s2.hits == s1.hits);
+  run_and_check(device, second, 2.5f, -1.0f, 45);
+  if (second) agpu_program_release(second);
+  if (first) agpu_program_release(first);
+
+  /* None left: the binary on disk. */
+  agpu_cache_get_stats(&s1);
+  build_and_check(device, options, 2.5f, -1.0f, 46);
+  agpu_cache_get_stats(&s2);
+  CHECK(s2.hits == s1.hits + 1 && s2.stores == s1.stores && s2.misses == s1.misses);
+}
+
+typedef struct reuse_thread {
+  agpu_device *device;
+  const char *options;
+  int failures;
+} reuse_thread;
+
+static void *reuse_worker(void *data) {
+  reuse_thread *t = data;
+  agpu_program_desc desc = {
+      .source = axpby_source, .source_name = "axpby.cl", .options = t->options};
+  for (int i = 0; i < 16; i++) {
+    agpu_program *program = NULL;
+    agpu_kernel *kernel = NULL;
+    if (agpu_program_build(t->device, &desc, &program) != AGPU_SUCCESS ||
+        agpu_kernel_create(program, "axpby", &kernel) != AGPU_SUCCESS)
+      t->failures++;
+    if (kernel) agpu_kernel_release(kernel);
+    if (program) agpu_program_release(program);
+  }
+  return NULL;
+}
+
+/* Threads that build, create a kernel and release one program at once,
+ * with and without a program of it kept alive; then the kept one runs. */
+static void concurrent_reuse(void) {
+  REQUIRE_DEVICE(device, "opencl");
+  clear_cache_dir();
+  char options[160];
+  fresh_options(options, sizeof options, -0.5, 4.0);
+  build_and_check(device, options, -0.5f, 4.0f, 50); /* stored */
+  for (int round = 0; round < 2; round++) {
+    agpu_program *kept = round ? build(device, options) : NULL;
+    reuse_thread threads[4];
+    pthread_t ids[4];
+    for (int i = 0; i < 4; i++) {
+      threads[i] = (reuse_thread){device, options, 0};
+      CHECK(pthread_create(&ids[i], NULL, reuse_worker, &threads[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+      pthread_join(ids[i], NULL);
+      CHECK(threads[i].failures == 0);
+    }
+    if (kept) run_and_check(device, kept, -0.5f, 4.0f, 51);
+    if (kept) agpu_program_release(kept);
+  }
+  build_and_check(device, options, -0.5f, 4.0f, 52);
+}
+
 static void remove_cache_dir(void) {
   clear_cache_dir();
   rmdir(cache_dir);
@@ -247,6 +378,8 @@ int main(void) {
   RUN(second_build_loads_the_binary);
   RUN(damaged_entry_falls_back_to_source);
   RUN(refused_binaries_fall_back_to_source);
+  RUN(live_program_is_reused);
+  RUN(concurrent_reuse);
   remove_cache_dir();
   return agpu_test_finish();
 }
