@@ -353,6 +353,30 @@ static void concurrent_reuse(void) {
   build_and_check(device, options, -0.5f, 4.0f, 52);
 }
 
+/* A binary load on the caller's thread when it has the stack for it (the
+ * main thread, glibc's default threads), and on a thread of the backend's
+ * when not: a thread of 256 KiB loads the binary too. */
+static void small_stack_thread_loads_the_binary(void) {
+  REQUIRE_DEVICE(device, "opencl");
+  clear_cache_dir();
+  char options[160];
+  fresh_options(options, sizeof options, 3.0, 0.125);
+  build_and_check(device, options, 3.0f, 0.125f, 60); /* stored */
+  agpu_cache_stats s0, s1;
+  agpu_cache_get_stats(&s0);
+  reuse_thread thread = {device, options, 0};
+  pthread_attr_t attr;
+  pthread_t id;
+  CHECK(pthread_attr_init(&attr) == 0 && pthread_attr_setstacksize(&attr, 256 << 10) == 0);
+  CHECK(pthread_create(&id, &attr, reuse_worker, &thread) == 0);
+  pthread_join(id, NULL);
+  pthread_attr_destroy(&attr);
+  agpu_cache_get_stats(&s1);
+  CHECK(thread.failures == 0);
+  CHECK(s1.hits == s0.hits + 16 && s1.stores == s0.stores && s1.misses == s0.misses);
+  build_and_check(device, options, 3.0f, 0.125f, 61);
+}
+
 static void remove_cache_dir(void) {
   clear_cache_dir();
   rmdir(cache_dir);
@@ -380,6 +404,7 @@ int main(void) {
   RUN(refused_binaries_fall_back_to_source);
   RUN(live_program_is_reused);
   RUN(concurrent_reuse);
+  RUN(small_stack_thread_loads_the_binary);
   remove_cache_dir();
   return agpu_test_finish();
 }

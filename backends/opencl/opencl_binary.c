@@ -78,7 +78,7 @@ agpu_status agpu_cl_build_from_binary(agpu_program *program, const char *key_hex
     return AGPU_ERROR_NOT_FOUND;
   }
   agpu_status status =
-      agpu_cl_finish_build(program, created, options, source_name, "agpu_program_build");
+      agpu_cl_finish_build(program, created, options, false, source_name, "agpu_program_build");
   if (status == AGPU_SUCCESS) {
     free(program->build_log); /* the source build's log, not the binary load's */
     program->build_log = NULL;

@@ -152,9 +152,10 @@ agpu_status agpu_cl_buffer_unmap(agpu_queue *queue, agpu_buffer *buffer, void *p
 agpu_status agpu_cl_program_build(agpu_program *program, const agpu_program_desc *desc);
 /* Builds `created` (taken over) for the device; on success it becomes
  * program->native and its log program->build_log; a failure names
- * `function` (opencl_program.c). */
+ * `function` (opencl_program.c). `compiles`: from source or IL, on a
+ * thread with the compiler's stack; false for a driver binary. */
 agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, const char *options,
-                                 const char *source_name, const char *function);
+                                 bool compiles, const char *source_name, const char *function);
 
 /* The kernel cache's compiled programs (opencl_binary.c): the key of a build
  * (the source as given and preprocessed, the options, the device, driver and
