@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "agpu_stack.h"
@@ -113,21 +115,39 @@ static void agpu_cl_build_on_stack(void *data) {
       call->api->clBuildProgram(call->program, 1, &call->device, call->options, NULL, NULL);
 }
 
-/* Whether this thread's stack has at least `bytes` left below this frame.
- * Its bounds are read once per thread (pthread_getattr_np reads
- * /proc/self/maps for the main thread); false when unknown. */
+/* glibc's top of the main thread's stack (ld.so exports it; weak: NULL
+ * elsewhere). */
+extern void *__libc_stack_end __attribute__((weak));
+
+/* The lowest address this thread's stack may grow to, 0 when unknown. The
+ * main thread's is its top less RLIMIT_STACK (pthread_getattr_np reads
+ * /proc/self/maps for it: 0.4-0.5 ms in a process with PoCL loaded); any
+ * other thread's comes from pthread_getattr_np, which reads no file. */
+static uintptr_t agpu_cl_stack_low(void) {
+  struct rlimit limit;
+  if (&__libc_stack_end && __libc_stack_end && getpid() == (pid_t)syscall(SYS_gettid) &&
+      getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      limit.rlim_cur < (uintptr_t)__libc_stack_end)
+    return (uintptr_t)__libc_stack_end - (uintptr_t)limit.rlim_cur;
+  uintptr_t low = 0;
+  pthread_attr_t attr;
+  void *addr = NULL;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) low = (uintptr_t)addr;
+    pthread_attr_destroy(&attr);
+  }
+  return low;
+}
+
+/* Whether this thread's stack has at least `bytes` left below this frame
+ * (its bounds found once per thread); false when unknown. */
 static bool agpu_cl_stack_has(size_t bytes) {
   static _Thread_local uintptr_t low;
   static _Thread_local bool known;
   if (!known) {
+    low = agpu_cl_stack_low();
     known = true;
-    pthread_attr_t attr;
-    void *addr = NULL;
-    size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-      if (pthread_attr_getstack(&attr, &addr, &size) == 0) low = (uintptr_t)addr;
-      pthread_attr_destroy(&attr);
-    }
   }
   char here;
   return low && (uintptr_t)&here > low && (uintptr_t)&here - low >= bytes;
