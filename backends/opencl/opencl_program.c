@@ -167,8 +167,8 @@ agpu_status agpu_cl_finish_build(agpu_program *program, cl_program created, cons
    * binary is not compiled (PoCL reads its LLVM bitcode, which holds
    * instructions, not expression trees): on the caller's thread when that
    * has half as much stack left, as the main thread and glibc's default
-   * threads (8 MiB) have, which saves a thread's start (0.05 ms quiet, more
-   * on a busy machine, where the new thread waits for a core). */
+   * threads (8 MiB) have, which saves a thread's start (0.25 ms on PoCL,
+   * 2-3 ms on a busy machine, where the new thread waits for a core). */
   agpu_cl_build_call call = {api, created, device->id, all_options, CL_SUCCESS};
   if (!compiles && agpu_cl_stack_has(AGPU_COMPILER_STACK_BYTES / 2))
     agpu_cl_build_on_stack(&call);
