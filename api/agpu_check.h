@@ -32,8 +32,16 @@ typedef struct agpu_check_site {
 
 /* A checked program's roots and sites, shared by the program, its kernels
  * and their launches still to be reported. */
+/* A parameter's extent in elements of `stride` bytes (kl_check_count). */
+typedef struct agpu_check_count {
+  int param_index;
+  uint32_t stride;
+} agpu_check_count;
+
 typedef struct agpu_check_table {
   _Atomic uint32_t references;
+  agpu_check_count *counts;
+  uint32_t count_count;
   agpu_check_root *roots;
   uint32_t root_count;
   agpu_check_site *sites;
@@ -46,9 +54,11 @@ void agpu_check_table_retain(agpu_check_table *table);
 void agpu_check_table_release(agpu_check_table *table); /* NULL: nothing */
 
 /* The words of a launch's check buffer: the header, then each parameter's
- * extent (the buffer's size, the __local argument's bytes; 0 for values). */
-size_t agpu_check_words(uint32_t param_count);
-void agpu_check_fill(uint32_t *words, const agpu_arg *args, uint32_t nargs);
+ * extent (the buffer's size, the __local argument's bytes; 0 for values),
+ * then the table's counts (extent / stride), two words each. */
+size_t agpu_check_words(const agpu_check_table *table, uint32_t nargs);
+void agpu_check_prepare_words(const agpu_check_table *table, uint32_t *words, const agpu_arg *args,
+                              uint32_t nargs);
 
 /* The launch's record (`words` as agpu_check_words says, read back after
  * it finished) as a status: AGPU_SUCCESS, or AGPU_ERROR_KERNEL_FAULT with

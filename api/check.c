@@ -47,13 +47,23 @@ static bool agpu_check_copy_sites(agpu_check_table *table, const kl_program *pro
   return true;
 }
 
+static bool agpu_check_copy_counts(agpu_check_table *table, const kl_program *program) {
+  table->counts = calloc((size_t)program->check_count_count + 1, sizeof *table->counts);
+  if (!table->counts) return false;
+  for (const kl_check_count *c = program->check_counts; c; c = c->next)
+    table->counts[table->count_count++] =
+        (agpu_check_count){c->param_index, (uint32_t)(c->stride > 0 ? c->stride : 1)};
+  return true;
+}
+
 agpu_status agpu_check_table_create(const agpu_parsed *parsed, agpu_check_table **out) {
   *out = NULL;
   const kl_program *program = agpu_parsed_program(parsed);
   if (!program || !program->checks_bounds) return AGPU_SUCCESS;
   agpu_check_table *table = calloc(1, sizeof *table);
   if (table) atomic_init(&table->references, 1);
-  if (!table || !agpu_check_copy_roots(table, program) || !agpu_check_copy_sites(table, program)) {
+  if (!table || !agpu_check_copy_roots(table, program) || !agpu_check_copy_sites(table, program) ||
+      !agpu_check_copy_counts(table, program)) {
     agpu_check_table_release(table);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
   }
@@ -77,24 +87,45 @@ void agpu_check_table_release(agpu_check_table *table) {
   }
   free(table->roots);
   free(table->sites);
+  free(table->counts);
   free(table);
 }
 
-size_t agpu_check_words(uint32_t param_count) {
-  return KL_CHECK_HEADER_WORDS + 2 * (size_t)param_count;
+size_t agpu_check_words(const agpu_check_table *table, uint32_t nargs) {
+  return KL_CHECK_HEADER_WORDS + 2 * (size_t)nargs + 3 * (size_t)table->count_count;
 }
 
-void agpu_check_fill(uint32_t *words, const agpu_arg *args, uint32_t nargs) {
-  memset(words, 0, agpu_check_words(nargs) * sizeof *words);
+static void agpu_check_put64(uint32_t *words, size_t at, uint64_t value) {
+  words[KL_CHECK_HEADER_WORDS + 2 * at] = (uint32_t)value;
+  words[KL_CHECK_HEADER_WORDS + 2 * at + 1] = (uint32_t)(value >> 32);
+}
+
+void agpu_check_prepare_words(const agpu_check_table *table, uint32_t *words, const agpu_arg *args,
+                              uint32_t nargs) {
+  memset(words, 0, agpu_check_words(table, nargs) * sizeof *words);
+  uint64_t *extents = calloc((size_t)nargs + 1, sizeof *extents);
   for (uint32_t i = 0; i < nargs; i++) {
     uint64_t extent = 0;
     if (args[i].kind == AGPU_ARG_BUFFER && args[i].buffer)
       extent = args[i].buffer->size;
     else if (args[i].kind == AGPU_ARG_LOCAL)
       extent = args[i].size == UINT32_MAX ? args[i].value.u64 : args[i].size;
-    words[KL_CHECK_HEADER_WORDS + 2 * i] = (uint32_t)extent;
-    words[KL_CHECK_HEADER_WORDS + 2 * i + 1] = (uint32_t)(extent >> 32);
+    if (extents) extents[i] = extent;
+    agpu_check_put64(words, i, extent);
   }
+  /* a count of another kernel's parameter: whatever; this kernel reads its own */
+  for (uint32_t j = 0; j < table->count_count; j++) {
+    const agpu_check_count *c = &table->counts[j];
+    uint64_t extent = extents && c->param_index >= 0 && (uint32_t)c->param_index < nargs
+                          ? extents[c->param_index]
+                          : 0;
+    uint64_t count = extent / c->stride;
+    size_t at = KL_CHECK_HEADER_WORDS + 2 * (size_t)nargs + 3 * (size_t)j;
+    words[at] = (uint32_t)count;
+    words[at + 1] = (uint32_t)(count >> 32);
+    words[at + 2] = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+  }
+  free(extents);
 }
 
 /* "parameter 'out' (argument 1)" or "__local array 'tile'", and its extent. */

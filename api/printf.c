@@ -97,11 +97,11 @@ static agpu_status agpu_printf_buffer(agpu_queue *queue, agpu_kernel *kernel,
 /* The check buffer: an empty record and the arguments' extents. */
 static agpu_status agpu_check_buffer(agpu_queue *queue, agpu_kernel *kernel, const agpu_arg *args,
                                      uint32_t nargs, agpu_printf_launch *launch) {
-  size_t words = agpu_check_words(nargs);
+  size_t words = agpu_check_words(kernel->checks, nargs);
   uint32_t *header = malloc(words * sizeof *header);
   if (!header)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_launch: out of host memory");
-  agpu_check_fill(header, args, nargs);
+  agpu_check_prepare_words(kernel->checks, header, args, nargs);
   agpu_status status = agpu_report_buffer(queue, words * 4, header, words * 4,
                                           "bounds-check buffer", &launch->check);
   free(header);
@@ -176,7 +176,7 @@ static void agpu_printf_emit(const char *text, size_t length) {
 
 /* A checked launch's record: its fault, if any. */
 static agpu_status agpu_check_report_one(agpu_queue *queue, agpu_printf_launch *launch) {
-  size_t words = agpu_check_words(launch->check_args);
+  size_t words = agpu_check_words(launch->checks, launch->check_args);
   uint32_t *record = malloc(words * sizeof *record);
   if (!record) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
   agpu_status status =

@@ -25,14 +25,17 @@
 #include "builtins.h"
 
 static const char bounds_prelude[] =
-    "ulong __agpu_extent(__global uint *c, uint k) {\n"
-    "  return (ulong)c[16u + 2u * k] | ((ulong)c[17u + 2u * k] << 32);\n"
+    "ulong __agpu_extent(__global uint *c, uint w) {\n"
+    "  return (ulong)c[16u + w] | ((ulong)c[17u + w] << 32);\n"
+    "}\n"
+    "uint __agpu_word(__global uint *c, uint w) {\n"
+    "  return c[16u + w];\n"
     "}\n"
     "int __agpu_in(long at, ulong extent, ulong size) {\n"
     "  return (ulong)at < extent && extent - (ulong)at >= size;\n"
     "}\n"
-    "int __agpu_fault(__global uint *c, uint site, uint root, long at) {\n"
-    "  if (atomic_inc(c) == 0u) {\n"
+    "int __agpu_faults(__global uint *c, uint site, uint root, long at, uint count) {\n"
+    "  if (atomic_add(c, count) == 0u) {\n"
     "    c[1] = site + 1u;\n"
     "    c[2] = (uint)((ulong)at & 0xffffffffUL);\n"
     "    c[3] = (uint)((ulong)at >> 32);\n"
@@ -45,6 +48,9 @@ static const char bounds_prelude[] =
     "    c[10] = root;\n"
     "  }\n"
     "  return 0;\n"
+    "}\n"
+    "int __agpu_fault(__global uint *c, uint site, uint root, long at) {\n"
+    "  return __agpu_faults(c, site, root, at, 1u);\n"
     "}\n";
 
 kl_token *kl_bounds_prelude(kl_context *ctx, kl_token *rest) {
@@ -77,15 +83,77 @@ static kl_check_site *new_site(bounds *b, const kl_node *at, kl_variable *root, 
 
 /* __agpu_in(byte, extent, bytes) for a place, and its fault kb_call. */
 static kl_node *in_bounds(bounds *b, const place *where, int bytes, kl_location at) {
+  if (where->index && where->stride == bytes) { /* (ulong)i < extent / stride */
+    kl_type *ulong_type = kl_type_scalar(b->ctx, KL_TYPE_ULONG);
+    kl_type *uint_type = kl_type_scalar(b->ctx, KL_TYPE_UINT);
+    kl_type *int_type = kl_type_scalar(b->ctx, KL_TYPE_INT);
+    kl_node *narrow_count = NULL;
+    kl_node *n = kb_new_node(b, KL_EXPR_BINARY, at, int_type);
+    n->op = KL_OP_LT;
+    n->lhs = kb_convert(b, kb_copy_tree(b, where->index), ulong_type);
+    n->rhs = kb_count_node(b, where->root, where->stride, at, &narrow_count);
+    if (narrow_count) { /* (uint)i < min(count, UINT_MAX): for 32-bit offsets */
+      n->narrow = kb_new_node(b, KL_EXPR_BINARY, at, int_type);
+      n->narrow->op = KL_OP_LT;
+      n->narrow->lhs = kb_convert(b, kb_copy_tree(b, where->index), uint_type);
+      n->narrow->rhs = narrow_count;
+    }
+    return n;
+  }
   kl_node *byte = where->byte ? where->byte : kb_int_node(b, kb_type_long(b), 0, at);
   return kb_call(b, b->in, at, byte, kb_extent_node(b, where->root, at),
                  kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_ULONG), bytes, at), NULL);
 }
 
+static kl_node *assign(bounds *b, kl_variable *v, kl_node *value, kl_location at) {
+  kl_node *n = kb_new_node(b, KL_EXPR_ASSIGN, at, v->type);
+  n->lhs = kb_variable_node(b, v, at);
+  n->rhs = kb_convert(b, value, v->type);
+  return n;
+}
+
+static kl_node *comma(bounds *b, kl_node *lhs, kl_node *rhs) {
+  kl_node *n = kb_new_node(b, KL_EXPR_COMMA, rhs->location, rhs->type);
+  n->lhs = lhs;
+  n->rhs = rhs;
+  return n;
+}
+
+/* `__agpu_bad != 0u` */
+static kl_node *any_bad(bounds *b, kl_location at) {
+  kl_node *n = kb_new_node(b, KL_EXPR_BINARY, at, kl_type_scalar(b->ctx, KL_TYPE_INT));
+  n->op = KL_OP_NE;
+  n->lhs = kb_variable_node(b, b->bad, at);
+  n->rhs = kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), 0, at);
+  return n;
+}
+
+/* `v = bad ? v : value`: the work-item's first violation is kept */
+static kl_node *keep_first(bounds *b, kl_variable *v, kl_node *value, kl_location at) {
+  kl_node *choice = kb_new_node(b, KL_EXPR_CONDITIONAL, at, v->type);
+  choice->condition = any_bad(b, at);
+  choice->then = kb_variable_node(b, v, at);
+  choice->otherwise = kb_convert(b, value, v->type);
+  return assign(b, v, choice, at);
+}
+
+/* A violation. In a kernel, noted in private variables (the first one's
+ * site and offset, and how many), which the kernel reports once at its
+ * end (report_statement): a call with atomics on the checked path keeps
+ * some compilers (llvmpipe's) from vectorising the kernel at all. In a
+ * helper, reported at once. */
 static kl_node *fault_call(bounds *b, const place *where, const kl_check_site *site,
                            kl_location at) {
   kl_node *byte =
       where->byte ? kb_copy_tree(b, where->byte) : kb_int_node(b, kb_type_long(b), 0, at);
+  kl_type *uint_type = kl_type_scalar(b->ctx, KL_TYPE_UINT);
+  if (b->bad && site->root >= 0) {
+    kl_node *count = kb_binary(b, KL_OP_ADD, kb_variable_node(b, b->bad, at),
+                               kb_int_node(b, uint_type, 1, at), uint_type);
+    return comma(b, keep_first(b, b->bad_at, byte, at),
+                 comma(b, keep_first(b, b->bad_site, kb_int_node(b, uint_type, site->id, at), at),
+                       assign(b, b->bad, count, at)));
+  }
   return kb_call(b, b->fault, at, kb_variable_node(b, b->check, at),
                  kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), site->id, at),
                  kb_root_id_node(b, where->root, at), byte);
@@ -359,6 +427,24 @@ static kl_node *guarded_statement(bounds *b, kl_node *statement) {
   return n;
 }
 
+/* `if (__agpu_bad != 0u) __agpu_faults(c, site, 0, at, bad);` */
+static kl_node *report_statement(bounds *b, kl_location at) {
+  kl_node *call = kb_call(b, b->faults, at, kb_variable_node(b, b->check, at),
+                          kb_variable_node(b, b->bad_site, at),
+                          kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), 0, at),
+                          kb_variable_node(b, b->bad_at, at));
+  kl_node *last = call->args;
+  while (last->next) last = last->next;
+  last->next = kb_variable_node(b, b->bad, at);
+  call->arg_count++;
+  kl_node *statement = kb_new_node(b, KL_STMT_EXPRESSION, at, NULL);
+  statement->lhs = call;
+  kl_node *n = kb_new_node(b, KL_STMT_IF, at, NULL);
+  n->condition = any_bad(b, at);
+  n->then = statement;
+  return n;
+}
+
 static kl_node *rewrite_statement(bounds *b, kl_node *n) {
   switch (n->kind) {
     case KL_STMT_EXPRESSION:
@@ -398,9 +484,14 @@ static kl_node *rewrite_statement(bounds *b, kl_node *n) {
     case KL_STMT_CASE:
       if (n->body) n->body = rewrite_statement(b, n->body);
       return n;
-    case KL_STMT_RETURN:
+    case KL_STMT_RETURN: {
       n->lhs = rewrite(b, n->lhs);
-      return n;
+      if (!b->bad) return n;
+      kl_node *block = kb_new_node(b, KL_STMT_COMPOUND, n->location, NULL);
+      block->body = report_statement(b, n->location);
+      block->body->next = n;
+      return block;
+    }
     default:
       return n;
   }
@@ -426,7 +517,7 @@ static kl_function *find_function(kl_program *program, const char *name) {
 }
 
 static bool is_prelude(const bounds *b, const kl_function *f) {
-  return f == b->in || f == b->fault || f == b->extent_of;
+  return f == b->in || f == b->fault || f == b->extent_of || f == b->word || f == b->faults;
 }
 
 static kl_variable *add_parameter(bounds *b, kl_function *f, const char *name, kl_type *type) {
@@ -520,11 +611,28 @@ static void instrument_function(bounds *b, kl_function *f) {
   b->pointers = NULL;
   b->pointer_count = b->pointer_capacity = 0;
   b->declarations = b->declarations_tail = NULL;
+  b->count_count = 0;
+  b->user_params = 0; /* before the check buffer joins them */
+  for (kl_variable *v = f->params; v && v != f->printf_buffer; v = v->next) b->user_params++;
   helper *h = kb_helper_of(b, f);
   b->check = h ? h->check : add_check_parameter(b, f);
+  b->bad = b->bad_site = b->bad_at = NULL;
   kb_find_roots(b);
   if (f->body->kind == KL_STMT_COMPOUND) {
+    if (!h) { /* a kernel: its violations noted, reported at its end */
+      kl_type *uint_type = kl_type_scalar(b->ctx, KL_TYPE_UINT);
+      kl_location at = f->location;
+      b->bad = kb_declare(b, "__agpu_bad", uint_type, kb_int_node(b, uint_type, 0, at));
+      b->bad_site = kb_declare(b, "__agpu_bad_site", uint_type, kb_int_node(b, uint_type, 0, at));
+      b->bad_at =
+          kb_declare(b, "__agpu_bad_at", kb_type_long(b), kb_int_node(b, kb_type_long(b), 0, at));
+    }
     f->body->body = rewrite_statements(b, f->body->body);
+    if (b->bad) {
+      kl_node **end = &f->body->body;
+      while (*end) end = &(*end)->next;
+      *end = report_statement(b, f->location);
+    }
     if (b->declarations) {
       b->declarations_tail->next = f->body->body;
       f->body->body = b->declarations;
@@ -538,7 +646,10 @@ void kl_bounds_instrument(kl_context *ctx, kl_program *program) {
   b.in = find_function(program, "__agpu_in");
   b.fault = find_function(program, "__agpu_fault");
   b.extent_of = find_function(program, "__agpu_extent");
-  if (!b.in || !b.fault || !b.extent_of) return; /* the prelude did not parse: errors said */
+  b.word = find_function(program, "__agpu_word");
+  b.faults = find_function(program, "__agpu_faults");
+  if (!b.in || !b.fault || !b.extent_of || !b.word || !b.faults)
+    return; /* the prelude's errors said */
   int functions = 0;
   for (kl_function *f = program->functions; f; f = f->next) functions++;
   b.helpers = kl_alloc(ctx, (size_t)(functions + 1) * sizeof *b.helpers);

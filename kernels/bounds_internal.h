@@ -48,11 +48,20 @@ typedef struct array_root {
   int root;
 } array_root;
 
+/* A root's extent in elements of one size, a variable made once. */
+typedef struct element_count {
+  kl_variable *root, *count, *narrow;
+  int stride;
+} element_count;
+
 typedef struct bounds {
   kl_context *ctx;
   kl_program *program;
   kl_function *function; /* the kernel or helper being rewritten */
-  kl_function *in, *fault, *extent_of;
+  kl_function *in, *fault, *faults, *extent_of, *word;
+  /* a kernel's record of its violations: how many, the first's site and
+   * byte offset (NULL in helpers, which report each at once) */
+  kl_variable *bad, *bad_site, *bad_at;
   kl_variable *check;
   helper *helpers;
   int helper_count;
@@ -65,6 +74,10 @@ typedef struct bounds {
   int pointer_count, pointer_capacity;
   kl_node *declarations, *declarations_tail; /* to go first in the body */
   kl_check_site *sites_tail;
+  element_count *counts;
+  int count_count, count_capacity;
+  kl_check_count *counts_tail;
+  int user_params; /* a kernel's parameters without the hidden ones */
   int unchecked_count;
   kl_location first_unchecked;
   const char *unchecked_why;
@@ -75,6 +88,11 @@ typedef struct bounds {
 typedef struct place {
   kl_variable *root;
   kl_node *byte;
+  /* root[index] of `stride`-byte elements, where the access is that (its
+   * check is then `index < extent / stride`, the extent's quotient read
+   * once); NULL otherwise */
+  const kl_node *index;
+  int stride;
 } place;
 
 /* bounds_nodes.c: new nodes (typed; arguments converted to the callee's
@@ -98,7 +116,9 @@ bool kb_is_pointer(const kl_type *t);
 helper *kb_helper_of(bounds *b, const kl_function *f);
 bool kb_is_user_pointer(const kl_function *f, const kl_variable *v);
 void kb_find_roots(bounds *b);
+kl_variable *kb_declare(bounds *b, const char *name, kl_type *type, kl_node *initializer);
 kl_node *kb_extent_node(bounds *b, kl_variable *root, kl_location at);
+kl_node *kb_count_node(bounds *b, kl_variable *root, int stride, kl_location at, kl_node **narrow);
 int kb_static_root_id(bounds *b, kl_variable *root);
 kl_node *kb_root_id_node(bounds *b, kl_variable *root, kl_location at);
 kl_node *kb_add_bytes(bounds *b, kl_node *byte, kl_node *more);

@@ -80,7 +80,8 @@ kl_node *kb_copy_tree(bounds *b, const kl_node *n) {
 
 static bool is_prelude_call(const bounds *b, const kl_node *n) {
   return n->kind == KL_EXPR_CALL &&
-         (n->function == b->in || n->function == b->fault || n->function == b->extent_of);
+         (n->function == b->in || n->function == b->fault || n->function == b->extent_of ||
+          n->function == b->word || n->function == b->faults);
 }
 
 /* Evaluating it twice does what evaluating it once does (the checks' own
@@ -88,7 +89,12 @@ static bool is_prelude_call(const bounds *b, const kl_node *n) {
 bool kb_pure(const bounds *b, const kl_node *n) {
   if (!n) return true;
   switch (n->kind) {
-    case KL_EXPR_ASSIGN:
+    case KL_EXPR_ASSIGN: /* but a kernel's notes of a violation (counted again) */
+      if (!(n->lhs->kind == KL_EXPR_VARIABLE && b->bad &&
+            (n->lhs->variable == b->bad || n->lhs->variable == b->bad_site ||
+             n->lhs->variable == b->bad_at)))
+        return false;
+      break;
     case KL_EXPR_INIT_LIST:
       return false;
     case KL_EXPR_CALL:

@@ -173,7 +173,7 @@ void kb_find_roots(bounds *b) {
 
 /* --------------------------------------------------------- declarations */
 
-static kl_variable *declare(bounds *b, const char *name, kl_type *type, kl_node *initializer) {
+kl_variable *kb_declare(bounds *b, const char *name, kl_type *type, kl_node *initializer) {
   kl_variable *v = kl_alloc(b->ctx, sizeof *v);
   v->name = name;
   v->type = type;
@@ -203,12 +203,84 @@ kl_node *kb_extent_node(bounds *b, kl_variable *root, kl_location at) {
   if (!p) return kb_int_node(b, ulong_type, root->type->size, at);
   if (!p->extent) {
     kl_location start = b->function->location;
-    kl_node *read =
-        kb_call(b, b->extent_of, start, kb_variable_node(b, b->check, start),
-                kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), p->index, start), NULL, NULL);
-    p->extent = declare(b, kl_format(b->ctx, "__agpu_extent%d", p->index), ulong_type, read);
+    kl_node *read = kb_call(
+        b, b->extent_of, start, kb_variable_node(b, b->check, start),
+        kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), 2 * p->index, start), NULL, NULL);
+    p->extent = kb_declare(b, kl_format(b->ctx, "__agpu_extent%d", p->index), ulong_type, read);
   }
   return kb_variable_node(b, p->extent, at);
+}
+
+static element_count *new_count(bounds *b) {
+  if (b->count_count == b->count_capacity) {
+    int capacity = b->count_capacity ? 2 * b->count_capacity : 8;
+    element_count *bigger = kl_alloc(b->ctx, (size_t)capacity * sizeof *bigger);
+    if (b->count_count) memcpy(bigger, b->counts, (size_t)b->count_count * sizeof *bigger);
+    b->counts = bigger;
+    b->count_capacity = capacity;
+  }
+  element_count *c = &b->counts[b->count_count++];
+  memset(c, 0, sizeof *c);
+  return c;
+}
+
+/* A kernel parameter's extent / stride, which the host divides: its words
+ * (kl_check_count) as the count and a 32-bit copy clamped to UINT_MAX. */
+static void host_count(bounds *b, param_root *p, element_count *e) {
+  kl_check_count *c = kl_alloc(b->ctx, sizeof *c);
+  c->id = b->program->check_count_count++;
+  c->param_index = p->index;
+  c->stride = e->stride;
+  if (b->counts_tail)
+    b->counts_tail->next = c;
+  else
+    b->program->check_counts = c;
+  b->counts_tail = c;
+  kl_location start = b->function->location;
+  kl_type *uint_type = kl_type_scalar(b->ctx, KL_TYPE_UINT);
+  int word = 2 * b->user_params + 3 * c->id;
+  kl_node *wide = kb_call(b, b->extent_of, start, kb_variable_node(b, b->check, start),
+                          kb_int_node(b, uint_type, word, start), NULL, NULL);
+  kl_node *narrow = kb_call(b, b->word, start, kb_variable_node(b, b->check, start),
+                            kb_int_node(b, uint_type, word + 2, start), NULL, NULL);
+  e->count = kb_declare(b, kl_format(b->ctx, "__agpu_count%d_%d", p->index, e->stride),
+                        kl_type_scalar(b->ctx, KL_TYPE_ULONG), wide);
+  e->narrow = kb_declare(b, kl_format(b->ctx, "__agpu_count32_%d_%d", p->index, e->stride),
+                         uint_type, narrow);
+}
+
+/* The root's extent / stride: a constant for a __local array, else a
+ * variable declared once at the function's start; *narrow, where there is
+ * one, the same clamped to 32 bits (a target with 32-bit offsets compares
+ * in 32 bits: bounds.c). */
+kl_node *kb_count_node(bounds *b, kl_variable *root, int stride, kl_location at, kl_node **narrow) {
+  kl_type *ulong_type = kl_type_scalar(b->ctx, KL_TYPE_ULONG);
+  param_root *p = kb_param_root_of(b, root);
+  *narrow = NULL;
+  if (!p) {
+    unsigned long long count = (unsigned long long)root->type->size / (unsigned)stride;
+    *narrow = kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT),
+                          count > 0xffffffffull ? 0xffffffffll : (long long)count, at);
+    return kb_int_node(b, ulong_type, (long long)count, at);
+  }
+  element_count *e = NULL;
+  for (int i = 0; i < b->count_count && !e; i++)
+    if (b->counts[i].root == root && b->counts[i].stride == stride) e = &b->counts[i];
+  if (!e) {
+    e = new_count(b);
+    e->root = root;
+    e->stride = stride;
+    if (p->offset) { /* a helper's: divided here */
+      kl_location start = b->function->location;
+      e->count = kb_declare(b, kl_format(b->ctx, "__agpu_count%d_%d", p->index, stride), ulong_type,
+                            kb_binary(b, KL_OP_DIV, kb_extent_node(b, root, start),
+                                      kb_int_node(b, ulong_type, stride, start), ulong_type));
+    } else {
+      host_count(b, p, e);
+    }
+  }
+  if (e->narrow) *narrow = kb_variable_node(b, e->narrow, at);
+  return kb_variable_node(b, e->count, at);
 }
 
 static int element_bytes(const kl_type *t) {
@@ -265,8 +337,8 @@ kl_node *kb_root_id_node(bounds *b, kl_variable *root, kl_location at) {
 static kl_node *base_node(bounds *b, param_root *p, kl_location at) {
   if (!p->assigned) return kb_variable_node(b, p->param, at);
   if (!p->base)
-    p->base = declare(b, kl_format(b->ctx, "__agpu_base%d", p->index), p->param->type,
-                      kb_variable_node(b, p->param, b->function->location));
+    p->base = kb_declare(b, kl_format(b->ctx, "__agpu_base%d", p->index), p->param->type,
+                         kb_variable_node(b, p->param, b->function->location));
   return kb_variable_node(b, p->base, at);
 }
 
@@ -290,14 +362,19 @@ bool kb_lvalue_place(bounds *b, const kl_node *n, place *out) {
   switch (n->kind) {
     case KL_EXPR_VARIABLE:
       if (!kb_is_local_array(n->variable)) return false;
-      *out = (place){n->variable, NULL};
+      *out = (place){n->variable, NULL, NULL, 0};
       return true;
     case KL_EXPR_INDEX: {
       place base;
       bool found = kb_is_pointer(n->lhs->type) ? kb_pointer_place(b, n->lhs, &base)
                                                : kb_lvalue_place(b, n->lhs, &base);
       if (!found || !kb_pure(b, n->rhs)) return false;
-      *out = (place){base.root, kb_add_bytes(b, base.byte, kb_scaled(b, n->rhs, n->type->size))};
+      *out = (place){base.root, kb_add_bytes(b, base.byte, kb_scaled(b, n->rhs, n->type->size)),
+                     NULL, 0};
+      if (!base.byte && n->type->size > 0) { /* root[i]: the cheap check */
+        out->index = n->rhs;
+        out->stride = n->type->size;
+      }
       return true;
     }
     case KL_EXPR_MEMBER: {
@@ -309,7 +386,8 @@ bool kb_lvalue_place(bounds *b, const kl_node *n, place *out) {
       *out = (place){
           base.root,
           offset ? kb_add_bytes(b, base.byte, kb_int_node(b, kb_type_long(b), offset, n->location))
-                 : base.byte};
+                 : base.byte,
+          NULL, 0};
       return true;
     }
     case KL_EXPR_SWIZZLE: /* checked as the whole vector */
@@ -332,7 +410,7 @@ bool kb_pointer_place(bounds *b, const kl_node *n, place *out) {
         /* a helper's parameter starts where its caller's pointer was */
         kl_node *start = p->offset ? kb_variable_node(b, p->offset, n->location) : NULL;
         if (!p->assigned) {
-          *out = (place){v, start};
+          *out = (place){v, start, NULL, 0};
           return true;
         }
         /* (p - p at entry) elements */
@@ -341,11 +419,11 @@ bool kb_pointer_place(bounds *b, const kl_node *n, place *out) {
         d->op = KL_OP_SUB;
         d->lhs = kb_variable_node(b, v, n->location);
         d->rhs = base_node(b, p, n->location);
-        *out = (place){v, kb_add_bytes(b, start, kb_scaled(b, d, v->type->element->size))};
+        *out = (place){v, kb_add_bytes(b, start, kb_scaled(b, d, v->type->element->size)), NULL, 0};
         return true;
       }
       if (kb_is_local_array(v)) {
-        *out = (place){v, NULL};
+        *out = (place){v, NULL, NULL, 0};
         return true;
       }
       pointer_root *r = pointer_root_of(b, v);
@@ -367,7 +445,8 @@ bool kb_pointer_place(bounds *b, const kl_node *n, place *out) {
       d->lhs = pointer;
       d->rhs = base_node(b, rp, n->location);
       kl_node *start = rp->offset ? kb_variable_node(b, rp->offset, n->location) : NULL;
-      *out = (place){root, kb_add_bytes(b, start, kb_scaled(b, d, root->type->element->size))};
+      *out = (place){root, kb_add_bytes(b, start, kb_scaled(b, d, root->type->element->size)), NULL,
+                     0};
       return true;
     }
     case KL_EXPR_CAST:
@@ -387,7 +466,7 @@ bool kb_pointer_place(bounds *b, const kl_node *n, place *out) {
         negated->lhs = bytes;
         bytes = negated;
       }
-      *out = (place){base.root, kb_add_bytes(b, base.byte, bytes)};
+      *out = (place){base.root, kb_add_bytes(b, base.byte, bytes), NULL, 0};
       return true;
     }
     case KL_EXPR_UNARY:

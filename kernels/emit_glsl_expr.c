@@ -90,6 +90,7 @@ const char *glsl_vector_compare(kl_operator op) {
 /* A condition: a GLSL bool. */
 void glsl_cond(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
+  if (n->narrow) n = n->narrow; /* a bounds check: offsets here are 32-bit */
   if (n->kind == KL_EXPR_CONVERT && kl_type_is_scalar(n->type) && kl_type_is_scalar(n->lhs->type) &&
       (n->type->kind == KL_TYPE_BOOL || kl_type_is_integer(n->type)) &&
       (n->type->kind == KL_TYPE_BOOL || n->lhs->type->kind == KL_TYPE_BOOL)) {
@@ -613,6 +614,7 @@ static void glsl_index(glsl_emitter *e, const kl_node *n, glsl_access mode) {
 void glsl_expr_mode(glsl_emitter *e, const kl_node *n, glsl_access mode) {
   klg_buf *o = e->out;
   if (!n) return;
+  if (n->narrow) n = n->narrow; /* a bounds check: offsets here are 32-bit */
   if (klg_is_pointer(n->type) && n->kind != KL_EXPR_ASSIGN) {
     glsl_pointer(e, n);
     return;

@@ -307,6 +307,10 @@ struct kl_node {
   int64_t case_value;
   bool is_default;
   bool is_lvalue;
+  /* A bounds check's comparison (kernels/bounds.c): the same in 32 bits,
+   * for a target whose buffer offsets are 32-bit (GLSL) and which prints it
+   * instead; NULL elsewhere. */
+  kl_node *narrow;
   kl_type *view; /* parser only: this pointer to the element stands for a pointer to an
                   * array of this type (`(double (*)[N][M])buf`, `u[k]`), see parse_views.c */
   /* Facts for emitters, filled by check.c: */
@@ -419,7 +423,8 @@ typedef struct kl_printf_format {
  * violations, the first one's site id + 1 (0: none), its byte offset (low,
  * high), get_global_id(0..2), get_group_id(0..2) and its root's id; then
  * for each of the kernel's parameters its extent in bytes (low, high
- * words: the buffer's size, or the __local argument's). */
+ * words: the buffer's size, or the __local argument's); then three words
+ * per kl_check_count. */
 enum { KL_CHECK_HEADER_WORDS = 16 };
 
 /* What a checked access is checked against: a kernel's pointer parameter
@@ -432,6 +437,18 @@ typedef struct kl_check_root {
   int element_bytes;         /* for the element index in messages */
   struct kl_check_root *next;
 } kl_check_root;
+
+/* A kernel parameter's extent in elements of one size, which the host
+ * computes at each launch into the check buffer after the extents (words
+ * KL_CHECK_HEADER_WORDS + 2 * user parameters + 3 * id: low, high, and the
+ * count clamped to UINT_MAX), so that an access root[i] is checked with
+ * one comparison, without a division. */
+typedef struct kl_check_count {
+  int id;
+  int param_index;
+  int stride;
+  struct kl_check_count *next;
+} kl_check_count;
 
 /* One checked access: what the host says when it is violated. */
 typedef struct kl_check_site {
@@ -459,6 +476,8 @@ typedef struct kl_program {
   int check_site_count;
   kl_check_root *check_roots; /* by id */
   int check_root_count;
+  kl_check_count *check_counts; /* by id */
+  int check_count_count;
   bool checks_bounds; /* built with -anygpu-check=bounds */
 } kl_program;
 
