@@ -16,8 +16,10 @@ buffers of BUF_BYTES bytes (constant ones CONST_BYTES) of random values,
 integers in [0, INT_HI] and floats in [0, 1); structs and vectors in buffers
 and by value are laid out member by member from `anygpu compile --signature`;
 integer scalars SIZE, float scalars 1.0; __local scratch of 4 times the
-work-group size; a 1-, 2- or 3-dimensional launch after the get_*_id calls
-in the kernel's body. Each run has a timeout of TIMEOUT seconds; a kernel that
+work-group size, at least 1024 elements, within LOCAL_BYTES in all; a
+work-group size that a BLOCK_SIZE or LOCAL_WORK_SIZE macro says, else HINTS; a 1-, 2- or 3-dimensional launch after the get_*_id calls
+in the kernel's body. AGREE_KEEP=DIR keeps the argument files in DIR, so
+that a kernel's command (--json) can be run again by hand. Each run has a timeout of TIMEOUT seconds; a kernel that
 fails, crashes or hangs on opencl:0 is not runnable, one that does so on
 another device counts against that device. JOBS (default 2) runs at once."""
 import array
@@ -41,8 +43,89 @@ SIZE = 64            # integer scalars: sizes, widths, counts
 INT_HI = 63          # integers in buffers: [0, INT_HI], in bounds as indices
 BUF_BYTES = 1 << 20  # each __global buffer (4 MiB would be 64^3 floats ...)
 CONST_BYTES = 16384  # each __constant buffer (devices have 64 KiB in all)
+LOCAL_BYTES = 28672  # __local memory in all (lavapipe has 32 KiB)
 TIMEOUT = 20
 LAUNCH = {1: ([4096], [64]), 2: ([64, 64], [16, 16]), 3: ([16, 16, 16], [4, 4, 4])}
+# Per file (a suffix of its path) and kernel ("*": every kernel of the file):
+# what its host does that the rules above do not guess. "local"/"global":
+# the launch; "args": {parameter name: --arg spec}; "fields": {buffer parameter:
+# {struct member: an expression of the element index i}}; "options": replaces
+# options.json's -D of the same name.
+HINTS = {
+    # S3D indexes p[(z - 1) * N_GP + gid] for z up to 122: N_GP = global size
+    ("shoc/src/opencl/level2/s3d/", "*"): {"options": ["-DN_GP=1024"], "global": [1024]},
+    # launches as their hosts make them (shared arrays sized for them)
+    ("shoc/src/opencl/level1/gemm/gemmN.cl", "*"): {"local": [16, 4]},
+    ("parboil/benchmarks/sgemm/src/opencl_nvidia/kernel.cl", "*"):
+        {"local": [32, 16], "global": [64, 32]},
+    ("parboil/benchmarks/sgemm/src/opencl_mxpa/kernel.cl", "*"):
+        {"local": [16, 8], "global": [64, 32]},
+    ("rodinia/opencl/hybridsort/bucketsort_kernels.cl", "*"): {"local": [32], "global": [1024]},
+    # one cell of 20x20 (random sizes overflow the __local 41x81 matrix and
+    # random offsets make cells overlap)
+    ("track_ellipse_kernel.cl", "IMGVF_kernel"): {"global": [256], "args": {
+        "I_offsets": "buf:int:64:fill=0", "m_array": "buf:int:64:fill=20",
+        "n_array": "buf:int:64:fill=20"}},
+    ("track_ellipse_kernel_opt.cl", "IMGVF_kernel"): {"global": [256], "args": {
+        "I_offsets": "buf:int:64:fill=0", "m_array": "buf:int:64:fill=20",
+        "n_array": "buf:int:64:fill=20"}},
+    # single-group kernels (a scan of the groups' sums)
+    ("shoc/src/opencl/level1/sort/sort.cl", "top_scan"): {"global": [64]},
+    ("shoc/src/opencl/level1/scan/scan.cl", "top_scan"): {"global": [64]},
+    # sizes the host keeps consistent with the grid and the __local scratch
+    ("rodinia/opencl/nw/nw.cl", "*"): {"global": [64], "args": {
+        "cols": "int:65", "blk": "int:4", "block_width": "int:4", "worksize": "int:64",
+        "offset_r": "int:0", "offset_c": "int:0"}},
+    ("parboil/benchmarks/imghisto/src/opencl/kernel.cl", "*"): {"args": {"R": "int:4"}},
+    ("oclPostprocessGL/PostprocessGL.cl", "postprocess"):
+        {"args": {"radius": "int:2", "tilew": "int:20"}},
+    # a level of a breadth-first search: every node of the frontier has the
+    # same cost (random costs make the writers of a node disagree)
+    ("rodinia/opencl/bfs/Kernels.cl", "*"): {"args": {"g_cost": "buf:int:262144:fill=0"}},
+    # boxes of 100 particles that do not overlap, at most 26 neighbours
+    ("rodinia/opencl/lavaMD/kernel/kernel_gpu_opencl.cl", "*"): {
+        "local": [128], "fields": {"d_box_gpu": {"offset": "i * 100", "nn": "i % 27"}}},
+    # two bins per uint2: the pitch is half the width (64)
+    # work-items: each does columns x and x + 32, 16 rows a group, as many
+    # groups as the buffers hold; the _compat kernel's second half
+    # (tid2 < input_pitch) writes &sm_mappings[store2] without the * 4 and
+    # races with the first: 32 work-items keep it out
+    ("histo_intermediates.cl", "histo_intermediates_kernel_compat"):
+        {"local": [32], "global": [2048], "args": {"input_pitch": "uint:32"}},
+    ("histo_intermediates.cl", "histo_intermediates_kernel"):
+        {"local": [32], "global": [2048], "args": {"input_pitch": "uint:32"}},
+    # (data - minimum) / (maximum - minimum): not 1.0 and 1.0
+    ("rodinia/opencl/hybridsort/histogram1024.cl", "*"):
+        {"args": {"minimum": "float:0.0", "maximum": "float:1.0"}},
+    # BLOCK_SIZE is its shared array: two elements a work-item; the
+    # scan_inter kernels read data[2 * iter * gid + ...]
+    ("mri-gridding/src/opencl_base/scanLargeArray.cl", "*"):
+        {"local": [512], "args": {"iter": "uint:1"}},
+    ("mri-gridding/src/opencl_nvidia/scanLargeArray.cl", "*"):
+        {"local": [512], "args": {"iter": "uint:1"}},
+    # (its DYN_LOCAL_MEM_SIZE is 546: two elements a work-item of 256)
+    ("mri-gridding/src/opencl_nvidia/scanLargeArray.cl", "scan_inter1_kernel"):
+        {"local": [256], "args": {"iter": "uint:1"}},
+    ("mri-gridding/src/opencl_nvidia/scanLargeArray.cl", "scan_inter2_kernel"):
+        {"local": [256], "args": {"iter": "uint:1"}},
+    ("mri-gridding/src/opencl_semiopti/scanLargeArray.cl", "*"):
+        {"local": [512], "args": {"iter": "uint:1"}},
+    # a kernel for one work-group (a frontier that fits in one)
+    ("shoc/src/opencl/level1/bfs/bfs_uiuc_spill.cl", "BFS_kernel_one_block"): {"global": [64]},
+    ("rodinia/opencl/lud/lud_kernel.cl", "lud_diagonal"):
+        {"local": [16], "global": [16], "args": {"offset": "int:0"}},
+    ("rodinia/opencl/lud/lud_kernel.cl", "lud_perimeter"):
+        {"local": [32], "global": [96], "args": {"offset": "int:0"}},
+    ("rodinia/opencl/lud/lud_kernel.cl", "lud_internal"):
+        {"global": [48, 48], "args": {"offset": "int:0"}},
+}
+for variant in ("base", "nvidia"):  # a frame of 2x2 macroblocks, launched as main.cpp does
+    sad = f"benchmarks/sad/src/opencl_{variant}/kernel.cl"
+    frame = {"mb_width": "int:2", "mb_height": "int:2"}
+    HINTS[(sad, "mb_sad_calc")] = {"local": [61, 1], "global": [488, 8], "args": frame}
+    HINTS[(sad, "larger_sad_calc_8")] = {"local": [32, 4], "global": [64, 8], "args": frame}
+    HINTS[(sad, "larger_sad_calc_16")] = {"local": [32, 1], "global": [64, 2], "args": frame}
+MACRO_LOCAL = ("BLOCK_SIZE", "LOCAL_WORK_SIZE")
 SCALARS = {"char": ("b", 1), "uchar": ("B", 1), "short": ("h", 2), "ushort": ("H", 2),
            "int": ("i", 4), "uint": ("I", 4), "long": ("q", 8), "ulong": ("Q", 8),
            "float": ("f", 4), "double": ("d", 8), "bool": ("B", 1)}
@@ -92,7 +175,7 @@ def value_bytes(t, size, info, rng, scalar):
     raise Unsynthesisable(f"a value of type '{t}'")
 
 
-def buffer_spec(p, nbytes, rng, work):
+def buffer_spec(p, nbytes, rng, work, fields=None):
     base, count = split_type(p["element_type"])
     if base in SCALARS and base != "bool":
         n = max(1, nbytes // p["element_size"]) * count
@@ -102,11 +185,34 @@ def buffer_spec(p, nbytes, rng, work):
         raise Unsynthesisable(f"a buffer of '{p['element_type']}'")
     size = p["element_size"]
     n = max(1, nbytes // size)
-    data = b"".join(value_bytes(p["element_type"], size, p.get("struct"), rng, False)
-                    for _ in range(n))
+    data = bytearray()
+    for i in range(n):
+        one = bytearray(value_bytes(p["element_type"], size, p.get("struct"), rng, False))
+        for m in (p["struct"]["members"] if fields else []):
+            if m["name"] in fields:  # a member the hint sets: an expression of i
+                code, width = SCALARS[m["type"]]
+                one[m["offset"]:m["offset"] + width] = struct.pack("<" + code,
+                                                                   eval(fields[m["name"]]))
+        data += one
     path = os.path.join(work, f"arg{p['index']}.bin")
     pathlib.Path(path).write_bytes(data)
+    # structs of floats only (and float vectors) compare as floats, within
+    # the tolerance; others byte for byte
+    kinds = leaf_types(p["element_type"], p.get("struct"))
+    for t in ("float", "double"):
+        if kinds == {t} and len(data) % SCALARS[t][1] == 0:
+            return f"buf:{t}:{len(data) // SCALARS[t][1]}:file={path}"
     return f"buf:uchar:{len(data)}:file={path}"
+
+
+def leaf_types(t, info):
+    base, _ = split_type(t)
+    if base in SCALARS:
+        return {base}
+    out = set()
+    for m in (info or {}).get("members", []):
+        out |= leaf_types(m["type"], m.get("struct"))
+    return out
 
 
 def kernel_dims(text, name):
@@ -130,39 +236,80 @@ def kernel_dims(text, name):
     return min(3, max(found, default=0) + 1)
 
 
-def launch_for(kernel, text):
+def hints_for(rel, name):
+    out = {}
+    for (suffix, kernel), hint in HINTS.items():
+        if (rel.endswith(suffix) or suffix.endswith("/") and rel.startswith(suffix)) \
+                and kernel in ("*", name):
+            out.update(hint)
+    return out
+
+
+def macro_local(text, options, dims, folder):
+    """The work-group size a BLOCK_SIZE-like macro of the file (or -D, or a
+    header of its folder it includes) says, per dimension, or None."""
+    for header in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+        if (folder / header).is_file():
+            text += "\n" + (folder / header).read_text(errors="replace")
+    for name in MACRO_LOCAL:
+        values = [o.split("=", 1)[1] for o in options if o.startswith(f"-D{name}=")]
+        m = re.search(r"^\s*#\s*define\s+" + name + r"\s+\(?(\d+)\)?\s*$", text, re.M)
+        value = int(values[-1]) if values and values[-1].isdigit() else \
+            int(m.group(1)) if m else None
+        if value and value ** dims <= 1024:
+            return [value] * dims
+    return None
+
+
+def launch_for(kernel, text, options, hint, folder):
     reqd = kernel.get("reqd_work_group_size")
     dims = kernel_dims(text, kernel["name"])
     glob, local = (list(x) for x in LAUNCH[dims])
+    by_macro = macro_local(text, options, dims, folder)
+    if by_macro:
+        local = by_macro
+        glob = [max(g, 4 * loc) // loc * loc for g, loc in zip(glob, local)]
     if reqd:
         local = [int(x) for x in reqd]
         while local and local[-1] == 1 and len(local) > dims:
             local.pop()
         glob = [loc * max(1, g // loc if g >= loc else 4)
                 for loc, g in zip(local, glob + [1] * (len(local) - len(glob)))]
+    if "local" in hint:
+        local = list(hint["local"])
+    if "global" in hint:
+        glob = list(hint["global"])
     return glob, local
 
 
-def arguments(kernel, local, rng, work):
+def arguments(kernel, local, rng, work, hint):
     lsize = 1
     for x in local:
         lsize *= x
     args = []
+    nlocal = sum(p["kind"] == "local" for p in kernel["params"])
+    local_bytes = (LOCAL_BYTES - kernel.get("local_memory_bytes", 0)) // max(1, nlocal)
     for p in kernel["params"]:
         kind, t = p["kind"], p["element_type"]
-        if kind in ("global", "constant"):
+        if p["name"] in hint.get("args", {}):
+            args.append(hint["args"][p["name"]])
+        elif kind in ("global", "constant"):
             args.append(buffer_spec(p, CONST_BYTES if kind == "constant" else BUF_BYTES,
-                                    rng, work))
+                                    rng, work, hint.get("fields", {}).get(p["name"])))
         elif kind == "local":
+            n = min(max(4 * lsize, 1024) * p["element_size"], local_bytes) // p["element_size"]
             base, count = split_type(t)
             if base in SCALARS and base != "bool":
-                args.append(f"local:{base}:{4 * lsize * count}")
+                args.append(f"local:{base}:{n * count}")
             else:
-                args.append(f"local:uchar:{4 * lsize * p['element_size']}")
+                args.append(f"local:uchar:{n * p['element_size']}")
         elif kind == "value":
             base, count = split_type(t)
             if base in SCALARS and count == 1 and base != "bool":
                 args.append(f"{base}:{SIZE}" if base in INTS else f"{base}:1.0")
+            elif p["size"] > 128:
+                raise Unsynthesisable(f"'{t}' by value: {p['size']} bytes, more than the 128 "
+                                      "that --arg bytes: takes")
             else:
                 args.append("bytes:" + value_bytes(t, p["size"], p.get("struct"),
                                                    rng, True).hex())
@@ -202,7 +349,7 @@ def per_device(text):
         m = re.match(r"(\S+:\d+)\s+(ran in|FAILED|skipped)(.*)", line)
         if m:
             state[m.group(1)] = "ran" if m.group(2) == "ran in" else \
-                (m.group(2) + m.group(3)).strip()
+                (m.group(2) + ": " + re.sub(r"^[:\s]*(skipped:\s*)?", "", m.group(3))).strip()
     return state
 
 
@@ -218,13 +365,21 @@ def compare(text):
 
 
 def check(path, src, build, table, kernel, text):
-    options = options_for(path, src, table)
     result = {"file": str(path.relative_to(src)), "kernel": kernel["name"]}
+    hint = hints_for(result["file"], kernel["name"])
+    options = options_for(path, src, table)
+    for o in hint.get("options", []):
+        options = [x for x in options if x.split("=")[0] != o.split("=")[0]] + [o]
     rng = random.Random(f"{result['file']}:{kernel['name']}")
+    keep = os.environ.get("AGREE_KEEP")  # a folder: keep the argument files there
+    if keep:
+        keep = os.path.join(keep, result["file"].replace("/", "_") + "." + kernel["name"])
+        os.makedirs(keep, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="agpu_agree_") as work:
+        work = keep or work
         try:
-            glob, local = launch_for(kernel, text)
-            args = arguments(kernel, local, rng, work)
+            glob, local = launch_for(kernel, text, options, hint, path.parent)
+            args = arguments(kernel, local, rng, work, hint)
         except Unsynthesisable as e:
             result.update(status="not runnable", why=f"cannot synthesise {e}")
             return result
@@ -266,9 +421,11 @@ def check(path, src, build, table, kernel, text):
         for d in DEVICES[1:]:
             if state.get(d) == "ran" and d in bad:
                 state[d] = "disagree: " + "; ".join(bad[d])
-        failed = {d: s for d, s in state.items() if s != "ran"}
-        if not failed:
-            result["status"] = "agree"
+        failed = {d: s[:300] for d, s in state.items() if s != "ran"}
+        if all(s.startswith("skipped") for s in failed.values()):
+            result["status"] = "agree"  # on every device that builds it
+            if failed:
+                result["why"] = "; ".join(f"{d}: {s}" for d, s in failed.items())
         else:
             result.update(status="disagree",
                           why="; ".join(f"{d}: {s}" for d, s in failed.items()))
@@ -298,8 +455,9 @@ def main():
     src, build = pathlib.Path(sys.argv[1]).resolve(), pathlib.Path(sys.argv[2]).resolve()
     table = json.loads((HERE / "options.json").read_text())
     files = sorted(src.rglob("*.cl"))
-    if "--only" in sys.argv:
-        files = [f for f in files if sys.argv[sys.argv.index("--only") + 1] in str(f)]
+    if "--only" in sys.argv:  # comma-separated substrings of the paths
+        only = sys.argv[sys.argv.index("--only") + 1].split(",")
+        files = [f for f in files if any(o in str(f) for o in only)]
     work = tempfile.mkdtemp(prefix="agpu_agree_")
     one = os.path.join(work, "build_one")
     subprocess.run([os.environ.get("CC", "cc"), "-O1", "-I", str(HERE.parent.parent / "api"),
@@ -338,7 +496,7 @@ def main():
     print(f"{len(results)} kernels in {nfiles} files; runnable on {REFERENCE}: "
           f"{len(runnable)} ({100 * len(runnable) / max(1, len(results)):.1f}%)")
     for d in DEVICES[1:]:
-        ran = [r for r in runnable if r["devices"].get(d, "").split(":")[0] in ("ran", "disagree")]
+        ran = [r for r in runnable if r["devices"].get(d, "skipped").split(":")[0] != "skipped"]
         same = [r for r in ran if r["devices"][d] == "ran"]
         print(f"{d:9} vs {REFERENCE}: ran {len(ran)} of {len(runnable)}, agree {len(same)} of "
               f"{len(ran)} ({100 * len(same) / max(1, len(ran)):.1f}%; "
