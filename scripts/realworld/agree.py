@@ -48,7 +48,8 @@ TIMEOUT = 20
 LAUNCH = {1: ([4096], [64]), 2: ([64, 64], [16, 16]), 3: ([16, 16, 16], [4, 4, 4])}
 # Per file (a suffix of its path) and kernel ("*": every kernel of the file):
 # what its host does that the rules above do not guess. "local"/"global":
-# the launch; "args": {parameter name: --arg spec}; "fields": {buffer parameter:
+# the launch; "args": {parameter name: --arg spec, or
+# expr:TYPE:N:EXPR for a buffer whose element i is EXPR}; "fields": {buffer parameter:
 # {struct member: an expression of the element index i}}; "options": replaces
 # options.json's -D of the same name.
 HINTS = {
@@ -112,6 +113,25 @@ HINTS = {
         {"local": [512], "args": {"iter": "uint:1"}},
     # a kernel for one work-group (a frontier that fits in one)
     ("shoc/src/opencl/level1/bfs/bfs_uiuc_spill.cl", "BFS_kernel_one_block"): {"global": [64]},
+    # bins [0, 2 * 24 Ki) of a 256x256 histogram
+    ("histo/src/opencl_base/histo_final.cl", "*"): {"local": [512], "global": [512 * 42], "args": {
+        "sm_range_min": "uint:0", "sm_range_max": "uint:1", "histo_height": "uint:256",
+        "histo_width": "uint:256"}},
+    ("histo/src/opencl_nvidia/histo_final.cl", "*"): {"local": [512], "global": [512 * 42], "args": {
+        "sm_range_min": "uint:0", "sm_range_max": "uint:1", "histo_height": "uint:256",
+        "histo_width": "uint:256"}},
+    # a small grid of bins, the first z region, launched as the hosts do
+    # (the shared cache of atom bins is filled by all work-items)
+    ("parboil/benchmarks/cutcp/src/", "*"): {"local": [8, 8, 2], "global": [64, 16, 2], "args": {
+        "binDim_x": "int:4", "binDim_y": "int:4", "offset": "int:0", "zRegionIndex": "int:0"}},
+    ("parboil/benchmarks/cutcp/src/opencl_nvidia/kernel.cl", "*"): {
+        "local": [8, 2, 8], "global": [16, 4, 8], "args": {
+            "binDim_x": "int:4", "binDim_y": "int:4", "offset": "int:0", "zRegionIndex": "int:0"}},
+    # a group does one FFT of N = 64 points, R = 2 a work-item
+    ("parboil/benchmarks/fft/src/opencl_base/fft_kernel.cl", "GPU_FFT_Global"): {"local": [32]},
+    # divisions that start in order, 32 float4 apart, a work-item each
+    ("rodinia/opencl/hybridsort/mergesort.cl", "mergeSortPass"): {"args": {
+        "nrElems": "int:32", "threadsPerDiv": "int:1", "constStartAddr": "expr:int:1025:32 * i"}},
     ("rodinia/opencl/lud/lud_kernel.cl", "lud_diagonal"):
         {"local": [16], "global": [16], "args": {"offset": "int:0"}},
     ("rodinia/opencl/lud/lud_kernel.cl", "lud_perimeter"):
@@ -291,7 +311,14 @@ def arguments(kernel, local, rng, work, hint):
     local_bytes = (LOCAL_BYTES - kernel.get("local_memory_bytes", 0)) // max(1, nlocal)
     for p in kernel["params"]:
         kind, t = p["kind"], p["element_type"]
-        if p["name"] in hint.get("args", {}):
+        if p["name"] in hint.get("args", {}) and hint["args"][p["name"]].startswith("expr:"):
+            _, base, n, expr = hint["args"][p["name"]].split(":", 3)  # element i is expr
+            path = os.path.join(work, f"arg{p['index']}.bin")
+            code = SCALARS[base][0]
+            pathlib.Path(path).write_bytes(b"".join(struct.pack("<" + code, eval(expr))
+                                                    for i in range(int(n))))
+            args.append(f"buf:{base}:{n}:file={path}")
+        elif p["name"] in hint.get("args", {}):
             args.append(hint["args"][p["name"]])
         elif kind in ("global", "constant"):
             args.append(buffer_spec(p, CONST_BYTES if kind == "constant" else BUF_BYTES,
