@@ -139,6 +139,21 @@ HINTS = {
     ("rodinia/opencl/lud/lud_kernel.cl", "lud_internal"):
         {"global": [48, 48], "args": {"offset": "int:0"}},
 }
+for variant in ("base", "nvidia"):
+    # mappings as histo_intermediates makes them (block 0 or 1, index
+    # below KB, a byte offset 0, 8, 16 or 24), two groups of ranges
+    HINTS[(f"histo/src/opencl_{variant}/histo_main.cl", "histo_main_kernel")] = {
+        "local": [768, 1], "global": [768 * 14, 2], "args": {
+            "sm_mappings": "expr:uchar:16384:[(i // 4) % 2, (i // 8) % 24, (i * 7) % 256,"
+                           " 8 * ((i // 4) % 4)][i % 4]",
+            "num_elements": "uint:4096", "sm_range_min": "uint:0", "sm_range_max": "uint:1",
+            "histo_height": "uint:256", "histo_width": "uint:256"}}
+for variant in ("base", "nvidia"):  # a grid of 16^3 (its default is 256^3, 64 MiB a buffer)
+    HINTS[(f"mri-gridding/src/opencl_{variant}/GPU_kernels.cl", "gridding_GPU")] = {
+        "options": ["-DCUTOFF2_VAL=2.25", "-DCUTOFF_VAL=1.5", "-DCEIL_CUTOFF_VAL=2.0",
+                    "-DGRIDSIZE_VAL1=16", "-DGRIDSIZE_VAL2=16", "-DGRIDSIZE_VAL3=16",
+                    "-DSIZE_XY_VAL=256", "-DONE_OVER_CUTOFF2_VAL=0.444444"],
+        "local": [8, 4, 4], "global": [16, 64, 4]}
 for variant in ("base", "nvidia"):  # a frame of 2x2 macroblocks, launched as main.cpp does
     sad = f"benchmarks/sad/src/opencl_{variant}/kernel.cl"
     frame = {"mb_width": "int:2", "mb_height": "int:2"}
