@@ -132,6 +132,10 @@ HINTS = {
     # divisions that start in order, 32 float4 apart, a work-item each
     ("rodinia/opencl/hybridsort/mergesort.cl", "mergeSortPass"): {"args": {
         "nrElems": "int:32", "threadsPerDiv": "int:1", "constStartAddr": "expr:int:1025:32 * i"}},
+    # a 192x64 image in windows of 192x8 (its __local buffer is sized for them)
+    ("rodinia/opencl/dwt2d/com_dwt.cl", "cl_fdwt53Kernel"): {"local": [192, 1], "global": [192, 8],
+        "args": {"sx": "int:192", "sy": "int:64", "steps": "int:1", "WIN_SIZE_X": "int:192",
+                 "WIN_SIZE_Y": "int:8"}},
     ("rodinia/opencl/lud/lud_kernel.cl", "lud_diagonal"):
         {"local": [16], "global": [16], "args": {"offset": "int:0"}},
     ("rodinia/opencl/lud/lud_kernel.cl", "lud_perimeter"):
