@@ -6,23 +6,26 @@ compares the buffers (`anygpu run --compare`, opencl:0 the reference); prints
 a line per kernel and the shares: runnable kernels, and of them the share that
 agrees per device with opencl:0.
 
-    scripts/realworld/agree.py SRC BUILD [--json OUT] [--only SUBSTRING]
+    scripts/realworld/agree.py SRC BUILD [--json OUT] [--only SUBSTRING,...]
 
 SRC is extract.sh's output, BUILD an anygpu build directory. The files are
 those measure.py counts: PoCL builds them as written (build_one.c, NATIVE=1)
-and they use no images. Options per file come from options.json (measure.py's
-options_for). Arguments (see docs/kernel-language.md, "Do they agree?"):
-buffers of BUF_BYTES bytes (constant ones CONST_BYTES) of random values,
-integers in [0, INT_HI] and floats in [0, 1); structs and vectors in buffers
-and by value are laid out member by member from `anygpu compile --signature`;
-integer scalars SIZE, float scalars 1.0; __local scratch of 4 times the
-work-group size, at least 1024 elements, within LOCAL_BYTES in all; a
-work-group size that a BLOCK_SIZE or LOCAL_WORK_SIZE macro says, else HINTS; a 1-, 2- or 3-dimensional launch after the get_*_id calls
-in the kernel's body. AGREE_KEEP=DIR keeps the argument files in DIR, so
-that a kernel's command (--json) can be run again by hand. Each run has a timeout of TIMEOUT seconds; a kernel that
-fails, crashes or hangs on opencl:0 is not runnable, one that does so on
-another device counts against that device. JOBS (default 2) runs at once."""
-import array
+and they use no images; --only keeps the paths that contain one of the
+substrings. Options per file come from options.json (measure.py's
+options_for). Arguments (docs/kernel-language.md, "Do they agree?"): buffers
+of BUF_BYTES bytes (__constant ones CONST_BYTES) of random values, integers
+in [0, INT_HI] and floats in [0, 1); structs and vectors in buffers and by
+value laid out member by member from `anygpu compile --signature`; integer
+scalars SIZE, float scalars 1.0; __local scratch of 4 times the work-group
+size, at least 1024 elements, within LOCAL_BYTES in all; a 1-, 2- or
+3-dimensional launch (LAUNCH) after the get_*_id calls in the kernel's body,
+with the work-group size of a BLOCK_SIZE or LOCAL_WORK_SIZE macro where the
+file has one; HINTS for what the hosts keep consistent. Each run has a
+timeout of TIMEOUT seconds; a kernel that fails, crashes or hangs on opencl:0
+is not runnable, one that does so on another device counts against that
+device, one that a device's backend refuses is left out of its share.
+AGREE_KEEP=DIR keeps the argument files in DIR, so that a kernel's command
+(in --json's output) can be run again by hand. JOBS (default 2) run at once."""
 import concurrent.futures
 import json
 import os
@@ -41,16 +44,16 @@ REFERENCE = DEVICES[0]
 SEED = 7
 SIZE = 64            # integer scalars: sizes, widths, counts
 INT_HI = 63          # integers in buffers: [0, INT_HI], in bounds as indices
-BUF_BYTES = 1 << 20  # each __global buffer (4 MiB would be 64^3 floats ...)
+BUF_BYTES = 1 << 20  # each __global buffer: 262144 floats
 CONST_BYTES = 16384  # each __constant buffer (devices have 64 KiB in all)
 LOCAL_BYTES = 28672  # __local memory in all (lavapipe has 32 KiB)
 TIMEOUT = 20
 LAUNCH = {1: ([4096], [64]), 2: ([64, 64], [16, 16]), 3: ([16, 16, 16], [4, 4, 4])}
 # Per file (a suffix of its path) and kernel ("*": every kernel of the file):
 # what its host does that the rules above do not guess. "local"/"global":
-# the launch; "args": {parameter name: --arg spec, or
-# expr:TYPE:N:EXPR for a buffer whose element i is EXPR}; "fields": {buffer parameter:
-# {struct member: an expression of the element index i}}; "options": replaces
+# the launch; "args": {parameter name: --arg spec, or expr:TYPE:N:EXPR for a
+# buffer whose element i is EXPR}; "fields": {buffer parameter: {struct
+# member: an expression of the element index i}}; "options": replaces
 # options.json's -D of the same name.
 HINTS = {
     # S3D indexes p[(z - 1) * N_GP + gid] for z up to 122: N_GP = global size
@@ -114,12 +117,12 @@ HINTS = {
     # a kernel for one work-group (a frontier that fits in one)
     ("shoc/src/opencl/level1/bfs/bfs_uiuc_spill.cl", "BFS_kernel_one_block"): {"global": [64]},
     # bins [0, 2 * 24 Ki) of a 256x256 histogram
-    ("histo/src/opencl_base/histo_final.cl", "*"): {"local": [512], "global": [512 * 42], "args": {
-        "sm_range_min": "uint:0", "sm_range_max": "uint:1", "histo_height": "uint:256",
-        "histo_width": "uint:256"}},
-    ("histo/src/opencl_nvidia/histo_final.cl", "*"): {"local": [512], "global": [512 * 42], "args": {
-        "sm_range_min": "uint:0", "sm_range_max": "uint:1", "histo_height": "uint:256",
-        "histo_width": "uint:256"}},
+    ("histo/src/opencl_base/histo_final.cl", "*"): {"local": [512], "global": [512 * 42],
+        "args": {"sm_range_min": "uint:0", "sm_range_max": "uint:1",
+                 "histo_height": "uint:256", "histo_width": "uint:256"}},
+    ("histo/src/opencl_nvidia/histo_final.cl", "*"): {"local": [512], "global": [512 * 42],
+        "args": {"sm_range_min": "uint:0", "sm_range_max": "uint:1",
+                 "histo_height": "uint:256", "histo_width": "uint:256"}},
     # a small grid of bins, the first z region, launched as the hosts do
     # (the shared cache of atom bins is filled by all work-items)
     ("parboil/benchmarks/cutcp/src/", "*"): {"local": [8, 8, 2], "global": [64, 16, 2], "args": {
@@ -127,8 +130,10 @@ HINTS = {
     ("parboil/benchmarks/cutcp/src/opencl_nvidia/kernel.cl", "*"): {
         "local": [8, 2, 8], "global": [16, 4, 8], "args": {
             "binDim_x": "int:4", "binDim_y": "int:4", "offset": "int:0", "zRegionIndex": "int:0"}},
-    # a group does one FFT of N = 64 points, R = 2 a work-item
-    ("parboil/benchmarks/fft/src/opencl_base/fft_kernel.cl", "GPU_FFT_Global"): {"local": [32]},
+    # a group does one FFT of N = 64 points, R = 2 a work-item, at stage
+    # Ns = 16 (a stage past N / R writes into the next group's points)
+    ("parboil/benchmarks/fft/src/opencl_base/fft_kernel.cl", "GPU_FFT_Global"):
+        {"local": [32], "args": {"Ns": "int:16"}},
     # divisions that start in order, 32 float4 apart, a work-item each
     ("rodinia/opencl/hybridsort/mergesort.cl", "mergeSortPass"): {"args": {
         "nrElems": "int:32", "threadsPerDiv": "int:1", "constStartAddr": "expr:int:1025:32 * i"}},
@@ -403,10 +408,11 @@ def compare(text):
     """{device: [mismatch lines]} for the devices compared with the reference."""
     bad = {}
     for line in text.splitlines():
-        m = re.match(r"\s*MISMATCH: (\S+) differs from (\S+) in buffer '([^']*)' \(argument (\d+)\): (.*)",
-                     line)
+        m = re.match(r"\s*MISMATCH: (\S+) differs from (\S+) in buffer '([^']*)' "
+                     r"\(argument (\d+)\): (.*)", line)
         if m:
-            bad.setdefault(m.group(1), []).append(f"'{m.group(3)}' (argument {m.group(4)}): {m.group(5)}")
+            bad.setdefault(m.group(1), []).append(
+                f"'{m.group(3)}' (argument {m.group(4)}): {m.group(5)}")
     return bad
 
 
