@@ -357,10 +357,27 @@ static void kc_group_for_init(kc_emitter *e, const kl_node *init) {
 
 /* "{", the list one level deeper (inside a group-level loop when `loop`),
  * then the closing "}" with `after`. */
+static bool kc_list_has_return(const kl_node *list, bool single) {
+  for (const kl_node *stmt = list; stmt; stmt = single ? NULL : stmt->next)
+    if (kc_has_return(stmt, 0)) return true;
+  return false;
+}
+
 static void kc_group_block(kc_emitter *e, const kl_node *list, bool single, bool loop,
                            const char *after) {
   klg_puts(e->out, "{\n");
   e->indent++;
+  if (loop && kc_list_has_return(list, single)) {
+    /* a work-group-uniform loop (`while (1)`) that its work-items leave by
+     * `return`: once every one has returned, the group leaves the loop (and
+     * the loops around it, each at its next iteration), else it would go
+     * round its regions, all skipped, for ever */
+    kc_indent(e);
+    klg_printf(e->out,
+               "{ int __live = 0; for (size_t __i = 0; __i < __ls0 * __ls1 * __ls2 && !__live; "
+               "__i++) __live = __ret[__i] != %d; if (!__live) break; }\n",
+               KC_RETURNED);
+  }
   e->group_loop_depth += loop;
   kc_group_list(e, list, single);
   e->group_loop_depth -= loop;
