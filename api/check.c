@@ -100,24 +100,28 @@ static void agpu_check_put64(uint32_t *words, size_t at, uint64_t value) {
   words[KL_CHECK_HEADER_WORDS + 2 * at + 1] = (uint32_t)(value >> 32);
 }
 
+/* Parameter i's extent, as agpu_check_put64 wrote it. */
+static uint64_t agpu_check_get64(const uint32_t *words, uint32_t i) {
+  return (uint64_t)words[KL_CHECK_HEADER_WORDS + 2 * i] |
+         (uint64_t)words[KL_CHECK_HEADER_WORDS + 2 * i + 1] << 32;
+}
+
 void agpu_check_prepare_words(const agpu_check_table *table, uint32_t *words, const agpu_arg *args,
                               uint32_t nargs) {
   memset(words, 0, agpu_check_words(table, nargs) * sizeof *words);
-  uint64_t *extents = calloc((size_t)nargs + 1, sizeof *extents);
   for (uint32_t i = 0; i < nargs; i++) {
     uint64_t extent = 0;
     if (args[i].kind == AGPU_ARG_BUFFER && args[i].buffer)
       extent = args[i].buffer->size;
     else if (args[i].kind == AGPU_ARG_LOCAL)
       extent = args[i].size == UINT32_MAX ? args[i].value.u64 : args[i].size;
-    if (extents) extents[i] = extent;
     agpu_check_put64(words, i, extent);
   }
   /* a count of another kernel's parameter: whatever; this kernel reads its own */
   for (uint32_t j = 0; j < table->count_count; j++) {
     const agpu_check_count *c = &table->counts[j];
-    uint64_t extent = extents && c->param_index >= 0 && (uint32_t)c->param_index < nargs
-                          ? extents[c->param_index]
+    uint64_t extent = c->param_index >= 0 && (uint32_t)c->param_index < nargs
+                          ? agpu_check_get64(words, (uint32_t)c->param_index)
                           : 0;
     uint64_t count = extent / c->stride;
     size_t at = KL_CHECK_HEADER_WORDS + 2 * (size_t)nargs + 3 * (size_t)j;
@@ -125,7 +129,6 @@ void agpu_check_prepare_words(const agpu_check_table *table, uint32_t *words, co
     words[at + 1] = (uint32_t)(count >> 32);
     words[at + 2] = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
   }
-  free(extents);
 }
 
 /* "parameter 'out' (argument 1)" or "__local array 'tile'", and its extent. */
@@ -141,9 +144,7 @@ static uint64_t agpu_check_root_text(const agpu_check_root *root, const uint32_t
   }
   snprintf(text, size, "parameter '%s' (argument %d)", root->name, root->param_index);
   uint32_t i = (uint32_t)root->param_index;
-  if (i >= nargs) return 0;
-  return (uint64_t)words[KL_CHECK_HEADER_WORDS + 2 * i] |
-         (uint64_t)words[KL_CHECK_HEADER_WORDS + 2 * i + 1] << 32;
+  return i < nargs ? agpu_check_get64(words, i) : 0;
 }
 
 agpu_status agpu_check_report(const agpu_check_table *table, const char *kernel,

@@ -112,14 +112,6 @@ static agpu_status agpu_check_buffer(agpu_queue *queue, agpu_kernel *kernel, con
   return AGPU_SUCCESS;
 }
 
-static agpu_arg agpu_hidden_buffer(agpu_buffer *buffer) {
-  agpu_arg arg;
-  memset(&arg, 0, sizeof arg);
-  arg.kind = AGPU_ARG_BUFFER;
-  arg.buffer = buffer;
-  return arg;
-}
-
 agpu_status agpu_printf_prepare(agpu_queue *queue, agpu_kernel *kernel, const agpu_arg *args,
                                 uint32_t nargs, agpu_arg *hidden, uint32_t *hidden_count,
                                 agpu_printf_launch **out) {
@@ -132,11 +124,11 @@ agpu_status agpu_printf_prepare(agpu_queue *queue, agpu_kernel *kernel, const ag
   agpu_status status = AGPU_SUCCESS;
   if (kernel->printf) {
     status = agpu_printf_buffer(queue, kernel, launch);
-    if (status == AGPU_SUCCESS) hidden[(*hidden_count)++] = agpu_hidden_buffer(launch->buffer);
+    if (status == AGPU_SUCCESS) hidden[(*hidden_count)++] = agpu_arg_buffer(launch->buffer);
   }
   if (status == AGPU_SUCCESS && kernel->checks) {
     status = agpu_check_buffer(queue, kernel, args, nargs, launch);
-    if (status == AGPU_SUCCESS) hidden[(*hidden_count)++] = agpu_hidden_buffer(launch->check);
+    if (status == AGPU_SUCCESS) hidden[(*hidden_count)++] = agpu_arg_buffer(launch->check);
   }
   if (status != AGPU_SUCCESS) {
     agpu_printf_launch_free(launch);

@@ -516,10 +516,6 @@ static kl_function *find_function(kl_program *program, const char *name) {
   return NULL;
 }
 
-static bool is_prelude(const bounds *b, const kl_function *f) {
-  return f == b->in || f == b->fault || f == b->extent_of || f == b->word || f == b->faults;
-}
-
 static kl_variable *add_parameter(bounds *b, kl_function *f, const char *name, kl_type *type) {
   kl_variable *v = kl_alloc(b->ctx, sizeof *v);
   v->name = name;
@@ -654,10 +650,10 @@ void kl_bounds_instrument(kl_context *ctx, kl_program *program) {
   for (kl_function *f = program->functions; f; f = f->next) functions++;
   b.helpers = kl_alloc(ctx, (size_t)(functions + 1) * sizeof *b.helpers);
   for (kl_function *f = program->functions; f; f = f->next)
-    if (f->body && !f->is_kernel && !is_prelude(&b, f))
+    if (f->body && !f->is_kernel && !kb_is_prelude(&b, f))
       add_helper_parameters(&b, f, &b.helpers[b.helper_count++]);
   for (kl_function *f = program->functions; f; f = f->next)
-    if (f->body && !is_prelude(&b, f)) instrument_function(&b, f);
+    if (f->body && !kb_is_prelude(&b, f)) instrument_function(&b, f);
   if (b.unchecked_count)
     kl_warning(ctx, b.first_unchecked,
                "bounds checks do not cover %d access%s here and elsewhere (the first: %s)",

@@ -99,6 +99,8 @@ typedef struct place {
  * parameter types), deep copies, whether evaluating a node twice is
  * harmless, and the count of what is left unchecked. */
 kl_type *kb_type_long(bounds *b);
+bool kb_is_prelude(const bounds *b, const kl_function *f);
+void *kb_grow(bounds *b, void *items, int count, int *capacity, size_t item_size);
 kl_node *kb_new_node(bounds *b, kl_node_kind kind, kl_location at, kl_type *type);
 kl_node *kb_int_node(bounds *b, kl_type *type, long long value, kl_location at);
 kl_node *kb_convert(bounds *b, kl_node *n, kl_type *to);

@@ -78,10 +78,19 @@ kl_node *kb_copy_tree(bounds *b, const kl_node *n) {
   return c;
 }
 
-static bool is_prelude_call(const bounds *b, const kl_node *n) {
-  return n->kind == KL_EXPR_CALL &&
-         (n->function == b->in || n->function == b->fault || n->function == b->extent_of ||
-          n->function == b->word || n->function == b->faults);
+bool kb_is_prelude(const bounds *b, const kl_function *f) {
+  return f == b->in || f == b->fault || f == b->faults || f == b->extent_of || f == b->word;
+}
+
+/* Room for one more item in an array that grows by doubling (kl_alloc'd:
+ * the context owns the old one). */
+void *kb_grow(bounds *b, void *items, int count, int *capacity, size_t item_size) {
+  if (count < *capacity) return items;
+  int bigger = *capacity ? 2 * *capacity : 8;
+  void *grown = kl_alloc(b->ctx, (size_t)bigger * item_size);
+  if (count) memcpy(grown, items, (size_t)count * item_size);
+  *capacity = bigger;
+  return grown;
 }
 
 /* Evaluating it twice does what evaluating it once does (the checks' own
@@ -98,7 +107,7 @@ bool kb_pure(const bounds *b, const kl_node *n) {
     case KL_EXPR_INIT_LIST:
       return false;
     case KL_EXPR_CALL:
-      if (!is_prelude_call(b, n)) return false;
+      if (!kb_is_prelude(b, n->function)) return false;
       break;
     case KL_EXPR_UNARY:
       if (n->op >= KL_OP_PRE_INCREMENT && n->op <= KL_OP_POST_DECREMENT) return false;

@@ -148,13 +148,8 @@ void kb_find_roots(bounds *b) {
   }
   for (kl_variable *v = k->locals; v; v = v->next) {
     if (!kb_is_pointer(v->type) || v->space != KL_SPACE_PRIVATE) continue;
-    if (b->pointer_count == b->pointer_capacity) {
-      int capacity = b->pointer_capacity ? 2 * b->pointer_capacity : 16;
-      pointer_root *bigger = kl_alloc(b->ctx, (size_t)capacity * sizeof *bigger);
-      if (b->pointer_count) memcpy(bigger, b->pointers, (size_t)b->pointer_count * sizeof *bigger);
-      b->pointers = bigger;
-      b->pointer_capacity = capacity;
-    }
+    b->pointers =
+        kb_grow(b, b->pointers, b->pointer_count, &b->pointer_capacity, sizeof *b->pointers);
     b->pointers[b->pointer_count++] = (pointer_root){.var = v};
   }
   /* a pointer made from another: until nothing changes */
@@ -212,13 +207,7 @@ kl_node *kb_extent_node(bounds *b, kl_variable *root, kl_location at) {
 }
 
 static element_count *new_count(bounds *b) {
-  if (b->count_count == b->count_capacity) {
-    int capacity = b->count_capacity ? 2 * b->count_capacity : 8;
-    element_count *bigger = kl_alloc(b->ctx, (size_t)capacity * sizeof *bigger);
-    if (b->count_count) memcpy(bigger, b->counts, (size_t)b->count_count * sizeof *bigger);
-    b->counts = bigger;
-    b->count_capacity = capacity;
-  }
+  b->counts = kb_grow(b, b->counts, b->count_count, &b->count_capacity, sizeof *b->counts);
   element_count *c = &b->counts[b->count_count++];
   memset(c, 0, sizeof *c);
   return c;
@@ -315,13 +304,7 @@ int kb_static_root_id(bounds *b, kl_variable *root) {
   }
   for (int i = 0; i < b->array_count; i++)
     if (b->arrays[i].array == root) return b->arrays[i].root;
-  if (b->array_count == b->array_capacity) {
-    int capacity = b->array_capacity ? 2 * b->array_capacity : 8;
-    array_root *bigger = kl_alloc(b->ctx, (size_t)capacity * sizeof *bigger);
-    if (b->array_count) memcpy(bigger, b->arrays, (size_t)b->array_count * sizeof *bigger);
-    b->arrays = bigger;
-    b->array_capacity = capacity;
-  }
+  b->arrays = kb_grow(b, b->arrays, b->array_count, &b->array_capacity, sizeof *b->arrays);
   int id = new_root(b, root, -1);
   b->arrays[b->array_count++] = (array_root){root, id};
   return id;
