@@ -105,6 +105,12 @@ static kl_node *in_bounds(bounds *b, const place *where, int bytes, kl_location 
                  kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_ULONG), bytes, at), NULL);
 }
 
+/* `fits || check` (kb_fits), or the check alone. */
+static kl_node *either(bounds *b, kl_node *fits, kl_node *check) {
+  if (!fits) return check;
+  return kb_binary(b, KL_OP_LOGICAL_OR, fits, check, kl_type_scalar(b->ctx, KL_TYPE_INT));
+}
+
 static kl_node *assign(bounds *b, kl_variable *v, kl_node *value, kl_location at) {
   kl_node *n = kb_new_node(b, KL_EXPR_ASSIGN, at, v->type);
   n->lhs = kb_variable_node(b, v, at);
@@ -188,9 +194,11 @@ static kl_node *guarded_value(bounds *b, kl_node *value, const place *where, int
     kb_unchecked(b, value->location, "an access to a whole struct or array");
     return value;
   }
+  kl_node *fits;
+  if (kb_fits(b, where, bytes, value->location, &fits) == KB_FIT_ALWAYS) return value;
   kl_check_site *site = new_site(b, value, where->root, bytes, write);
   kl_node *n = kb_new_node(b, KL_EXPR_CONDITIONAL, value->location, value->type);
-  n->condition = in_bounds(b, where, bytes, value->location);
+  n->condition = either(b, fits, in_bounds(b, where, bytes, value->location));
   kl_node *comma = kb_new_node(b, KL_EXPR_COMMA, value->location, value->type);
   comma->lhs = fault_call(b, where, site, value->location);
   comma->rhs = zero;
@@ -416,9 +424,11 @@ static kl_node *guarded_statement(bounds *b, kl_node *statement) {
     return statement;
   }
   if (!found) return statement;
+  kl_node *fits;
+  if (kb_fits(b, &where, bytes, e->location, &fits) == KB_FIT_ALWAYS) return statement;
   kl_check_site *site = new_site(b, e, where.root, bytes, write);
   kl_node *n = kb_new_node(b, KL_STMT_IF, statement->location, NULL);
-  n->condition = in_bounds(b, &where, bytes, e->location);
+  n->condition = either(b, fits, in_bounds(b, &where, bytes, e->location));
   n->then = statement;
   kl_node *otherwise = kb_new_node(b, KL_STMT_EXPRESSION, statement->location, NULL);
   otherwise->lhs = fault_call(b, &where, site, e->location);
@@ -427,8 +437,9 @@ static kl_node *guarded_statement(bounds *b, kl_node *statement) {
   return n;
 }
 
-/* `if (__agpu_bad != 0u) __agpu_faults(c, site, 0, at, bad);` */
-static kl_node *report_statement(bounds *b, kl_location at) {
+/* `if (__agpu_bad != 0u) __agpu_faults(c, site, 0, at, bad);` (kind: the
+ * node's check_report) */
+static kl_node *report_statement(bounds *b, kl_location at, int kind) {
   kl_node *call = kb_call(b, b->faults, at, kb_variable_node(b, b->check, at),
                           kb_variable_node(b, b->bad_site, at),
                           kb_int_node(b, kl_type_scalar(b->ctx, KL_TYPE_UINT), 0, at),
@@ -442,6 +453,7 @@ static kl_node *report_statement(bounds *b, kl_location at) {
   kl_node *n = kb_new_node(b, KL_STMT_IF, at, NULL);
   n->condition = any_bad(b, at);
   n->then = statement;
+  n->check_report = kind;
   return n;
 }
 
@@ -488,7 +500,7 @@ static kl_node *rewrite_statement(bounds *b, kl_node *n) {
       n->lhs = rewrite(b, n->lhs);
       if (!b->bad) return n;
       kl_node *block = kb_new_node(b, KL_STMT_COMPOUND, n->location, NULL);
-      block->body = report_statement(b, n->location);
+      block->body = report_statement(b, n->location, 1);
       block->body->next = n;
       return block;
     }
@@ -614,6 +626,7 @@ static void instrument_function(bounds *b, kl_function *f) {
   b->check = h ? h->check : add_check_parameter(b, f);
   b->bad = b->bad_site = b->bad_at = NULL;
   kb_find_roots(b);
+  kb_ranges_prepare(b, f);
   if (f->body->kind == KL_STMT_COMPOUND) {
     if (!h) { /* a kernel: its violations noted, reported at its end */
       kl_type *uint_type = kl_type_scalar(b->ctx, KL_TYPE_UINT);
@@ -627,7 +640,7 @@ static void instrument_function(bounds *b, kl_function *f) {
     if (b->bad) {
       kl_node **end = &f->body->body;
       while (*end) end = &(*end)->next;
-      *end = report_statement(b, f->location);
+      *end = report_statement(b, f->location, 2);
     }
     if (b->declarations) {
       b->declarations_tail->next = f->body->body;

@@ -81,6 +81,8 @@ typedef struct bounds {
   int unchecked_count;
   kl_location first_unchecked;
   const char *unchecked_why;
+  void *facts; /* bounds_ranges.c's variable facts for the function */
+  int fact_count, fact_capacity;
 } bounds;
 
 /* A tracked place in memory: the root it is in and its byte offset from the
@@ -127,5 +129,13 @@ kl_node *kb_add_bytes(bounds *b, kl_node *byte, kl_node *more);
 kl_node *kb_scaled(bounds *b, const kl_node *index, int size);
 bool kb_lvalue_place(bounds *b, const kl_node *n, place *out);
 bool kb_pointer_place(bounds *b, const kl_node *n, place *out);
+
+/* bounds_ranges.c: whether an access's byte offset provably fits its
+ * root: always (no check needed), or where `*fits` (a condition the same
+ * for the whole work-group) holds. */
+typedef enum kb_fit { KB_FIT_UNKNOWN, KB_FIT_ALWAYS, KB_FIT_IF } kb_fit;
+kb_fit kb_fits(bounds *b, const place *where, int bytes, kl_location at, kl_node **fits);
+/* Gathers the function's variable facts, before its rewrite. */
+void kb_ranges_prepare(bounds *b, const kl_function *f);
 
 #endif /* AGPU_KL_BOUNDS_INTERNAL_H */

@@ -388,6 +388,7 @@ static size_t kc_align_up(size_t value, size_t alignment) {
 static bool kc_kernel_analyze(kc_emitter *e, const kl_function *fn) {
   kc_reset_function(e, fn);
   e->in_kernel = true;
+  kc_report_find(e, fn);
   e->uses_calls = kc_calls_anything(fn->body, 0);
   e->barrier_mode = kc_has_barrier(fn->body);
   e->has_return = kc_has_return(fn->body, 0) || kc_find(fn->body, 0, kc_is_masked);
@@ -447,6 +448,7 @@ static void kc_kernel_private_size(kc_emitter *e, const kl_function *fn) {
   klg_buf *o = e->out;
   klg_printf(o, "static size_t kl_private_%s(size_t items) {\n  size_t bytes = 0;\n", fn->name);
   if (e->barrier_mode && e->has_return) klg_puts(o, "  bytes += kl_align_(items);\n");
+  kc_report_private_size(e, o);
   for (kl_variable *var = fn->params; var; var = var->next)
     if (kc_var_of(e, var)->cls == KC_VAR_ARRAY)
       klg_printf(o, "  bytes += kl_align_(sizeof(%s) * items);\n", kc_type(e, var->type));
@@ -526,6 +528,7 @@ static void kc_kernel_groups(kc_emitter *e, const kl_function *fn) {
                  kc_type(e, type));
     }
   }
+  kc_report_arrays(e, o);
   klg_puts(o,
            "  for (size_t __g = __first; __g < __first + __count; __g++) {\n"
            "    const size_t __gid0 = __g % __ng0, __gid1 = (__g / __ng0) % __ng1, "
@@ -588,6 +591,7 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
   e->region = -1;
   kc_group_list(e, fn->body && fn->body->kind == KL_STMT_COMPOUND ? fn->body->body : fn->body,
                 false);
+  kc_report_group_end(e, o);
   klg_puts(o, "  }\n}\n\n");
   int param_count = 0;
   for (kl_variable *param = fn->params; param; param = param->next) param_count++;

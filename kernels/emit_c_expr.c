@@ -414,6 +414,10 @@ void kc_expr(kc_emitter *e, const kl_node *node) {
     klg_puts(o, "0");
     return;
   }
+  if (node->check_fits && e->fits_fast) {
+    klg_puts(o, "1");
+    return;
+  }
   switch (node->kind) {
     case KL_EXPR_INT_LITERAL:
     case KL_EXPR_FLOAT_LITERAL:

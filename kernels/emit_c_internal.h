@@ -82,6 +82,12 @@ typedef struct kc_emitter {
   uint64_t gid_cmp_max[4]; /* ids up to this are exact after the conversions */
   int gid_cmp_count;
   bool gid_fast; /* emitting the copy with the comparisons constant */
+  /* the kernel's bounds-check report at its end, deferred to the end of
+   * each group (emit_c_report.c); NULL when none */
+  const kl_node *deferred_report;
+  /* emitting a region's copy for groups where every bounds check's `fits`
+   * condition holds (emit_c_regions.c): they print as 1 */
+  bool fits_fast;
 } kc_emitter;
 
 void kc_error(kc_emitter *e, kl_location at, const char *format, ...)
@@ -153,6 +159,15 @@ void kc_region_item(kc_emitter *e);
  * gangs of SIMD lanes when it holds a grid-stride loop it can run so; false
  * (nothing emitted) otherwise. */
 bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last);
+
+/* emit_c_report.c: the bounds-check report a kernel ends with, made per
+ * group: found before the analysis, its notes stored per work-item (true:
+ * `node` was it), the arrays' bytes and set-up, and the group's report. */
+void kc_report_find(kc_emitter *e, const kl_function *fn);
+bool kc_report_stmt(kc_emitter *e, const kl_node *node);
+void kc_report_private_size(kc_emitter *e, klg_buf *o);
+void kc_report_arrays(kc_emitter *e, klg_buf *o);
+void kc_report_group_end(kc_emitter *e, klg_buf *o);
 
 /* emit_c_builtins.c and emit_c_formulas.c: element kinds and the scalar
  * formula of a builtin. */

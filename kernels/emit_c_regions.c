@@ -570,6 +570,41 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
   }
 }
 
+/* After `if (condition) {`: the region of statements `first` .. `last`
+ * with *fast set (the copy for groups where the condition holds, its own
+ * labels from label_base on), `} else {`, the region as is, `}`. */
+static void kc_emit_copies(kc_emitter *e, const kl_node *first, const kl_node *last, bool *fast,
+                           int label_base) {
+  e->indent++;
+  int region_count = e->region_count, bound_kind = e->bound_kind;
+  const kl_node *bound = e->bound;
+  *fast = true;
+  kc_region_open(e);
+  e->region_label = e->region + label_base;
+  e->bound_kind = 0;
+  for (const kl_node *s = first;; s = s->next) {
+    kc_stmt(e, s);
+    if (s == last) break;
+  }
+  kc_region_close(e);
+  *fast = false;
+  kc_close(e, "} else {\n");
+  e->indent++;
+  e->region_count = region_count;
+  e->bound_kind = bound_kind;
+  e->bound = bound;
+  if (!e->failed) {
+    kc_region_open(e);
+    e->bound_kind = 0;
+    for (const kl_node *s = first;; s = s->next) {
+      kc_stmt(e, s);
+      if (s == last) break;
+    }
+    kc_region_close(e);
+  }
+  kc_close(e, "}\n");
+}
+
 /* Emits the region of statements `first` .. `last` twice (see gid_cmp):
  * for groups whose every global id in dimension 0 lies below each bound,
  * with those comparisons constant, and as is for the others. */
@@ -590,35 +625,62 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
     klg_puts(o, ") >= __gb0 + __ls0");
   }
   klg_puts(o, ") {\n");
-  e->indent++;
-  int region_count = e->region_count, bound_kind = e->bound_kind;
-  const kl_node *bound = e->bound;
-  e->gid_fast = true;
-  kc_region_open(e);
-  e->region_label = e->region + 1000000; /* its own labels */
-  e->bound_kind = 0;
+  kc_emit_copies(e, first, last, &e->gid_fast, 1000000);
+  e->gid_cmp_count = 0;
+}
+
+/* Appends every bounds check's `fits` condition in a tree (kernels/
+ * bounds_ranges.c) to `condition`, joined with &&: the same walk as
+ * kc_find's. */
+static void kc_collect_fits(kc_emitter *e, const kl_node *node, int depth, klg_buf *condition,
+                            int *count) {
+  if (!node || depth > 1000) return;
+  if (node->check_fits) {
+    klg_buf *saved = e->out;
+    e->out = condition;
+    klg_puts(condition, (*count)++ ? " && " : "");
+    kc_expr(e, node);
+    e->out = saved;
+    return;
+  }
+  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
+                               node->then, node->otherwise, node->increment};
+  for (size_t i = 0; i < sizeof children / sizeof *children; i++)
+    kc_collect_fits(e, children[i], depth + 1, condition, count);
+  const kl_node *const lists[] = {node->init, node->body, node->args};
+  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+    for (const kl_node *item = lists[i]; item; item = item->next)
+      kc_collect_fits(e, item, depth + 1, condition, count);
+  if (node->kind == KL_STMT_DECLARATION && node->variable)
+    kc_collect_fits(e, node->variable->initializer, depth + 1, condition, count);
+}
+
+/* The `fits` conditions of the region `first` .. `last`; false when there
+ * is none. */
+static bool kc_fits_condition(kc_emitter *e, const kl_node *first, const kl_node *last,
+                              klg_buf *condition) {
+  int count = 0;
   for (const kl_node *s = first;; s = s->next) {
-    kc_stmt(e, s);
+    kc_collect_fits(e, s, 0, condition, &count);
     if (s == last) break;
   }
-  kc_region_close(e);
-  e->gid_fast = false;
-  kc_close(e, "} else {\n");
-  e->indent++;
-  e->region_count = region_count;
-  e->bound_kind = bound_kind;
-  e->bound = bound;
-  if (!e->failed) {
-    kc_region_open(e);
-    e->bound_kind = 0;
-    for (const kl_node *s = first;; s = s->next) {
-      kc_stmt(e, s);
-      if (s == last) break;
-    }
-    kc_region_close(e);
-  }
-  kc_close(e, "}\n");
-  e->gid_cmp_count = 0;
+  return count > 0;
+}
+
+/* A region with bounds checks that the group's size decides (`fits ||
+ * check`): emitted twice, for groups where every such condition holds
+ * (checks and their notes gone: the loops unroll and vectorise as without
+ * checks) and as is for the others. */
+static bool kc_emit_fits_versions(kc_emitter *e, const kl_node *first, const kl_node *last) {
+  if (e->analyzing || e->failed || !e->program->checks_bounds) return false;
+  klg_buf condition;
+  klg_init(&condition, e->ctx);
+  if (!kc_fits_condition(e, first, last, &condition)) return false;
+  klg_buf *o = e->out;
+  kc_indent(e);
+  klg_printf(o, "if (%s) {\n", klg_text(&condition));
+  kc_emit_copies(e, first, last, &e->fits_fast, 2000000);
+  return true;
 }
 
 /* A statement list at group level; `single`: `first` is one statement that
@@ -673,6 +735,10 @@ void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
         continue;
       }
       e->gid_cmp_count = 0;
+      if (kc_emit_fits_versions(e, stmt, last)) {
+        stmt = last;
+        continue;
+      }
       if (kc_gang_region(e, stmt, last)) { /* gangs of work-items (emit_c_gang.c) */
         stmt = last;
         continue;

@@ -116,6 +116,7 @@ static void kc_loop_body(kc_emitter *e, const kl_node *body, bool loop) {
 
 void kc_stmt(kc_emitter *e, const kl_node *node) {
   klg_buf *o = e->out;
+  if (kc_report_stmt(e, node)) return;
   switch (node->kind) {
     case KL_STMT_COMPOUND:
       kc_indent(e);

@@ -311,6 +311,15 @@ struct kl_node {
    * for a target whose buffer offsets are 32-bit (GLSL) and which prints it
    * instead; NULL elsewhere. */
   kl_node *narrow;
+  /* A kernel's bounds-check report `if (bad) __agpu_faults(...)`
+   * (kernels/bounds.c): 1 before a return, 2 at the kernel's end, where a
+   * target may defer it (the C target reports after the group's work-item
+   * loop, kernels/emit_c_report.c). */
+  int check_report;
+  /* A bounds check's `fits` condition (kernels/bounds_ranges.c): the same
+   * for the whole work-group; the C target runs a region twice, with it
+   * true and as is (emit_c_regions.c). */
+  bool check_fits;
   kl_type *view; /* parser only: this pointer to the element stands for a pointer to an
                   * array of this type (`(double (*)[N][M])buf`, `u[k]`), see parse_views.c */
   /* Facts for emitters, filled by check.c: */

@@ -48,6 +48,25 @@ static const char source[] =
     "  scratch[l * stride] = (float)l;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  out[get_global_id(0)] = scratch[l];\n"
+    "}\n"
+    "__kernel void early_return(__global const float *a, __global float *out, uint n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i % 3 == 0) return;\n"
+    "  if (i < n) out[i] = a[i + 2 * STEP];\n"
+    "}\n"
+    "__kernel void counted_local(__global float *out) {\n"
+    "  __local float tile[64];\n"
+    "  uint l = get_local_id(0);\n"
+    "  for (uint j = 0; j < 4; j++) tile[l * 4 + j] = (float)(l * 4 + j);\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = tile[l];\n"
+    "}\n"
+    "__kernel void counted_past(__global float *out) {\n"
+    "  __local float t[16];\n"
+    "  if (get_local_id(0) == 0)\n"
+    "    for (uint j = 0; j <= 16; j++) t[j] = (float)j;\n"
+    "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "  out[get_global_id(0)] = t[get_local_id(0) % 16];\n"
     "}\n";
 
 enum { N = 1000, GLOBAL = 1024, LOCAL = 64 };
@@ -208,6 +227,70 @@ static void local_arg(setup *s) {
   release_args(args, 3);
 }
 
+/* Work-items that return early beside one that reads past the end (the
+ * C target reports after each group's work-item loop: returned work-items
+ * must not report stale notes of an earlier group). */
+static void early_return(setup *s) {
+  agpu_arg args[] = {agpu_arg_buffer(buffer_of(s->device, a_in, N * 4)),
+                     agpu_arg_buffer(buffer_of(s->device, NULL, N * 4)), agpu_arg_u32(N)};
+  static float out[N];
+  CHECK_STATUS(launch(s, "early_return", args, 3, GLOBAL, out, sizeof out),
+               AGPU_ERROR_KERNEL_FAULT);
+  CHECK_SAID("kernel 'early_return' read out of bounds of parameter 'a' (argument 0)");
+  CHECK_SAID("element 1000 (byte offset 4000, 4 bytes) of 4000 bytes");
+  CHECK_SAID("by work-item (998,0,0) of work-group (15,0,0); the load was given 0");
+  CHECK(strstr(said, "more violation") == NULL);
+  int wrong = 0;
+  for (int i = 0; i < N; i++) {
+    uint32_t bits;
+    memcpy(&bits, &out[i], 4);
+    if (i % 3 == 0)
+      wrong += bits != 0x7fc0dead;
+    else
+      wrong += out[i] != (i + 2 < N ? a_in[i + 2] : 0.0f);
+  }
+  CHECK(wrong == 0);
+  release_args(args, 3);
+}
+
+/* An access whose offset the pass bounds by the group's size (l * 4 + j
+ * with j < 4: in bounds for groups of up to 16): unchecked in such
+ * groups, checked in larger ones (kernels/bounds_ranges.c). */
+static void counted_local(setup *s) {
+  agpu_arg args[] = {agpu_arg_buffer(buffer_of(s->device, NULL, GLOBAL * 4))};
+  static float out[GLOBAL];
+  CHECK_STATUS(launch(s, "counted_local", args, 1, GLOBAL, out, sizeof out),
+               AGPU_ERROR_KERNEL_FAULT);
+  CHECK_SAID("kernel 'counted_local' wrote out of bounds of __local array 'tile' at bounds.cl:");
+  CHECK_SAID("element 64 (byte offset 256, 4 bytes) of 256 bytes");
+  CHECK_SAID("by work-item (16,0,0) of work-group (");
+  CHECK_SAID("3071 more violations"); /* 48 work-items x 4 stores x 16 groups, but one */
+  int wrong = 0;
+  for (int g = 0; g < GLOBAL; g++) wrong += out[g] != (float)(g % LOCAL);
+  CHECK(wrong == 0);
+  agpu_kernel *kernel = NULL; /* groups of 16: in bounds, nothing said */
+  CHECK_OK(agpu_kernel_create(s->program, "counted_local", &kernel));
+  size_t global = GLOBAL, local = 16;
+  if (kernel) CHECK_OK(agpu_launch(NULL, kernel, 1, &global, &local, 1, args));
+  CHECK_OK(agpu_queue_finish(NULL));
+  CHECK_OK(agpu_buffer_read(NULL, args[0].buffer, 0, sizeof out, out));
+  wrong = 0;
+  for (int g = 0; g < GLOBAL; g++) wrong += out[g] != (float)(g % 16);
+  CHECK(wrong == 0);
+  agpu_kernel_release(kernel);
+  /* a counted loop one past a __local array's end: checked, whatever the
+   * group's size */
+  CHECK_STATUS(launch(s, "counted_past", args, 1, GLOBAL, out, sizeof out),
+               AGPU_ERROR_KERNEL_FAULT);
+  CHECK_SAID("kernel 'counted_past' wrote out of bounds of __local array 't' at bounds.cl:");
+  CHECK_SAID("element 16 (byte offset 64, 4 bytes) of 64 bytes");
+  CHECK_SAID("15 more violations");
+  wrong = 0;
+  for (int g = 0; g < GLOBAL; g++) wrong += out[g] != (float)(g % 16);
+  CHECK(wrong == 0);
+  release_args(args, 1);
+}
+
 static void planted_on(const char *selector) {
   setup s;
   if (!build(&s, selector, "-DSTEP=1 " AGPU_PROGRAM_CHECK_BOUNDS)) {
@@ -220,6 +303,8 @@ static void planted_on(const char *selector) {
   local_store(&s);
   cast_store(&s);
   local_arg(&s);
+  early_return(&s);
+  counted_local(&s);
   agpu_program_release(s.program);
 }
 
