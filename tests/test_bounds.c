@@ -67,6 +67,11 @@ static const char source[] =
     "    for (uint j = 0; j <= 16; j++) t[j] = (float)j;\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  out[get_global_id(0)] = t[get_local_id(0) % 16];\n"
+    "}\n"
+    "__kernel void compact(__global const float *in, __global float *out,\n"
+    "                      __global uint *count, uint n) {\n"
+    "  size_t i = get_global_id(0);\n"
+    "  if (i < n && in[i] > 0.0f) out[atomic_inc(count)] = in[i];\n"
     "}\n";
 
 enum { N = 1000, GLOBAL = 1024, LOCAL = 64 };
@@ -291,6 +296,36 @@ static void counted_local(setup *s) {
   release_args(args, 1);
 }
 
+/* A store at an index with side effects (stream compaction through
+ * atomic_inc) is checked: the index is computed once, before the check. */
+static void compact(setup *s) {
+  enum { ROOM = N / 4 };
+  uint32_t zero = 0;
+  agpu_arg args[] = {agpu_arg_buffer(buffer_of(s->device, a_in, N * 4)),
+                     agpu_arg_buffer(buffer_of(s->device, NULL, ROOM * 4)),
+                     agpu_arg_buffer(buffer_of(s->device, &zero, 4)), agpu_arg_u32(N)};
+  int positive = 0;
+  for (int i = 0; i < N; i++) positive += a_in[i] > 0.0f;
+  static float out[ROOM];
+  CHECK_STATUS(launch(s, "compact", args, 4, GLOBAL, NULL, 0), AGPU_ERROR_KERNEL_FAULT);
+  CHECK_SAID("kernel 'compact' wrote out of bounds of parameter 'out' (argument 1)");
+  char more[64];
+  snprintf(more, sizeof more, "%d more violations", positive - ROOM - 1);
+  CHECK_SAID(more);
+  uint32_t count = 0;
+  CHECK_OK(agpu_buffer_read(NULL, args[2].buffer, 0, 4, &count));
+  CHECK(count == (uint32_t)positive);
+  CHECK_OK(agpu_buffer_read(NULL, args[1].buffer, 0, sizeof out, out));
+  int wrong = 0; /* the room filled with positive inputs, each once */
+  for (int k = 0; k < ROOM; k++) {
+    int found = 0;
+    for (int i = 0; i < N; i++) found += a_in[i] > 0.0f && a_in[i] == out[k];
+    wrong += found == 0;
+  }
+  CHECK(wrong == 0);
+  release_args(args, 4);
+}
+
 static void planted_on(const char *selector) {
   setup s;
   if (!build(&s, selector, "-DSTEP=1 " AGPU_PROGRAM_CHECK_BOUNDS)) {
@@ -305,6 +340,7 @@ static void planted_on(const char *selector) {
   local_arg(&s);
   early_return(&s);
   counted_local(&s);
+  compact(&s);
   agpu_program_release(s.program);
 }
 
