@@ -47,22 +47,34 @@ static bool kg_builtin_ok(const kl_builtin *b) {
   }
 }
 
+/* A call of bounds checking's prelude that only computes or reads the
+ * check buffer's extents (kernels/bounds.c): no effect on other lanes. */
+static bool kg_pure_check_call(const kl_node *node) {
+  const char *name = node->function ? node->function->name : "";
+  return strcmp(name, "__agpu_in") == 0 || strcmp(name, "__agpu_extent") == 0 ||
+         strcmp(name, "__agpu_word") == 0;
+}
+
 /* Every node of a tree: no calls, no atomics or other builtins with effects
- * across work-items, no returns. */
-static bool kg_tree_ok(const kl_node *node, bool chain, int depth) {
+ * across work-items, no returns (but bounds checks' pure calls, and the
+ * kernel's report, which the C target stores per work-item:
+ * emit_c_report.c). */
+static bool kg_tree_ok(const kc_emitter *e, const kl_node *node, bool chain, int depth) {
   for (; node; node = chain ? node->next : NULL) {
     if (depth > 200) return false;
-    if (node->kind == KL_EXPR_CALL || node->kind == KL_STMT_RETURN) return false;
+    if (node == e->deferred_report) continue;
+    if ((node->kind == KL_EXPR_CALL && !kg_pure_check_call(node)) || node->kind == KL_STMT_RETURN)
+      return false;
     if (node->kind == KL_EXPR_BUILTIN && !kg_builtin_ok(node->builtin)) return false;
     const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
                                  node->then, node->otherwise, node->increment};
     for (size_t i = 0; i < sizeof children / sizeof *children; i++)
-      if (!kg_tree_ok(children[i], false, depth + 1)) return false;
-    if (!kg_tree_ok(node->init, true, depth + 1) || !kg_tree_ok(node->body, true, depth + 1) ||
-        !kg_tree_ok(node->args, true, depth + 1))
+      if (!kg_tree_ok(e, children[i], false, depth + 1)) return false;
+    if (!kg_tree_ok(e, node->init, true, depth + 1) ||
+        !kg_tree_ok(e, node->body, true, depth + 1) || !kg_tree_ok(e, node->args, true, depth + 1))
       return false;
     if (node->kind == KL_STMT_DECLARATION && node->variable &&
-        !kg_tree_ok(node->variable->initializer, false, depth + 1))
+        !kg_tree_ok(e, node->variable->initializer, false, depth + 1))
       return false;
   }
   return true;
@@ -456,7 +468,7 @@ bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last) {
   kg_loop g;
   const kl_node *loop = NULL;
   for (const kl_node *s = first;; s = s->next) {
-    if (!kg_tree_ok(s, false, 0) || kc_has_escape(s, false, false, 0)) return false;
+    if (!kg_tree_ok(e, s, false, 0) || kc_has_escape(s, false, false, 0)) return false;
     if (!loop && kg_match_loop(e, s, &g)) loop = s;
     if (s == last) break;
   }
