@@ -36,6 +36,8 @@ typedef struct kc_var {
   int param_index;
 } kc_var;
 
+enum { KC_MAX_STREAMS = 4 };
+
 typedef struct kc_emitter {
   kl_context *ctx;
   const kl_program *program;
@@ -82,6 +84,16 @@ typedef struct kc_emitter {
   uint64_t gid_cmp_max[4]; /* ids up to this are exact after the conversions */
   int gid_cmp_count;
   bool gid_fast; /* emitting the copy with the comparisons constant */
+  /* streaming stores (emit_c_stream.c): the __global parameters a kernel
+   * without barriers only stores to, at its global id, in its top-level
+   * statements; the bytes a work-item moves (its stores and loads of
+   * __global and __constant elements); the largest global id the index
+   * types keep exact; the kernel's first statement */
+  kl_variable *stream_params[KC_MAX_STREAMS];
+  int stream_count;
+  int stream_item_bytes;
+  uint64_t stream_id_max;
+  const kl_node *stream_first;
 } kc_emitter;
 
 void kc_error(kc_emitter *e, kl_location at, const char *format, ...)
@@ -153,6 +165,21 @@ void kc_region_item(kc_emitter *e);
  * gangs of SIMD lanes when it holds a grid-stride loop it can run so; false
  * (nothing emitted) otherwise. */
 bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last);
+/* emit_c_regions.c: a region's work-item loop opened and closed, and the
+ * global id in dimension 0 through integer conversions (exact while the
+ * ids stay at most *max). */
+void kc_region_open(kc_emitter *e);
+void kc_region_close(kc_emitter *e);
+bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth);
+/* emit_c_stream.c: streaming stores. kc_stream_plan after the kernel's
+ * analysis; kc_stream_launch and kc_stream_fence at the start and the end
+ * of its run function; kc_stream_region emits the region `first` .. `last`
+ * with its streamed stores (and the ordinary copy for small launches), or
+ * returns false (nothing emitted). */
+void kc_stream_plan(kc_emitter *e, const kl_function *fn);
+void kc_stream_launch(kc_emitter *e);
+void kc_stream_fence(kc_emitter *e);
+bool kc_stream_region(kc_emitter *e, const kl_node *first, const kl_node *last);
 
 /* emit_c_builtins.c and emit_c_formulas.c: element kinds and the scalar
  * formula of a builtin. */

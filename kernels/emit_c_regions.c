@@ -39,7 +39,7 @@ static void kc_region_resets(kc_emitter *e, bool snapshot) {
     }
 }
 
-static void kc_region_open(kc_emitter *e) {
+void kc_region_open(kc_emitter *e) {
   klg_buf *o = e->out;
   e->region = e->region_count++;
   e->region_label = e->region;
@@ -120,7 +120,7 @@ void kc_region_item(kc_emitter *e) {
   }
 }
 
-static void kc_region_close(kc_emitter *e) {
+void kc_region_close(kc_emitter *e) {
   klg_buf *o = e->out;
   if (e->has_return) {
     kc_indent(e);
@@ -216,7 +216,7 @@ static uint64_t kc_int_max(const kl_type *type) {
 
 /* The global id in dimension 0 through integer conversions: exact while the
  * ids stay at most *max (the smallest largest value of the types on the way). */
-static bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth) {
+bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth) {
   if (!node || depth > 8) return false;
   if (node->kind == KL_EXPR_CONVERT || node->kind == KL_EXPR_CAST) {
     uint64_t m = kc_int_max(node->type);
@@ -674,6 +674,10 @@ void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
       }
       e->gid_cmp_count = 0;
       if (kc_gang_region(e, stmt, last)) { /* gangs of work-items (emit_c_gang.c) */
+        stmt = last;
+        continue;
+      }
+      if (kc_stream_region(e, stmt, last)) { /* streaming stores (emit_c_stream.c) */
         stmt = last;
         continue;
       }
