@@ -38,6 +38,16 @@ typedef struct kc_var {
 
 enum { KC_MAX_STREAMS = 4 };
 
+/* The __global parameters whose stores stream (emit_c_stream.c): stored to
+ * only at `index` (NULL: the global id in dimension 0), exact while the ids
+ * stay at most id_max. */
+typedef struct kc_stream_set {
+  kl_variable *params[KC_MAX_STREAMS];
+  int count;
+  uint64_t id_max;
+  const kl_variable *index;
+} kc_stream_set;
+
 typedef struct kc_emitter {
   kl_context *ctx;
   const kl_program *program;
@@ -84,16 +94,18 @@ typedef struct kc_emitter {
   uint64_t gid_cmp_max[4]; /* ids up to this are exact after the conversions */
   int gid_cmp_count;
   bool gid_fast; /* emitting the copy with the comparisons constant */
-  /* streaming stores (emit_c_stream.c): the __global parameters a kernel
-   * without barriers only stores to, at its global id, in its top-level
-   * statements; the bytes a work-item moves (its stores and loads of
-   * __global and __constant elements); the largest global id the index
-   * types keep exact; the kernel's first statement */
-  kl_variable *stream_params[KC_MAX_STREAMS];
-  int stream_count;
+  /* streaming stores (emit_c_stream.c): those of the kernel's top level
+   * (a kernel without barriers) and those of a gang's loop body; the bytes
+   * a work-item moves (its stores and loads of __global and __constant
+   * elements); the kernel's first statement; whether the run ends with a
+   * fence; while a lane loop is emitted, the set whose stores go to the
+   * stack arrays at index `stream_slot` */
+  kc_stream_set stream, gang_stream;
   int stream_item_bytes;
-  uint64_t stream_id_max;
   const kl_node *stream_first;
+  bool stream_fence;
+  const kc_stream_set *stream_redirect;
+  const char *stream_slot;
 } kc_emitter;
 
 void kc_error(kc_emitter *e, kl_location at, const char *format, ...)
@@ -180,6 +192,14 @@ void kc_stream_plan(kc_emitter *e, const kl_function *fn);
 void kc_stream_launch(kc_emitter *e);
 void kc_stream_fence(kc_emitter *e);
 bool kc_stream_region(kc_emitter *e, const kl_node *first, const kl_node *last);
+/* A gang's loop (emit_c_gang.c): kc_stream_gang_plan says whether its body
+ * streams (with the launch-size test opened as `if (...) {`);
+ * kc_stream_gang_open and _close go around the lane loop of a full step
+ * whose base is __gib; kc_stream_assign emits a redirected store. */
+bool kc_stream_gang_plan(kc_emitter *e, const kl_node *loop);
+void kc_stream_gang_open(kc_emitter *e);
+void kc_stream_gang_close(kc_emitter *e);
+bool kc_stream_assign(kc_emitter *e, const kl_node *node);
 
 /* emit_c_builtins.c and emit_c_formulas.c: element kinds and the scalar
  * formula of a builtin. */

@@ -27,14 +27,12 @@
 
 #include "emit_c_internal.h"
 
-/* A statement `P[i] = value;` with P a __global pointer parameter to an
- * integer or floating scalar (half and volatile excluded), and i the global
- * id in dimension 0: its index in e->stream_params (added when `add`), else
- * -1. */
-static int kc_stream_store(kc_emitter *e, const kl_node *stmt, bool add) {
-  if (!stmt || stmt->kind != KL_STMT_EXPRESSION || !stmt->lhs) return -1;
-  const kl_node *assign = stmt->lhs;
-  if (assign->kind != KL_EXPR_ASSIGN || assign->op != KL_OP_NONE) return -1;
+/* The index of the set's parameter that `assign` (`P[i] = value`) stores
+ * to, with P a __global pointer parameter to an integer or floating scalar
+ * (half and volatile excluded) and i the set's index (or the global id in
+ * dimension 0); -1 otherwise. With `add`, P joins the set. */
+static int kc_stream_target(kc_emitter *e, kc_stream_set *set, const kl_node *assign, bool add) {
+  if (!assign || assign->kind != KL_EXPR_ASSIGN || assign->op != KL_OP_NONE) return -1;
   const kl_node *index = assign->lhs;
   if (!index || index->kind != KL_EXPR_INDEX || !index->lhs || index->lhs->kind != KL_EXPR_VARIABLE)
     return -1;
@@ -52,16 +50,26 @@ static int kc_stream_store(kc_emitter *e, const kl_node *stmt, bool add) {
   kc_var *info = kc_var_of(e, param);
   if (!info || info->assigned || info->address_taken || param->address_taken) return -1;
   uint64_t max = UINT64_MAX;
-  if (!kc_is_global_id0(e, index->rhs, &max, 0)) return -1;
-  for (int k = 0; k < e->stream_count; k++)
-    if (e->stream_params[k] == param) {
-      if (max < e->stream_id_max) e->stream_id_max = max;
-      return k;
-    }
-  if (!add || e->stream_count == KC_MAX_STREAMS) return -1;
-  if (max < e->stream_id_max) e->stream_id_max = max;
-  e->stream_params[e->stream_count] = param;
-  return e->stream_count++;
+  if (set->index) {
+    const kl_node *i = kc_strip(index->rhs);
+    if (!i || i->kind != KL_EXPR_VARIABLE || i->variable != set->index) return -1;
+  } else if (!kc_is_global_id0(e, index->rhs, &max, 0)) {
+    return -1;
+  }
+  int k = 0;
+  while (k < set->count && set->params[k] != param) k++;
+  if (k == set->count) {
+    if (!add || set->count == KC_MAX_STREAMS) return -1;
+    set->params[set->count++] = param;
+  }
+  if (max < set->id_max) set->id_max = max;
+  return k;
+}
+
+/* kc_stream_target of a statement `P[i] = value;`. */
+static int kc_stream_store(kc_emitter *e, kc_stream_set *set, const kl_node *stmt, bool add) {
+  if (!stmt || stmt->kind != KL_STMT_EXPRESSION) return -1;
+  return kc_stream_target(e, set, stmt->lhs, add);
 }
 
 /* Builtins that only compute from their arguments (or read the ids). */
@@ -123,14 +131,14 @@ static void kc_stream_scan(kc_stream_walk *w, const kl_node *node, bool chain, i
   }
 }
 
-/* Whether the statements of `body` (the kernel's top level) keep the
- * streamed stores exact: after the first, nothing touches memory but
- * streamed stores whose values do not, and the stores of one parameter
- * come together (so the copies, in parameter order, keep the last store). */
-static bool kc_stream_order_ok(kc_emitter *e, const kl_node *body) {
+/* Whether the statements of `list` keep the streamed stores exact: after
+ * the first, nothing touches memory but streamed stores whose values do
+ * not, and the stores of one parameter come together (so the copies, in
+ * parameter order, keep the last store). */
+static bool kc_stream_order_ok(kc_emitter *e, kc_stream_set *set, const kl_node *list) {
   int current = -1;
-  for (const kl_node *stmt = body; stmt; stmt = stmt->next) {
-    int k = kc_stream_store(e, stmt, false);
+  for (const kl_node *stmt = list; stmt; stmt = stmt->next) {
+    int k = kc_stream_store(e, set, stmt, false);
     if (k >= 0) {
       if (current >= 0) {
         kc_stream_walk w = {.param = NULL};
@@ -148,34 +156,44 @@ static bool kc_stream_order_ok(kc_emitter *e, const kl_node *body) {
   return current >= 0;
 }
 
-void kc_stream_plan(kc_emitter *e, const kl_function *fn) {
-  e->stream_count = 0;
-  e->stream_id_max = UINT64_MAX;
-  e->stream_first = NULL;
-  if (e->barrier_mode || e->has_return || !fn->body) return;
-  const kl_node *body = fn->body->kind == KL_STMT_COMPOUND ? fn->body->body : fn->body;
+/* The set of the stores of `list` (statements) whose parameters the whole
+ * kernel `body` uses in those stores only; false (an empty set) when there
+ * is none or the order does not keep them exact. */
+static bool kc_stream_collect(kc_emitter *e, kc_stream_set *set, const kl_node *list,
+                              const kl_node *body) {
   int stores[KC_MAX_STREAMS] = {0};
-  for (const kl_node *stmt = body; stmt; stmt = stmt->next) {
-    int k = kc_stream_store(e, stmt, true);
+  for (const kl_node *stmt = list; stmt; stmt = stmt->next) {
+    int k = kc_stream_store(e, set, stmt, true);
     if (k >= 0) stores[k]++;
   }
-  /* every reference to a streamed parameter is one of its top-level stores */
-  for (int k = 0; k < e->stream_count; k++) {
-    kc_stream_walk w = {.param = e->stream_params[k]};
+  for (int k = 0; k < set->count; k++) {
+    kc_stream_walk w = {.param = set->params[k]};
     kc_stream_scan(&w, body, true, 0);
-    if (w.too_deep || w.references != stores[k]) {
-      e->stream_count = 0;
-      return;
-    }
+    if (w.too_deep || w.references != stores[k]) set->count = 0;
   }
-  if (!e->stream_count || !kc_stream_order_ok(e, body)) {
-    e->stream_count = 0;
-    return;
-  }
+  if (set->count && !kc_stream_order_ok(e, set, list)) set->count = 0;
+  return set->count > 0;
+}
+
+static const kl_node *kc_stream_list(const kl_node *node) {
+  return node && node->kind == KL_STMT_COMPOUND ? node->body : node;
+}
+
+static void kc_stream_helpers(kc_emitter *e);
+
+void kc_stream_plan(kc_emitter *e, const kl_function *fn) {
+  e->stream = (kc_stream_set){.id_max = UINT64_MAX};
+  e->stream_first = NULL;
+  e->stream_fence = false;
+  e->stream_redirect = NULL;
+  if (e->barrier_mode || e->has_return || !fn->body) return;
+  const kl_node *body = kc_stream_list(fn->body);
+  if (!kc_stream_collect(e, &e->stream, body, body)) return;
   kc_stream_walk w = {.param = NULL};
   kc_stream_scan(&w, body, true, 0);
   e->stream_item_bytes = w.bytes > 0 ? w.bytes : 1;
   e->stream_first = body;
+  kc_stream_helpers(e);
 }
 
 static void kc_stream_helpers(kc_emitter *e) {
@@ -224,17 +242,47 @@ static void kc_stream_helpers(kc_emitter *e) {
 
 /* At the start of kl_run_<kernel>: whether this launch streams. */
 void kc_stream_launch(kc_emitter *e) {
-  if (!e->stream_count) return;
-  kc_stream_helpers(e);
+  if (!e->stream.count) return;
   klg_printf(e->out,
              "  const int __kl_stream = KL_STREAM && __gs0 * __gs1 * __gs2 >= kl_c_stream_bytes / "
              "%d && __go0 + __gs0 - 1 >= __go0 && __go0 + __gs0 - 1 <= (size_t)%lluull;\n",
-             e->stream_item_bytes, (unsigned long long)e->stream_id_max);
+             e->stream_item_bytes, (unsigned long long)e->stream.id_max);
 }
 
 /* At the end of kl_run_<kernel>: the streamed stores complete. */
 void kc_stream_fence(kc_emitter *e) {
-  if (e->stream_count) klg_puts(e->out, "  if (__kl_stream) KL_STREAM_FENCE_();\n");
+  if (e->stream.count)
+    klg_puts(e->out, "  if (__kl_stream) KL_STREAM_FENCE_();\n");
+  else if (e->stream_fence)
+    klg_puts(e->out, "  KL_STREAM_FENCE_();\n");
+}
+
+/* A store of the set being redirected: to its stack array. */
+bool kc_stream_assign(kc_emitter *e, const kl_node *node) {
+  if (!e->stream_redirect || e->analyzing) return false;
+  int k = kc_stream_target(e, (kc_stream_set *)e->stream_redirect, node, false);
+  if (k < 0) return false;
+  klg_printf(e->out, "(__st%d[%s] = ", k, e->stream_slot);
+  kc_expr(e, node->rhs);
+  klg_puts(e->out, ")");
+  return true;
+}
+
+static void kc_stream_arrays(kc_emitter *e, const kc_stream_set *set) {
+  for (int k = 0; k < set->count; k++) {
+    kc_indent(e);
+    klg_printf(e->out, "%s __st%d[KL_STREAM_CHUNK] __attribute__((aligned(64)));\n",
+               kc_type(e, kc_unqualified(e, set->params[k]->type->element)), k);
+  }
+}
+
+static void kc_stream_copies(kc_emitter *e, const kc_stream_set *set, const char *base,
+                             const char *count) {
+  for (int k = 0; k < set->count; k++) {
+    kc_indent(e);
+    klg_printf(e->out, "kl_stream_(&%s[%s], __st%d, %s * sizeof *__st%d);\n",
+               kc_var_name(e, set->params[k]), base, k, count, k);
+  }
 }
 
 /* The region's work-items in chunks whose streamed stores go to stack
@@ -258,39 +306,26 @@ static void kc_stream_chunks(kc_emitter *e, const kl_node *first, const kl_node 
   klg_puts(o,
            "const size_t __sn = __ls0 - __sx < KL_STREAM_CHUNK ? __ls0 - __sx : "
            "KL_STREAM_CHUNK;\n");
-  for (int k = 0; k < e->stream_count; k++) {
-    kc_indent(e);
-    klg_printf(o, "%s __st%d[KL_STREAM_CHUNK] __attribute__((aligned(64)));\n",
-               kc_type(e, kc_unqualified(e, e->stream_params[k]->type->element)), k);
-  }
+  kc_stream_arrays(e, &e->stream);
   kc_indent(e);
   klg_puts(o, "for (size_t __lx = __sx; __lx < __sx + __sn; __lx++) {\n");
   e->indent++;
   kc_region_item(e);
+  e->stream_redirect = &e->stream;
+  e->stream_slot = "__lx - __sx";
   for (const kl_node *s = first;; s = s->next) {
-    int k = kc_stream_store(e, s, false);
-    if (k >= 0) {
-      kc_indent(e);
-      klg_printf(o, "(__st%d[__lx - __sx] = ", k);
-      kc_expr(e, s->lhs->rhs);
-      klg_puts(o, ");\n");
-    } else {
-      kc_stmt(e, s);
-    }
+    kc_stmt(e, s);
     if (s == last) break;
   }
+  e->stream_redirect = NULL;
   kc_close(e, "}\n");
-  for (int k = 0; k < e->stream_count; k++) {
-    kc_indent(e);
-    klg_printf(o, "kl_stream_(&%s[__gb0 + __sx], __st%d, __sn * sizeof *__st%d);\n",
-               kc_var_name(e, e->stream_params[k]), k, k);
-  }
+  kc_stream_copies(e, &e->stream, "__gb0 + __sx", "__sn");
   kc_close(e, "}}\n");
   e->region = -1;
 }
 
 bool kc_stream_region(kc_emitter *e, const kl_node *first, const kl_node *last) {
-  if (!e->stream_count || e->analyzing || e->failed || first != e->stream_first || last->next)
+  if (!e->stream.count || e->analyzing || e->failed || first != e->stream_first || last->next)
     return false;
   int region_count = e->region_count;
   kc_indent(e);
@@ -308,4 +343,31 @@ bool kc_stream_region(kc_emitter *e, const kl_node *first, const kl_node *last) 
   kc_region_close(e);
   kc_close(e, "}\n");
   return true;
+}
+
+bool kc_stream_gang_plan(kc_emitter *e, const kl_node *loop) {
+  e->gang_stream = (kc_stream_set){.id_max = UINT64_MAX, .index = loop->init->variable};
+  if (!e->function || !e->function->body) return false;
+  const kl_node *list = kc_stream_list(loop->body);
+  if (!kc_stream_collect(e, &e->gang_stream, list, kc_stream_list(e->function->body))) return false;
+  kc_stream_walk w = {.param = NULL};
+  kc_stream_scan(&w, list, true, 0);
+  kc_stream_helpers(e);
+  e->stream_fence = true;
+  kc_indent(e);
+  klg_printf(e->out, "if (KL_STREAM && __gn >= (__int128)(kl_c_stream_bytes / %d)) {\n",
+             w.bytes > 0 ? w.bytes : 1);
+  e->indent++;
+  return true;
+}
+
+void kc_stream_gang_open(kc_emitter *e) {
+  kc_stream_arrays(e, &e->gang_stream);
+  e->stream_redirect = &e->gang_stream;
+  e->stream_slot = "__gl";
+}
+
+void kc_stream_gang_close(kc_emitter *e) {
+  e->stream_redirect = NULL;
+  kc_stream_copies(e, &e->gang_stream, "__gib", "__gw");
 }

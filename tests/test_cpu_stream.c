@@ -5,10 +5,10 @@
  * not multiples of the chunk, the vector or the group (a partial last
  * group), groups whose first element is not aligned (37 floats, 100
  * doubles), groups of more than one chunk, 2-D groups, 1-byte and 2-byte
- * elements, with outputs poisoned first and the elements past the launch
- * left poisoned. ANYGPU_CPU_STREAM_BYTES is 0 here unless the environment
- * says otherwise (ctest runs it a second time with "off": the ordinary
- * stores), so every launch of such a kernel streams. */
+ * elements, grid-stride loops run as gangs, with outputs poisoned first and
+ * the elements past the launch left poisoned. ANYGPU_CPU_STREAM_BYTES is 0 here unless the
+ * environment says otherwise (ctest runs it a second time with "off": the ordinary stores), so
+ * every launch of such a kernel streams. */
 #include <math.h>
 #include <stdbool.h>
 
@@ -29,6 +29,21 @@ static const char source[] =
     "  uint v = x[i];\n"
     "  o[i] = (uchar)(v * 7u);\n"
     "  h[i] = (ushort)(v >> 3);\n"
+    "}\n"
+    "__kernel void gs_triad(__global double *a, __global const double *b,\n"
+    "                       __global const double *c, double s, uint n) {\n"
+    "  for (uint i = get_global_id(0); i < n; i += get_global_size(0))\n"
+    "    a[i] = b[i] + s * c[i];\n"
+    "}\n"
+    "__kernel void gs_two(__global float *o, __global ushort *h, __global const float *x,\n"
+    "                     ulong n) {\n"
+    "  size_t lid = get_local_id(0);\n"
+    "  for (size_t i = get_group_id(0) * get_local_size(0) + lid; i < n;\n"
+    "       i += get_global_size(0)) {\n"
+    "    float v = x[i];\n"
+    "    o[i] = v * 2.0f;\n"
+    "    h[i] = (ushort)(int)v;\n"
+    "  }\n"
     "}\n"
     "__kernel void saxpy(__global const double *x, __global double *y, double s) {\n"
     "  size_t i = get_global_id(0);\n"
@@ -184,6 +199,50 @@ static void narrow_elements(void) {
   }
 }
 
+/* Grid-stride loops run as gangs (docs/cpu-backend.md, "Gangs"): their
+ * full steps stream. n not a multiple of the gang or the launch; groups of
+ * 3 (no gang), 37, 100, 256 and 600 (a gang of 256, then lanes one by one). */
+static void grid_stride_loops(void) {
+  static const size_t cases[][3] = {{1000, 256, 4},  {1000, 100, 3}, {777, 37, 2},
+                                    {70001, 600, 2}, {50, 3, 2},     {5, 100, 1}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    size_t n = cases[k][0], global[1] = {cases[k][1] * cases[k][2]}, local[1] = {cases[k][1]};
+    double *b = malloc(n * 8), *c = malloc(n * 8), *want = malloc(n * 8);
+    float *x = malloc(n * 4), *o = malloc(n * 4);
+    uint16_t *h = malloc(n * 2);
+    uint64_t seed = 0x6a9 + n;
+    for (size_t i = 0; i < n; i++) {
+      b[i] = agpu_test_randf(&seed, -100.0f, 100.0f) / 3.0;
+      c[i] = agpu_test_randf(&seed, -100.0f, 100.0f) / 7.0;
+      volatile double product = 0.4 * c[i];
+      want[i] = b[i] + product;
+      x[i] = agpu_test_randf(&seed, 0.0f, 60000.0f);
+      o[i] = x[i] * 2.0f;
+      h[i] = (uint16_t)(int)x[i];
+    }
+    agpu_buffer *A = make_buffer(n, 8, NULL), *B = make_buffer(n, 8, b), *C = make_buffer(n, 8, c),
+                *O = make_buffer(n, 4, NULL), *H = make_buffer(n, 2, NULL),
+                *X = make_buffer(n, 4, x);
+    agpu_arg args[] = {agpu_arg_buffer(A), agpu_arg_buffer(B), agpu_arg_buffer(C),
+                       agpu_arg_f64(0.4), agpu_arg_u32((uint32_t)n)};
+    agpu_arg args2[] = {agpu_arg_buffer(O), agpu_arg_buffer(H), agpu_arg_buffer(X),
+                        agpu_arg_u64(n)};
+    if (A && B && C && launch("gs_triad", 1, global, local, 5, args)) {
+      size_t wrong = wrong_bytes(A, n, 8, want);
+      if (wrong) printf("  gs_triad %zu in %zu x %zu: %zu wrong\n", n, global[0], local[0], wrong);
+      CHECK(wrong == 0);
+    }
+    if (O && H && X && launch("gs_two", 1, global, local, 4, args2)) {
+      size_t wrong = wrong_bytes(O, n, 4, o) + wrong_bytes(H, n, 2, h);
+      if (wrong) printf("  gs_two %zu in %zu x %zu: %zu wrong\n", n, global[0], local[0], wrong);
+      CHECK(wrong == 0);
+    }
+    agpu_buffer_release(A), agpu_buffer_release(B), agpu_buffer_release(C);
+    agpu_buffer_release(O), agpu_buffer_release(H), agpu_buffer_release(X);
+    free(b), free(c), free(want), free(x), free(o), free(h);
+  }
+}
+
 /* A kernel that reads the buffer it writes keeps its ordinary stores. */
 static void saxpy_in_place(void) {
   size_t n = 1003, global[1] = {n}, local[1] = {0};
@@ -219,6 +278,7 @@ int main(void) {
   RUN(triad_doubles);
   RUN(triad_floats);
   RUN(narrow_elements);
+  RUN(grid_stride_loops);
   RUN(saxpy_in_place);
   agpu_queue_release(S.queue);
   agpu_program_release(S.program);

@@ -20,6 +20,15 @@ import tempfile
 
 FLAGS = ["-march=native", "-O3", "-fPIC", "-std=c11", "-ffp-contract=off", "-fwrapv",
          "-fno-math-errno", "-fno-trapping-math", "-w"]
+GRID_STRIDE = """
+__kernel void gs_triad(__global double *a, __global const double *b, __global const double *c,
+                       double s, uint n) {
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) a[i] = b[i] + s * c[i];
+}
+__kernel void gs_in_place(__global double *a, uint n) {
+  for (uint i = get_global_id(0); i < n; i += get_global_size(0)) a[i] = 2.0 * a[i];
+}
+"""
 IN_PLACE = """
 __kernel void twice(__global double *a, __global const double *b) {
   size_t i = get_global_id(0);
@@ -97,6 +106,12 @@ def main():
         for name in ("twice", "neighbour", "late_read"):
             body, _ = function(text, name)
             failures = check(failures, "kl_stream_" not in body, f"{name} does not stream")
+        _, text = translate(anygpu, tmp, "-", [], stdin=GRID_STRIDE)
+        body, _ = function(text, "gs_triad")
+        failures = check(failures, "kl_stream_(&v0_a[__gib], __st0, __gw" in body and
+                         "KL_STREAM_FENCE_();" in body, "a grid-stride triad's gang streams")
+        body, _ = function(text, "gs_in_place")
+        failures = check(failures, "kl_stream_" not in body, "an in-place grid-stride loop does not")
         suite = os.path.join(source_dir, "tools/suite/vector.cl")
         _, text = translate(anygpu, tmp, suite, [])
         body, _ = function(text, "saxpy")
