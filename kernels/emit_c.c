@@ -258,6 +258,7 @@ bool kc_has_return(const kl_node *node, int depth) {
 static void kc_reset_function(kc_emitter *e, const kl_function *fn) {
   e->function = fn;
   e->stream.count = 0;
+  e->stream_guarded = false;
   e->stream_redirect = NULL;
   e->region = -1;
   e->region_count = 0;

@@ -104,6 +104,7 @@ typedef struct kc_emitter {
   int stream_item_bytes;
   const kl_node *stream_first;
   bool stream_fence;
+  bool stream_guarded; /* some of the kernel's stores are under `if (gid < bound)` */
   const kc_stream_set *stream_redirect;
   const char *stream_slot;
 } kc_emitter;
@@ -183,6 +184,10 @@ bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last);
 void kc_region_open(kc_emitter *e);
 void kc_region_close(kc_emitter *e);
 bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth);
+/* `if (condition)` with condition a comparison of the global id in dimension
+ * 0 with a group-visible bound that holds for every work-item of a group whose
+ * ids are all below the bound (`gid < n`, `n > gid`): constant there. */
+bool kc_gid_guard(kc_emitter *e, const kl_node *condition);
 /* emit_c_stream.c: streaming stores. kc_stream_plan after the kernel's
  * analysis; kc_stream_launch and kc_stream_fence at the start and the end
  * of its run function; kc_stream_region emits the region `first` .. `last`

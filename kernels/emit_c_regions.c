@@ -245,33 +245,48 @@ bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int dep
 /* Records the comparisons of the global id in dimension 0 with a uniform,
  * group-visible bound under `node`: each is constant when every global id of
  * the group is below its bound. */
+/* `node` is such a comparison: *max and *left (the id on the left) set. */
+static bool kc_gid_cmp_match(kc_emitter *e, const kl_node *node, uint64_t *max, bool *left) {
+  if (node->kind != KL_EXPR_BINARY || !node->lhs || !node->rhs ||
+      !(node->op == KL_OP_LT || node->op == KL_OP_LE || node->op == KL_OP_GT ||
+        node->op == KL_OP_GE) ||
+      !node->lhs->type || !node->rhs->type || kc_is_vector(node->lhs->type) ||
+      kc_is_vector(node->rhs->type) || !kl_type_is_integer(node->lhs->type) ||
+      !kc_int_max(node->lhs->type) || !kc_int_max(node->rhs->type))
+    return false;
+  *max = UINT64_MAX;
+  *left = kc_is_global_id0(e, node->lhs, max, 0);
+  const kl_node *bound = *left ? node->rhs : node->lhs;
+  return (*left || kc_is_global_id0(e, node->rhs, max, 0)) && kc_uniform(e, bound, 0) &&
+         kc_group_visible(e, bound, 0);
+}
+
+bool kc_gid_guard(kc_emitter *e, const kl_node *condition) {
+  uint64_t max;
+  bool left;
+  if (!condition || !kc_gid_cmp_match(e, condition, &max, &left)) return false;
+  bool less = condition->op == KL_OP_LT || condition->op == KL_OP_LE;
+  return left ? less : !less;
+}
+
 static void kc_find_gid_cmps(kc_emitter *e, const kl_node *node, bool chain, int depth) {
   for (; node; node = chain ? node->next : NULL) {
     if (depth > 64) return;
-    if (node->kind == KL_EXPR_BINARY && node->lhs && node->rhs &&
-        (node->op == KL_OP_LT || node->op == KL_OP_LE || node->op == KL_OP_GT ||
-         node->op == KL_OP_GE) &&
-        node->lhs->type && node->rhs->type && !kc_is_vector(node->lhs->type) &&
-        !kc_is_vector(node->rhs->type) && kl_type_is_integer(node->lhs->type) &&
-        kc_int_max(node->lhs->type) && kc_int_max(node->rhs->type)) {
-      uint64_t max = UINT64_MAX;
-      bool left = kc_is_global_id0(e, node->lhs, &max, 0);
-      const kl_node *bound = left ? node->rhs : node->lhs;
-      if ((left || kc_is_global_id0(e, node->rhs, &max, 0)) && kc_uniform(e, bound, 0) &&
-          kc_group_visible(e, bound, 0)) {
-        if (e->gid_cmp_count == 4) {
-          e->gid_cmp_count = 5; /* too many: no copy */
-          return;
-        }
-        if (e->gid_cmp_count < 4) {
-          bool less = node->op == KL_OP_LT || node->op == KL_OP_LE;
-          e->gid_cmp[e->gid_cmp_count] = node;
-          e->gid_cmp_max[e->gid_cmp_count] = max;
-          e->gid_cmp_left[e->gid_cmp_count] = left;
-          e->gid_cmp_value[e->gid_cmp_count++] = left ? less : !less;
-        }
-        continue;
+    uint64_t max;
+    bool left;
+    if (kc_gid_cmp_match(e, node, &max, &left)) {
+      if (e->gid_cmp_count == 4) {
+        e->gid_cmp_count = 5; /* too many: no copy */
+        return;
       }
+      if (e->gid_cmp_count < 4) {
+        bool less = node->op == KL_OP_LT || node->op == KL_OP_LE;
+        e->gid_cmp[e->gid_cmp_count] = node;
+        e->gid_cmp_max[e->gid_cmp_count] = max;
+        e->gid_cmp_left[e->gid_cmp_count] = left;
+        e->gid_cmp_value[e->gid_cmp_count++] = left ? less : !less;
+      }
+      continue;
     }
     const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
                                  node->then, node->otherwise, node->increment};
@@ -594,14 +609,16 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
   int region_count = e->region_count, bound_kind = e->bound_kind;
   const kl_node *bound = e->bound;
   e->gid_fast = true;
-  kc_region_open(e);
-  e->region_label = e->region + 1000000; /* its own labels */
-  e->bound_kind = 0;
-  for (const kl_node *s = first;; s = s->next) {
-    kc_stmt(e, s);
-    if (s == last) break;
+  if (!kc_stream_region(e, first, last)) { /* streaming stores (emit_c_stream.c) */
+    kc_region_open(e);
+    e->region_label = e->region + 1000000; /* its own labels */
+    e->bound_kind = 0;
+    for (const kl_node *s = first;; s = s->next) {
+      kc_stmt(e, s);
+      if (s == last) break;
+    }
+    kc_region_close(e);
   }
-  kc_region_close(e);
   e->gid_fast = false;
   kc_close(e, "} else {\n");
   e->indent++;
@@ -662,7 +679,7 @@ void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
              !kc_needs_group(e, last->next))
         last = last->next;
       e->gid_cmp_count = 0;
-      if (e->barrier_mode && !e->analyzing && !e->failed)
+      if ((e->barrier_mode || e->stream_guarded) && !e->analyzing && !e->failed)
         for (const kl_node *s = stmt;; s = s->next) {
           kc_find_gid_cmps(e, s, false, 0);
           if (s == last) break;

@@ -131,13 +131,17 @@ static void kc_stream_scan(kc_stream_walk *w, const kl_node *node, bool chain, i
   }
 }
 
-/* Whether the statements of `list` keep the streamed stores exact: after
- * the first, nothing touches memory but streamed stores whose values do
- * not, and the stores of one parameter come together (so the copies, in
+enum { KC_STREAM_ITEMS = 256 };
+
+/* Whether the statements `items` keep the streamed stores exact: after the
+ * first, nothing touches memory but streamed stores whose values do not,
+ * and the stores of one parameter come together (so the copies, in
  * parameter order, keep the last store). */
-static bool kc_stream_order_ok(kc_emitter *e, kc_stream_set *set, const kl_node *list) {
+static bool kc_stream_order_ok(kc_emitter *e, kc_stream_set *set, const kl_node *const *items,
+                               int n) {
   int current = -1;
-  for (const kl_node *stmt = list; stmt; stmt = stmt->next) {
+  for (int i = 0; i < n; i++) {
+    const kl_node *stmt = items[i];
     int k = kc_stream_store(e, set, stmt, false);
     if (k >= 0) {
       if (current >= 0) {
@@ -156,14 +160,14 @@ static bool kc_stream_order_ok(kc_emitter *e, kc_stream_set *set, const kl_node 
   return current >= 0;
 }
 
-/* The set of the stores of `list` (statements) whose parameters the whole
- * kernel `body` uses in those stores only; false (an empty set) when there
- * is none or the order does not keep them exact. */
-static bool kc_stream_collect(kc_emitter *e, kc_stream_set *set, const kl_node *list,
+/* The set of the stores among `items` whose parameters the whole kernel
+ * `body` uses in those stores only; false (an empty set) when there is none
+ * or the order does not keep them exact. */
+static bool kc_stream_collect(kc_emitter *e, kc_stream_set *set, const kl_node *const *items, int n,
                               const kl_node *body) {
   int stores[KC_MAX_STREAMS] = {0};
-  for (const kl_node *stmt = list; stmt; stmt = stmt->next) {
-    int k = kc_stream_store(e, set, stmt, true);
+  for (int i = 0; i < n; i++) {
+    int k = kc_stream_store(e, set, items[i], true);
     if (k >= 0) stores[k]++;
   }
   for (int k = 0; k < set->count; k++) {
@@ -171,12 +175,36 @@ static bool kc_stream_collect(kc_emitter *e, kc_stream_set *set, const kl_node *
     kc_stream_scan(&w, body, true, 0);
     if (w.too_deep || w.references != stores[k]) set->count = 0;
   }
-  if (set->count && !kc_stream_order_ok(e, set, list)) set->count = 0;
+  if (set->count && !kc_stream_order_ok(e, set, items, n)) set->count = 0;
   return set->count > 0;
 }
 
 static const kl_node *kc_stream_list(const kl_node *node) {
   return node && node->kind == KL_STMT_COMPOUND ? node->body : node;
+}
+
+/* The statements of `list` into `items`; with `guards`, the statements of
+ * an `if (gid < bound) S` (no else; constant in the copy of the region
+ * for the groups whose ids are all below the bound, emit_c_regions.c) in
+ * place of the `if`, *guarded set. -1 when there are too many. */
+static int kc_stream_items(kc_emitter *e, const kl_node *list, bool guards, const kl_node **items,
+                           bool *guarded) {
+  int n = 0;
+  for (const kl_node *stmt = list; stmt; stmt = stmt->next) {
+    if (guards && stmt->kind == KL_STMT_IF && !stmt->otherwise && stmt->then &&
+        kc_gid_guard(e, stmt->condition)) {
+      *guarded = true;
+      for (const kl_node *s = kc_stream_list(stmt->then); s; s = s->next) {
+        if (n == KC_STREAM_ITEMS) return -1;
+        items[n++] = s;
+        if (stmt->then->kind != KL_STMT_COMPOUND) break;
+      }
+      continue;
+    }
+    if (n == KC_STREAM_ITEMS) return -1;
+    items[n++] = stmt;
+  }
+  return n;
 }
 
 static void kc_stream_helpers(kc_emitter *e);
@@ -185,14 +213,19 @@ void kc_stream_plan(kc_emitter *e, const kl_function *fn) {
   e->stream = (kc_stream_set){.id_max = UINT64_MAX};
   e->stream_first = NULL;
   e->stream_fence = false;
+  e->stream_guarded = false;
   e->stream_redirect = NULL;
   if (e->barrier_mode || e->has_return || !fn->body) return;
   const kl_node *body = kc_stream_list(fn->body);
-  if (!kc_stream_collect(e, &e->stream, body, body)) return;
+  const kl_node *items[KC_STREAM_ITEMS];
+  bool guarded = false;
+  int n = kc_stream_items(e, body, true, items, &guarded);
+  if (n < 0 || !kc_stream_collect(e, &e->stream, items, n, body)) return;
   kc_stream_walk w = {.param = NULL};
   kc_stream_scan(&w, body, true, 0);
   e->stream_item_bytes = w.bytes > 0 ? w.bytes : 1;
   e->stream_first = body;
+  e->stream_guarded = guarded;
   kc_stream_helpers(e);
 }
 
@@ -325,7 +358,8 @@ static void kc_stream_chunks(kc_emitter *e, const kl_node *first, const kl_node 
 }
 
 bool kc_stream_region(kc_emitter *e, const kl_node *first, const kl_node *last) {
-  if (!e->stream.count || e->analyzing || e->failed || first != e->stream_first || last->next)
+  if (!e->stream.count || e->analyzing || e->failed || first != e->stream_first || last->next ||
+      (e->stream_guarded && !e->gid_fast))
     return false;
   int region_count = e->region_count;
   kc_indent(e);
@@ -348,8 +382,12 @@ bool kc_stream_region(kc_emitter *e, const kl_node *first, const kl_node *last) 
 bool kc_stream_gang_plan(kc_emitter *e, const kl_node *loop) {
   e->gang_stream = (kc_stream_set){.id_max = UINT64_MAX, .index = loop->init->variable};
   if (!e->function || !e->function->body) return false;
+  const kl_node *items[KC_STREAM_ITEMS];
+  bool guarded = false;
   const kl_node *list = kc_stream_list(loop->body);
-  if (!kc_stream_collect(e, &e->gang_stream, list, kc_stream_list(e->function->body))) return false;
+  int n = kc_stream_items(e, list, false, items, &guarded);
+  if (n < 0 || !kc_stream_collect(e, &e->gang_stream, items, n, kc_stream_list(e->function->body)))
+    return false;
   kc_stream_walk w = {.param = NULL};
   kc_stream_scan(&w, list, true, 0);
   kc_stream_helpers(e);

@@ -5,7 +5,8 @@
  * not multiples of the chunk, the vector or the group (a partial last
  * group), groups whose first element is not aligned (37 floats, 100
  * doubles), groups of more than one chunk, 2-D groups, 1-byte and 2-byte
- * elements, grid-stride loops run as gangs, with outputs poisoned first and
+ * elements, grid-stride loops run as gangs, stores under `if (gid < n)`,
+ * with outputs poisoned first and
  * the elements past the launch left poisoned. ANYGPU_CPU_STREAM_BYTES is 0 here unless the
  * environment says otherwise (ctest runs it a second time with "off": the ordinary stores), so
  * every launch of such a kernel streams. */
@@ -43,6 +44,20 @@ static const char source[] =
     "    float v = x[i];\n"
     "    o[i] = v * 2.0f;\n"
     "    h[i] = (ushort)(int)v;\n"
+    "  }\n"
+    "}\n"
+    "__kernel void guarded(__global double *a, __global const double *b,\n"
+    "                      __global const double *c, double s, uint n) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  if (i < n) a[i] = b[i] + s * c[i];\n"
+    "}\n"
+    "__kernel void guarded_two(__global float *o, __global int *h, __global const float *x,\n"
+    "                          long n) {\n"
+    "  long i = get_global_id(0);\n"
+    "  if (n > i) {\n"
+    "    float v = x[i];\n"
+    "    o[i] = v + 1.0f;\n"
+    "    h[i] = (int)v;\n"
     "  }\n"
     "}\n"
     "__kernel void saxpy(__global const double *x, __global double *y, double s) {\n"
@@ -243,6 +258,51 @@ static void grid_stride_loops(void) {
   }
 }
 
+/* Stores under `if (gid < n)`: the groups whose ids are all below n
+ * stream (emit_c_regions.c's copy of the region with the comparison
+ * constant), the last one stores as before. The launch rounded up to the
+ * group size; n odd. */
+static void guarded_stores(void) {
+  static const size_t cases[][2] = {{1001, 64}, {777, 37}, {70001, 600}, {5, 256}, {4096, 256}};
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    size_t n = cases[k][0], local[1] = {cases[k][1]};
+    size_t global[1] = {(n + local[0] - 1) / local[0] * local[0]};
+    double *b = malloc(n * 8), *c = malloc(n * 8), *want = malloc(n * 8);
+    float *x = malloc(n * 4), *o = malloc(n * 4);
+    int32_t *h = malloc(n * 4);
+    uint64_t seed = 0x9a4d + n;
+    for (size_t i = 0; i < n; i++) {
+      b[i] = agpu_test_randf(&seed, -100.0f, 100.0f) / 3.0;
+      c[i] = agpu_test_randf(&seed, -100.0f, 100.0f) / 7.0;
+      volatile double product = 0.4 * c[i];
+      want[i] = b[i] + product;
+      x[i] = agpu_test_randf(&seed, -1000.0f, 1000.0f);
+      o[i] = x[i] + 1.0f;
+      h[i] = (int32_t)x[i];
+    }
+    agpu_buffer *A = make_buffer(n, 8, NULL), *B = make_buffer(n, 8, b), *C = make_buffer(n, 8, c),
+                *O = make_buffer(n, 4, NULL), *H = make_buffer(n, 4, NULL),
+                *X = make_buffer(n, 4, x);
+    agpu_arg args[] = {agpu_arg_buffer(A), agpu_arg_buffer(B), agpu_arg_buffer(C),
+                       agpu_arg_f64(0.4), agpu_arg_u32((uint32_t)n)};
+    agpu_arg args2[] = {agpu_arg_buffer(O), agpu_arg_buffer(H), agpu_arg_buffer(X),
+                        agpu_arg_i64((int64_t)n)};
+    if (A && B && C && launch("guarded", 1, global, local, 5, args)) {
+      size_t wrong = wrong_bytes(A, n, 8, want);
+      if (wrong) printf("  guarded %zu in groups of %zu: %zu wrong\n", n, local[0], wrong);
+      CHECK(wrong == 0);
+    }
+    if (O && H && X && launch("guarded_two", 1, global, local, 4, args2)) {
+      size_t wrong = wrong_bytes(O, n, 4, o) + wrong_bytes(H, n, 4, h);
+      if (wrong) printf("  guarded_two %zu in groups of %zu: %zu wrong\n", n, local[0], wrong);
+      CHECK(wrong == 0);
+    }
+    agpu_buffer_release(A), agpu_buffer_release(B), agpu_buffer_release(C);
+    agpu_buffer_release(O), agpu_buffer_release(H), agpu_buffer_release(X);
+    free(b), free(c), free(want), free(x), free(o), free(h);
+  }
+}
+
 /* A kernel that reads the buffer it writes keeps its ordinary stores. */
 static void saxpy_in_place(void) {
   size_t n = 1003, global[1] = {n}, local[1] = {0};
@@ -279,6 +339,7 @@ int main(void) {
   RUN(triad_floats);
   RUN(narrow_elements);
   RUN(grid_stride_loops);
+  RUN(guarded_stores);
   RUN(saxpy_in_place);
   agpu_queue_release(S.queue);
   agpu_program_release(S.program);

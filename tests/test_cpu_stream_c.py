@@ -39,6 +39,10 @@ __kernel void neighbour(__global double *a, __global const double *b) {
   a[i] = 1.0;
   a[i + 1] = b[i];
 }
+__kernel void above(__global double *a, uint n) {
+  uint i = get_global_id(0);
+  if (i >= n) a[i] = 1.0; /* false in the groups below n: no guard */
+}
 __kernel void late_read(__global double *a, __global double *c, __global const double *b) {
   size_t i = get_global_id(0);
   a[i] = 1.0;
@@ -103,7 +107,7 @@ def main():
             failures = check(failures, "sfence" in body, "stream_triad's object has an sfence")
         # kernels that read what they write keep the ordinary stores
         _, text = translate(anygpu, tmp, "-", [], stdin=IN_PLACE)
-        for name in ("twice", "neighbour", "late_read"):
+        for name in ("twice", "neighbour", "above", "late_read"):
             body, _ = function(text, name)
             failures = check(failures, "kl_stream_" not in body, f"{name} does not stream")
         _, text = translate(anygpu, tmp, "-", [], stdin=GRID_STRIDE)
@@ -116,6 +120,10 @@ def main():
         _, text = translate(anygpu, tmp, suite, [])
         body, _ = function(text, "saxpy")
         failures = check(failures, "kl_stream_" not in body, "the suite's saxpy does not stream")
+        for name in ("copy", "scale", "add", "triad"):
+            body, _ = function(text, name)
+            failures = check(failures, "kl_stream_(&" in body and "((int)1)" in body,
+                             f"the suite's {name} (if (i < n)) streams in its full groups")
     return 1 if failures else 0
 
 
