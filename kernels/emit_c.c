@@ -257,6 +257,9 @@ bool kc_has_return(const kl_node *node, int depth) {
 
 static void kc_reset_function(kc_emitter *e, const kl_function *fn) {
   e->function = fn;
+  e->stream.count = 0;
+  e->stream_guarded = false;
+  e->stream_redirect = NULL;
   e->region = -1;
   e->region_count = 0;
   e->region_label = 0;
@@ -563,6 +566,7 @@ static void kc_kernel_groups(kc_emitter *e, const kl_function *fn) {
  * work-groups, and its kl_c_kernel_<name> descriptor (emit_c_abi.h). */
 static void kc_kernel(kc_emitter *e, const kl_function *fn) {
   if (!kc_kernel_analyze(e, fn)) return;
+  kc_stream_plan(e, fn);
   kc_kernel_private_size(e, fn);
   klg_buf *o = e->out;
   klg_printf(o,
@@ -583,6 +587,7 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
            "  const size_t __items = __els0 * __els1 * __els2;\n"
            "  (void)__ng2; (void)__gs0; (void)__gs1; (void)__gs2; (void)__items;\n");
   kc_kernel_params(e, fn);
+  kc_stream_launch(e);
   size_t local_offset = kc_kernel_locals(e, fn);
   kc_kernel_groups(e, fn);
   /* pass 2: the code */
@@ -592,7 +597,9 @@ static void kc_kernel(kc_emitter *e, const kl_function *fn) {
   kc_group_list(e, fn->body && fn->body->kind == KL_STMT_COMPOUND ? fn->body->body : fn->body,
                 false);
   kc_report_group_end(e, o);
-  klg_puts(o, "  }\n}\n\n");
+  klg_puts(o, "  }\n");
+  kc_stream_fence(e);
+  klg_puts(o, "}\n\n");
   int param_count = 0;
   for (kl_variable *param = fn->params; param; param = param->next) param_count++;
   klg_printf(o,

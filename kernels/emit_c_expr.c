@@ -267,6 +267,7 @@ static void kc_swizzle_assign(kc_emitter *e, const kl_node *node) {
 static void kc_assign(kc_emitter *e, const kl_node *node) {
   klg_buf *o = e->out;
   kc_note_assign(e, node->lhs);
+  if (e->stream_redirect && kc_stream_assign(e, node)) return; /* emit_c_stream.c */
   if (node->lhs->kind == KL_EXPR_SWIZZLE && node->lhs->component_count > 1) {
     kc_swizzle_assign(e, node);
     return;

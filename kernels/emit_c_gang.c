@@ -396,6 +396,22 @@ static void kg_guard(kc_emitter *e, const kg_loop *g) {
            "__gok = __gok && (__int128)__gst[__gl] == (__int128)__gst[0] + (__int128)__gl;\n");
 }
 
+/* The full steps (every lane below N): without a mask, the streamed
+ * stores of the body (emit_c_stream.c) to stack arrays copied out after
+ * each step when `stream`. */
+static void kg_full_steps(kc_emitter *e, const kg_loop *g, kl_variable **carried, int count,
+                          bool stream) {
+  kc_indent(e);
+  klg_puts(e->out, "for (; __gib <= __glim; __gib += (size_t)__gsp) {\n");
+  e->indent++;
+  if (stream) kc_stream_gang_open(e);
+  kg_lane_open(e, carried, count, true);
+  kg_lane_body(e, g, false);
+  kg_lane_close(e, carried, count, true);
+  if (stream) kc_stream_gang_close(e);
+  kc_close(e, "}\n");
+}
+
 /* The loop for a whole gang: full steps (every lane below N) without a
  * mask, then the last steps with one. */
 static void kg_gang_loop(kc_emitter *e, const kg_loop *g, kl_variable **carried, int count) {
@@ -407,13 +423,13 @@ static void kg_gang_loop(kc_emitter *e, const kg_loop *g, kl_variable **carried,
   e->indent++;
   kc_indent(e);
   klg_puts(o, "const size_t __glim = (size_t)(__gn - __gw);\n");
-  kc_indent(e);
-  klg_puts(o, "for (; __gib <= __glim; __gib += (size_t)__gsp) {\n");
-  e->indent++;
-  kg_lane_open(e, carried, count, true);
-  kg_lane_body(e, g, false);
-  kg_lane_close(e, carried, count, true);
-  kc_close(e, "}\n");
+  if (kc_stream_gang_plan(e, g->loop)) { /* opens `if (the launch is large) {` */
+    kg_full_steps(e, g, carried, count, true);
+    kc_close(e, "} else {\n");
+    e->indent++;
+  }
+  kg_full_steps(e, g, carried, count, false);
+  if (e->gang_stream.count) kc_close(e, "}\n");
   kc_close(e, "}\n");
   kc_indent(e);
   klg_puts(o, "for (; (__int128)__gib < __gn; __gib += (size_t)__gsp) {\n");

@@ -36,6 +36,18 @@ typedef struct kc_var {
   int param_index;
 } kc_var;
 
+enum { KC_MAX_STREAMS = 4 };
+
+/* The __global parameters whose stores stream (emit_c_stream.c): stored to
+ * only at `index` (NULL: the global id in dimension 0), exact while the ids
+ * stay at most id_max. */
+typedef struct kc_stream_set {
+  kl_variable *params[KC_MAX_STREAMS];
+  int count;
+  uint64_t id_max;
+  const kl_variable *index;
+} kc_stream_set;
+
 typedef struct kc_emitter {
   kl_context *ctx;
   const kl_program *program;
@@ -88,6 +100,19 @@ typedef struct kc_emitter {
   /* emitting a region's copy for groups where every bounds check's `fits`
    * condition holds (emit_c_regions.c): they print as 1 */
   bool fits_fast;
+  /* streaming stores (emit_c_stream.c): those of the kernel's top level
+   * (a kernel without barriers) and those of a gang's loop body; the bytes
+   * a work-item moves (its stores and loads of __global and __constant
+   * elements); the kernel's first statement; whether the run ends with a
+   * fence; while a lane loop is emitted, the set whose stores go to the
+   * stack arrays at index `stream_slot` */
+  kc_stream_set stream, gang_stream;
+  int stream_item_bytes;
+  const kl_node *stream_first;
+  bool stream_fence;
+  bool stream_guarded; /* some of the kernel's stores are under `if (gid < bound)` */
+  const kc_stream_set *stream_redirect;
+  const char *stream_slot;
 } kc_emitter;
 
 void kc_error(kc_emitter *e, kl_location at, const char *format, ...)
@@ -159,6 +184,33 @@ void kc_region_item(kc_emitter *e);
  * gangs of SIMD lanes when it holds a grid-stride loop it can run so; false
  * (nothing emitted) otherwise. */
 bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last);
+/* emit_c_regions.c: a region's work-item loop opened and closed, and the
+ * global id in dimension 0 through integer conversions (exact while the
+ * ids stay at most *max). */
+void kc_region_open(kc_emitter *e);
+void kc_region_close(kc_emitter *e);
+bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth);
+/* `if (condition)` with condition a comparison of the global id in dimension
+ * 0 with a group-visible bound that holds for every work-item of a group whose
+ * ids are all below the bound (`gid < n`, `n > gid`): constant there. */
+bool kc_gid_guard(kc_emitter *e, const kl_node *condition);
+/* emit_c_stream.c: streaming stores. kc_stream_plan after the kernel's
+ * analysis; kc_stream_launch and kc_stream_fence at the start and the end
+ * of its run function; kc_stream_region emits the region `first` .. `last`
+ * with its streamed stores (and the ordinary copy for small launches), or
+ * returns false (nothing emitted). */
+void kc_stream_plan(kc_emitter *e, const kl_function *fn);
+void kc_stream_launch(kc_emitter *e);
+void kc_stream_fence(kc_emitter *e);
+bool kc_stream_region(kc_emitter *e, const kl_node *first, const kl_node *last);
+/* A gang's loop (emit_c_gang.c): kc_stream_gang_plan says whether its body
+ * streams (with the launch-size test opened as `if (...) {`);
+ * kc_stream_gang_open and _close go around the lane loop of a full step
+ * whose base is __gib; kc_stream_assign emits a redirected store. */
+bool kc_stream_gang_plan(kc_emitter *e, const kl_node *loop);
+void kc_stream_gang_open(kc_emitter *e);
+void kc_stream_gang_close(kc_emitter *e);
+bool kc_stream_assign(kc_emitter *e, const kl_node *node);
 
 /* emit_c_report.c: the bounds-check report a kernel ends with, made per
  * group: found before the analysis, its notes stored per work-item (true:

@@ -39,7 +39,7 @@ static void kc_region_resets(kc_emitter *e, bool snapshot) {
     }
 }
 
-static void kc_region_open(kc_emitter *e) {
+void kc_region_open(kc_emitter *e) {
   klg_buf *o = e->out;
   e->region = e->region_count++;
   e->region_label = e->region;
@@ -120,7 +120,7 @@ void kc_region_item(kc_emitter *e) {
   }
 }
 
-static void kc_region_close(kc_emitter *e) {
+void kc_region_close(kc_emitter *e) {
   klg_buf *o = e->out;
   if (e->has_return) {
     kc_indent(e);
@@ -216,7 +216,7 @@ static uint64_t kc_int_max(const kl_type *type) {
 
 /* The global id in dimension 0 through integer conversions: exact while the
  * ids stay at most *max (the smallest largest value of the types on the way). */
-static bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth) {
+bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, int depth) {
   if (!node || depth > 8) return false;
   if (node->kind == KL_EXPR_CONVERT || node->kind == KL_EXPR_CAST) {
     uint64_t m = kc_int_max(node->type);
@@ -245,33 +245,48 @@ static bool kc_is_global_id0(kc_emitter *e, const kl_node *node, uint64_t *max, 
 /* Records the comparisons of the global id in dimension 0 with a uniform,
  * group-visible bound under `node`: each is constant when every global id of
  * the group is below its bound. */
+/* `node` is such a comparison: *max and *left (the id on the left) set. */
+static bool kc_gid_cmp_match(kc_emitter *e, const kl_node *node, uint64_t *max, bool *left) {
+  if (node->kind != KL_EXPR_BINARY || !node->lhs || !node->rhs ||
+      !(node->op == KL_OP_LT || node->op == KL_OP_LE || node->op == KL_OP_GT ||
+        node->op == KL_OP_GE) ||
+      !node->lhs->type || !node->rhs->type || kc_is_vector(node->lhs->type) ||
+      kc_is_vector(node->rhs->type) || !kl_type_is_integer(node->lhs->type) ||
+      !kc_int_max(node->lhs->type) || !kc_int_max(node->rhs->type))
+    return false;
+  *max = UINT64_MAX;
+  *left = kc_is_global_id0(e, node->lhs, max, 0);
+  const kl_node *bound = *left ? node->rhs : node->lhs;
+  return (*left || kc_is_global_id0(e, node->rhs, max, 0)) && kc_uniform(e, bound, 0) &&
+         kc_group_visible(e, bound, 0);
+}
+
+bool kc_gid_guard(kc_emitter *e, const kl_node *condition) {
+  uint64_t max;
+  bool left;
+  if (!condition || !kc_gid_cmp_match(e, condition, &max, &left)) return false;
+  bool less = condition->op == KL_OP_LT || condition->op == KL_OP_LE;
+  return left ? less : !less;
+}
+
 static void kc_find_gid_cmps(kc_emitter *e, const kl_node *node, bool chain, int depth) {
   for (; node; node = chain ? node->next : NULL) {
     if (depth > 64) return;
-    if (node->kind == KL_EXPR_BINARY && node->lhs && node->rhs &&
-        (node->op == KL_OP_LT || node->op == KL_OP_LE || node->op == KL_OP_GT ||
-         node->op == KL_OP_GE) &&
-        node->lhs->type && node->rhs->type && !kc_is_vector(node->lhs->type) &&
-        !kc_is_vector(node->rhs->type) && kl_type_is_integer(node->lhs->type) &&
-        kc_int_max(node->lhs->type) && kc_int_max(node->rhs->type)) {
-      uint64_t max = UINT64_MAX;
-      bool left = kc_is_global_id0(e, node->lhs, &max, 0);
-      const kl_node *bound = left ? node->rhs : node->lhs;
-      if ((left || kc_is_global_id0(e, node->rhs, &max, 0)) && kc_uniform(e, bound, 0) &&
-          kc_group_visible(e, bound, 0)) {
-        if (e->gid_cmp_count == 4) {
-          e->gid_cmp_count = 5; /* too many: no copy */
-          return;
-        }
-        if (e->gid_cmp_count < 4) {
-          bool less = node->op == KL_OP_LT || node->op == KL_OP_LE;
-          e->gid_cmp[e->gid_cmp_count] = node;
-          e->gid_cmp_max[e->gid_cmp_count] = max;
-          e->gid_cmp_left[e->gid_cmp_count] = left;
-          e->gid_cmp_value[e->gid_cmp_count++] = left ? less : !less;
-        }
-        continue;
+    uint64_t max;
+    bool left;
+    if (kc_gid_cmp_match(e, node, &max, &left)) {
+      if (e->gid_cmp_count == 4) {
+        e->gid_cmp_count = 5; /* too many: no copy */
+        return;
       }
+      if (e->gid_cmp_count < 4) {
+        bool less = node->op == KL_OP_LT || node->op == KL_OP_LE;
+        e->gid_cmp[e->gid_cmp_count] = node;
+        e->gid_cmp_max[e->gid_cmp_count] = max;
+        e->gid_cmp_left[e->gid_cmp_count] = left;
+        e->gid_cmp_value[e->gid_cmp_count++] = left ? less : !less;
+      }
+      continue;
     }
     const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
                                  node->then, node->otherwise, node->increment};
@@ -572,21 +587,25 @@ static void kc_group_stmt(kc_emitter *e, const kl_node *node) {
 
 /* After `if (condition) {`: the region of statements `first` .. `last`
  * with *fast set (the copy for groups where the condition holds, its own
- * labels from label_base on), `} else {`, the region as is, `}`. */
+ * labels from label_base on; with streaming stores where `may_stream` and
+ * the region can), `} else {`, the region as is, `}`. */
 static void kc_emit_copies(kc_emitter *e, const kl_node *first, const kl_node *last, bool *fast,
-                           int label_base) {
+                           int label_base, bool may_stream) {
   e->indent++;
   int region_count = e->region_count, bound_kind = e->bound_kind;
   const kl_node *bound = e->bound;
   *fast = true;
-  kc_region_open(e);
-  e->region_label = e->region + label_base;
-  e->bound_kind = 0;
-  for (const kl_node *s = first;; s = s->next) {
-    kc_stmt(e, s);
-    if (s == last) break;
+  /* the fast copy with streaming stores where it can (emit_c_stream.c) */
+  if (!may_stream || !kc_stream_region(e, first, last)) {
+    kc_region_open(e);
+    e->region_label = e->region + label_base;
+    e->bound_kind = 0;
+    for (const kl_node *s = first;; s = s->next) {
+      kc_stmt(e, s);
+      if (s == last) break;
+    }
+    kc_region_close(e);
   }
-  kc_region_close(e);
   *fast = false;
   kc_close(e, "} else {\n");
   e->indent++;
@@ -625,7 +644,7 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
     klg_puts(o, ") >= __gb0 + __ls0");
   }
   klg_puts(o, ") {\n");
-  kc_emit_copies(e, first, last, &e->gid_fast, 1000000);
+  kc_emit_copies(e, first, last, &e->gid_fast, 1000000, true);
   e->gid_cmp_count = 0;
 }
 
@@ -679,7 +698,7 @@ static bool kc_emit_fits_versions(kc_emitter *e, const kl_node *first, const kl_
   klg_buf *o = e->out;
   kc_indent(e);
   klg_printf(o, "if (%s) {\n", klg_text(&condition));
-  kc_emit_copies(e, first, last, &e->fits_fast, 2000000);
+  kc_emit_copies(e, first, last, &e->fits_fast, 2000000, false);
   return true;
 }
 
@@ -724,7 +743,7 @@ void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
              !kc_needs_group(e, last->next))
         last = last->next;
       e->gid_cmp_count = 0;
-      if (e->barrier_mode && !e->analyzing && !e->failed)
+      if ((e->barrier_mode || e->stream_guarded) && !e->analyzing && !e->failed)
         for (const kl_node *s = stmt;; s = s->next) {
           kc_find_gid_cmps(e, s, false, 0);
           if (s == last) break;
@@ -740,6 +759,10 @@ void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
         continue;
       }
       if (kc_gang_region(e, stmt, last)) { /* gangs of work-items (emit_c_gang.c) */
+        stmt = last;
+        continue;
+      }
+      if (kc_stream_region(e, stmt, last)) { /* streaming stores (emit_c_stream.c) */
         stmt = last;
         continue;
       }

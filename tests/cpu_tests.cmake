@@ -53,3 +53,19 @@ endif()
 # AGPU_ERROR_KERNEL_FAULT with kernel, parameter and element on every device.
 agpu_add_c_test(test_bounds)
 set_tests_properties(test_bounds PROPERTIES LABELS "cpu;opencl;vulkan")
+# Streaming stores (kernels/emit_c_stream.c): every launch streams
+# (ANYGPU_CPU_STREAM_BYTES=0), then the same kernels with ordinary stores;
+# element by element against a host reference, outputs poisoned.
+agpu_add_c_test(test_cpu_stream)
+set_tests_properties(test_cpu_stream PROPERTIES LABELS cpu)
+add_test(NAME test_cpu_stream_off COMMAND test_cpu_stream)
+set_tests_properties(test_cpu_stream_off PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS cpu
+                     ENVIRONMENT ANYGPU_CPU_STREAM_BYTES=off)
+# ... and where they are used: in the benchmark's triad, with non-temporal
+# stores in its object, and not in kernels that read what they write.
+if(Python3_Interpreter_FOUND)
+  add_test(NAME test_cpu_stream_c
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_cpu_stream_c.py
+                   $<TARGET_FILE:anygpu_cli> ${CMAKE_SOURCE_DIR})
+  set_tests_properties(test_cpu_stream_c PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS cpu)
+endif()

@@ -345,6 +345,7 @@ agpu_status agpu_cpu_load(const void *bytes, size_t size,
         why ? why : "unknown error",
         access("/proc/self/fd", X_OK) != 0 ? " (the CPU backend needs /proc)" : "");
   }
+  agpu_cpu_stream_setup(object->handle); /* before any of its kernels runs */
   object->has_fd = true;
   object->fd = fd;
   memcpy(object->digest, digest, sizeof digest);

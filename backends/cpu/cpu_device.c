@@ -61,7 +61,7 @@ static uint32_t agpu_cpu_max_mhz(void) {
 /* The last-level cache of CPU 0 as the kernel describes it (the highest
  * cache index under /sys: what this CPU shares, 32 MiB on one CCD rather
  * than the whole package that sysconf may report), else sysconf's L3. */
-static uint64_t agpu_cpu_last_level_cache(void) {
+uint64_t agpu_cpu_last_level_cache(void) {
   uint64_t best = 0;
   for (int index = 0; index < 8; index++) {
     char path[96], text[64];

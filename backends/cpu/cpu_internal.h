@@ -46,6 +46,11 @@ agpu_status agpu_cpu_compile(const char *source, size_t length, bool keep_bytes,
  * again and must match, or nothing is loaded (AGPU_ERROR_INTERNAL). */
 agpu_status agpu_cpu_load(const void *bytes, size_t size, const uint8_t recorded[32],
                           agpu_cpu_object *object);
+/* cpu_device.c: the last-level cache's bytes, 0 when unknown. */
+uint64_t agpu_cpu_last_level_cache(void);
+/* cpu_stream.c: sets a freshly loaded object's kl_c_stream_bytes (the launch
+ * bytes from which its kernels use streaming stores), where it has one. */
+void agpu_cpu_stream_setup(void *handle);
 /* dlclose, then the descriptor and the bytes; leaves the object zeroed. */
 void agpu_cpu_unload(agpu_cpu_object *object);
 
