@@ -344,6 +344,12 @@ agpu_status agpu_program_refuse_kernel(agpu_program *program, const char *kernel
 agpu_status agpu_program_refused_all(agpu_program *program);
 const agpu_kernel_refusal *agpu_program_refusal(const agpu_program *program, const char *kernel);
 void agpu_program_free_refusals(agpu_program *program);
+/* A list of refusals made before the program was at hand (a backend that
+ * translates apart from it, as HIP's agpu_hip_build_code): each recorded
+ * with agpu_program_refuse_kernel, then the list freed, whatever the
+ * result. */
+agpu_status agpu_program_take_refusals(agpu_program *program, agpu_kernel_refusal *refused);
+void agpu_kernel_refusals_free(agpu_kernel_refusal *refused); /* NULL: nothing */
 
 /* String helpers the backends share: `text` (NULL: "") cut to fit
  * `capacity` bytes with its terminator; a malloc'd copy, NULL when out of

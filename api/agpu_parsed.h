@@ -65,6 +65,18 @@ agpu_translate_traits agpu_parsed_traits(const agpu_parsed *parsed);
 agpu_status agpu_parsed_emit(agpu_parsed *parsed, agpu_target target, agpu_status refusal,
                              const char *what, char **text, char **log);
 
+/* The whole program in `target` (C, CUDA or HIP), in *text (malloc'd),
+ * without the kernels the target cannot express: each of those is in
+ * *refused (malloc'd, agpu_kernel_refusals_free; status `refusal`, message
+ * "agpu_program_build: <what> (kernel 'k') for <selector>:" and what the
+ * emitter said) for the backend to record (agpu_program_take_refusals). A
+ * program whose every kernel is refused fails with the first refusal, and
+ * *log holds the diagnostics; one where something outside the kernels fails
+ * (a helper, a constant) fails as agpu_parsed_emit does. */
+agpu_status agpu_parsed_emit_kernels(agpu_parsed *parsed, agpu_target target, agpu_status refusal,
+                                     const char *what, char **text, agpu_kernel_refusal **refused,
+                                     char **log);
+
 /* The whole program in C (the CPU backend), in *text (malloc'd): a kernel
  * the C target cannot express is refused alone on `program`
  * (agpu_program_refuse_kernel, AGPU_ERROR_BUILD_FAILED, "agpu_program_build:

@@ -58,12 +58,25 @@ const agpu_kernel_refusal *agpu_program_refusal(const agpu_program *program, con
   return NULL;
 }
 
-void agpu_program_free_refusals(agpu_program *program) {
-  while (program->refusals) {
-    agpu_kernel_refusal *next = program->refusals->next;
-    free(program->refusals->kernel);
-    free(program->refusals->message);
-    free(program->refusals);
-    program->refusals = next;
+void agpu_kernel_refusals_free(agpu_kernel_refusal *refused) {
+  while (refused) {
+    agpu_kernel_refusal *next = refused->next;
+    free(refused->kernel);
+    free(refused->message);
+    free(refused);
+    refused = next;
   }
+}
+
+void agpu_program_free_refusals(agpu_program *program) {
+  agpu_kernel_refusals_free(program->refusals);
+  program->refusals = NULL;
+}
+
+agpu_status agpu_program_take_refusals(agpu_program *program, agpu_kernel_refusal *refused) {
+  agpu_status status = AGPU_SUCCESS;
+  for (const agpu_kernel_refusal *r = refused; r && status == AGPU_SUCCESS; r = r->next)
+    status = agpu_program_refuse_kernel(program, r->kernel, r->status, r->message);
+  agpu_kernel_refusals_free(refused);
+  return status;
 }

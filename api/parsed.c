@@ -171,8 +171,8 @@ typedef struct agpu_emit_call {
   const kl_function *kernel; /* GLSL */
   uint64_t by_address;
   bool want_text;
-  bool per_kernel;            /* C: refuse kernels one by one */
-  kl_refused_kernel *refused; /* C, per_kernel */
+  bool per_kernel;            /* C, CUDA, HIP: refuse kernels one by one */
+  kl_refused_kernel *refused; /* per_kernel */
   const char *text;
   const kl_glsl_layout *layout;
 } agpu_emit_call;
@@ -187,7 +187,8 @@ static void agpu_emit_work(void *data) {
       break;
     case AGPU_TARGET_CUDA:
     case AGPU_TARGET_HIP:
-      call->text = kl_emit_cuda(ctx, program, call->target == AGPU_TARGET_HIP);
+      call->text = kl_emit_cuda_kernels(ctx, program, call->target == AGPU_TARGET_HIP,
+                                        call->per_kernel ? &call->refused : NULL);
       break;
     case AGPU_TARGET_C:
       call->text = kl_emit_c_kernels(ctx, program, call->per_kernel ? &call->refused : NULL);
@@ -228,40 +229,68 @@ agpu_status agpu_parsed_emit(agpu_parsed *parsed, agpu_target target, agpu_statu
   return status;
 }
 
-/* Each kernel the C emitter left out, refused alone on the program. */
-static agpu_status agpu_parsed_refuse(agpu_parsed *parsed, agpu_program *program,
-                                      const kl_refused_kernel *refused, const char *what) {
-  agpu_status status = AGPU_SUCCESS;
-  for (const kl_refused_kernel *r = refused; r && status == AGPU_SUCCESS; r = r->next) {
-    char *message = NULL;
-    if (asprintf(&message, "agpu_program_build: %s (kernel '%s') for %s:\n%s", what, r->name,
-                 parsed->selector, r->diagnostics) < 0)
+/* Each kernel the emitter left out, as a list of refusals (malloc'd). */
+static agpu_status agpu_parsed_refusals(const agpu_parsed *parsed, const kl_refused_kernel *from,
+                                        agpu_status refusal, const char *what,
+                                        agpu_kernel_refusal **refused) {
+  agpu_kernel_refusal **tail = refused;
+  for (const kl_refused_kernel *r = from; r; r = r->next) {
+    agpu_kernel_refusal *item = calloc(1, sizeof *item);
+    if (!item) return agpu_parsed_no_memory();
+    *tail = item;
+    tail = &item->next;
+    item->status = refusal;
+    item->kernel = agpu_strdup(r->name);
+    if (!item->kernel ||
+        asprintf(&item->message, "agpu_program_build: %s (kernel '%s') for %s:\n%s", what, r->name,
+                 parsed->selector, r->diagnostics) < 0) {
+      item->message = NULL;
       return agpu_parsed_no_memory();
-    status = agpu_program_refuse_kernel(program, r->name, AGPU_ERROR_BUILD_FAILED, message);
-    free(message);
+    }
   }
+  return AGPU_SUCCESS;
+}
+
+agpu_status agpu_parsed_emit_kernels(agpu_parsed *parsed, agpu_target target, agpu_status refusal,
+                                     const char *what, char **text, agpu_kernel_refusal **refused,
+                                     char **log) {
+  *text = NULL;
+  *refused = NULL;
+  if (log) *log = NULL;
+  pthread_mutex_lock(&parsed->lock);
+  agpu_emit_call call = {.parsed = parsed, .target = target, .per_kernel = true};
+  agpu_emit_guarded(&call);
+  agpu_status status = AGPU_SUCCESS;
+  if (!call.text)
+    status = agpu_parsed_fail(parsed->context, refusal, what, NULL, parsed->selector, log);
+  else
+    status = agpu_parsed_refusals(parsed, call.refused, refusal, what, refused);
+  uint32_t count = 0;
+  for (const agpu_kernel_refusal *r = *refused; r; r = r->next) count++;
+  if (status == AGPU_SUCCESS && count && count >= parsed->signatures.kernel_count) {
+    /* nothing left to run: the first kernel's refusal fails the build */
+    status = agpu_error_set(refusal, "%s", (*refused)->message);
+    if (log) *log = agpu_strdup(kl_diagnostics_text(parsed->context));
+  }
+  if (status == AGPU_SUCCESS && !(*text = agpu_strdup(call.text))) status = agpu_parsed_no_memory();
+  if (status != AGPU_SUCCESS) {
+    agpu_kernel_refusals_free(*refused);
+    *refused = NULL;
+  }
+  pthread_mutex_unlock(&parsed->lock);
   return status;
 }
 
 agpu_status agpu_parsed_emit_c(agpu_parsed *parsed, agpu_program *program, const char *what,
                                char **text, char **log) {
-  *text = NULL;
-  if (log) *log = NULL;
-  pthread_mutex_lock(&parsed->lock);
-  agpu_emit_call call = {.parsed = parsed, .target = AGPU_TARGET_C, .per_kernel = true};
-  agpu_emit_guarded(&call);
-  agpu_status status = AGPU_SUCCESS;
-  if (!call.text)
-    status = agpu_parsed_fail(parsed->context, AGPU_ERROR_BUILD_FAILED, what, NULL,
-                              parsed->selector, log);
-  else
-    status = agpu_parsed_refuse(parsed, program, call.refused, what);
-  uint32_t refused = 0;
-  for (const kl_refused_kernel *r = call.refused; r; r = r->next) refused++;
-  if (status == AGPU_SUCCESS && refused && refused >= parsed->signatures.kernel_count)
-    status = agpu_program_refused_all(program); /* as before: the first kernel's refusal */
-  if (status == AGPU_SUCCESS && !(*text = agpu_strdup(call.text))) status = agpu_parsed_no_memory();
-  pthread_mutex_unlock(&parsed->lock);
+  agpu_kernel_refusal *refused = NULL;
+  agpu_status status = agpu_parsed_emit_kernels(parsed, AGPU_TARGET_C, AGPU_ERROR_BUILD_FAILED,
+                                                what, text, &refused, log);
+  if (status == AGPU_SUCCESS) status = agpu_program_take_refusals(program, refused);
+  if (status != AGPU_SUCCESS) {
+    free(*text);
+    *text = NULL;
+  }
   return status;
 }
 

@@ -31,7 +31,6 @@ static const kl_target agpu_kl_targets[AGPU_TARGET_COUNT_] = {
     [AGPU_TARGET_C] = KL_TARGET_C,           [AGPU_TARGET_SPIRV] = KL_TARGET_GLSL,
 };
 
-
 static void agpu_translation_free(agpu_translation *translation) {
   kl_context_destroy(translation->context);
   free(translation);
@@ -94,6 +93,28 @@ static agpu_status agpu_compile_spirv(agpu_translation *result, const char *kern
 #endif
 }
 
+/* Whether the emitter left out every kernel (nothing to translate). */
+static bool agpu_refused_every_kernel(const kl_program *program, const kl_refused_kernel *refused) {
+  if (!refused) return false;
+  int kernels = 0, left_out = 0;
+  for (const kl_function *f = program->functions; f; f = f->next)
+    if (f->is_kernel && f->body) kernels++;
+  for (; refused; refused = refused->next) left_out++;
+  return left_out >= kernels;
+}
+
+/* The diagnostics, then a line for each kernel left out of the output. */
+static const char *agpu_refusal_notes(kl_context *ctx, agpu_target target,
+                                      const kl_refused_kernel *refused) {
+  const char *text = kl_diagnostics_text(ctx);
+  for (; refused; refused = refused->next)
+    text = kl_format(ctx,
+                     "%swarning: kernel '%s' is left out of the %s output (the other kernels "
+                     "are in it): the %s target cannot express it (the errors above)\n",
+                     text, refused->name, agpu_target_names[target], agpu_target_names[target]);
+  return text;
+}
+
 AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
                                     agpu_translation **translation) {
   if (!translation)
@@ -142,16 +163,18 @@ AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
   } else if (desc->target == AGPU_TARGET_GLSL || desc->target == AGPU_TARGET_SPIRV) {
     status = agpu_pick_glsl_kernel(program, desc->kernel, &kernel);
   }
+  kl_refused_kernel *refused = NULL;
   if (status == AGPU_SUCCESS) {
-    result->output = kl_emit(ctx, program, agpu_kl_targets[desc->target], kernel);
-    if (!result->output)
+    /* C, CUDA and HIP leave out a kernel they cannot express (issue 18) */
+    result->output = kl_emit_kernels(ctx, program, agpu_kl_targets[desc->target], kernel, &refused);
+    if (!result->output || agpu_refused_every_kernel(program, refused))
       status = agpu_error_set(AGPU_ERROR_BUILD_FAILED, "%s", kl_diagnostics_text(ctx));
   }
   if (status == AGPU_SUCCESS && desc->target == AGPU_TARGET_SPIRV)
     status = agpu_compile_spirv(result, kernel);
   if (status == AGPU_SUCCESS) {
     result->signature_json = kl_signature_json(ctx, program);
-    result->diagnostics = kl_diagnostics_text(ctx);
+    result->diagnostics = agpu_refusal_notes(ctx, desc->target, refused);
     status = agpu_object_publish(&result->object, AGPU_OBJECT_TRANSLATION);
   }
   if (status != AGPU_SUCCESS) {

@@ -821,7 +821,36 @@ static void cuda_function(cuda_emitter *e, const kl_function *f) {
   klg_puts(o, "}\n\n");
 }
 
+/* One kernel; with `refused`, a kernel the target cannot express is left
+ * out (its text dropped, what the emitter said of it listed) instead of
+ * failing the program. */
+static void cuda_kernel_or_refuse(cuda_emitter *e, const kl_function *f,
+                                  kl_refused_kernel **refused) {
+  if (!refused || e->failed) {
+    cuda_function(e, f);
+    return;
+  }
+  int mark = kl_diagnostic_count(e->ctx);
+  size_t length = e->out.length;
+  cuda_function(e, f);
+  if (!e->failed) return;
+  e->out.length = length;
+  e->failed = false;
+  e->last_failure = NULL;
+  kl_refused_kernel *refusal = kl_alloc(e->ctx, sizeof *refusal);
+  refusal->name = f->name;
+  refusal->diagnostics = kl_diagnostics_text_from(e->ctx, mark);
+  refusal->next = NULL;
+  while (*refused) refused = &(*refused)->next;
+  *refused = refusal;
+}
+
 const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
+  return kl_emit_cuda_kernels(ctx, program, hip, NULL);
+}
+
+const char *kl_emit_cuda_kernels(kl_context *ctx, const kl_program *program, bool hip,
+                                 kl_refused_kernel **refused) {
   cuda_emitter e = {.ctx = ctx, .program = program, .hip = hip};
   klg_init(&e.out, ctx);
   e.printer = klg_c_printer_of(&e.out, &e, cuda_expression_callback, cuda_declaration_callback,
@@ -864,8 +893,13 @@ const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
     klg_puts(&e.out, ";\n");
   }
   klg_puts(&e.out, "\n");
-  for (const kl_function *f = program->functions; f; f = f->next)
-    if (f->body) cuda_function(&e, f);
+  for (const kl_function *f = program->functions; f; f = f->next) {
+    if (!f->body) continue;
+    if (f->is_kernel)
+      cuda_kernel_or_refuse(&e, f, refused);
+    else
+      cuda_function(&e, f);
+  }
   klg_puts(&e.out, "} /* namespace kl */\n");
   if (e.failed) return NULL;
   return klg_text(&e.out);

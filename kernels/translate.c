@@ -7,11 +7,12 @@
 /* The emitters live in other files; a build without one still links and
  * says so (weak references: see docs/kernel-language.md). */
 extern const char *kl_emit_opencl(kl_context *ctx, const kl_program *program) __attribute__((weak));
-extern const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip)
-    __attribute__((weak));
 extern const char *kl_emit_glsl(kl_context *ctx, const kl_program *program,
                                 const kl_function *kernel) __attribute__((weak));
-extern const char *kl_emit_c(kl_context *ctx, const kl_program *program) __attribute__((weak));
+extern const char *kl_emit_c_kernels(kl_context *ctx, const kl_program *program,
+                                     kl_refused_kernel **refused) __attribute__((weak));
+extern const char *kl_emit_cuda_kernels(kl_context *ctx, const kl_program *program, bool hip,
+                                        kl_refused_kernel **refused) __attribute__((weak));
 
 static kl_program *parse_source(kl_context *ctx, const char *source, size_t length,
                                 const kl_translate_options *options) {
@@ -107,7 +108,7 @@ static const kl_function *glsl_kernel(kl_context *ctx, const kl_program *program
 }
 
 static const char *emit(kl_context *ctx, const kl_program *program, kl_target target,
-                        const char *kernel) {
+                        const char *kernel, kl_refused_kernel **refused) {
   bool hip = target == KL_TARGET_HIP;
   switch (target) {
     case KL_TARGET_OPENCL:
@@ -115,8 +116,8 @@ static const char *emit(kl_context *ctx, const kl_program *program, kl_target ta
                                                                    : NULL;
     case KL_TARGET_CUDA:
     case KL_TARGET_HIP:
-      return have_emitter(ctx, kl_emit_cuda != NULL, hip ? "HIP" : "CUDA")
-                 ? kl_emit_cuda(ctx, program, hip)
+      return have_emitter(ctx, kl_emit_cuda_kernels != NULL, hip ? "HIP" : "CUDA")
+                 ? kl_emit_cuda_kernels(ctx, program, hip, refused)
                  : NULL;
     case KL_TARGET_GLSL: {
       const kl_function *k = glsl_kernel(ctx, program, kernel);
@@ -124,7 +125,9 @@ static const char *emit(kl_context *ctx, const kl_program *program, kl_target ta
                                                                   : NULL;
     }
     case KL_TARGET_C:
-      return have_emitter(ctx, kl_emit_c != NULL, "C") ? kl_emit_c(ctx, program) : NULL;
+      return have_emitter(ctx, kl_emit_c_kernels != NULL, "C")
+                 ? kl_emit_c_kernels(ctx, program, refused)
+                 : NULL;
     default:
       kl_error(ctx, (kl_location){ctx->main_source, 0, 0}, "unknown target %d", (int)target);
       return NULL;
@@ -145,12 +148,17 @@ bool kl_guarded(kl_context *ctx, void (*work)(void *data), void *data) {
 
 const char *kl_emit(kl_context *ctx, const kl_program *program, kl_target target,
                     const char *kernel) {
+  return kl_emit_kernels(ctx, program, target, kernel, NULL);
+}
+
+const char *kl_emit_kernels(kl_context *ctx, const kl_program *program, kl_target target,
+                            const char *kernel, kl_refused_kernel **refused) {
   if (!ctx || !program) return NULL;
   jmp_buf bail;
   const char *volatile result = NULL;
   if (setjmp(bail) == 0) {
     ctx->bail = &bail;
-    result = emit(ctx, program, target, kernel);
+    result = emit(ctx, program, target, kernel, refused);
   }
   ctx->bail = NULL;
   return result;

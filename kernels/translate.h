@@ -115,6 +115,13 @@ typedef struct kl_refused_kernel {
 } kl_refused_kernel;
 const char *kl_emit_c_kernels(kl_context *ctx, const kl_program *program,
                               kl_refused_kernel **refused);
+/* kl_emit_cuda with kernels refused one by one, as kl_emit_c_kernels does. */
+const char *kl_emit_cuda_kernels(kl_context *ctx, const kl_program *program, bool hip,
+                                 kl_refused_kernel **refused);
+/* kl_emit where the C, CUDA and HIP targets refuse kernels one by one into
+ * *refused (NULL: as kl_emit); the other targets ignore it. */
+const char *kl_emit_kernels(kl_context *ctx, const kl_program *program, kl_target target,
+                            const char *kernel, kl_refused_kernel **refused);
 
 /* Runs `work(data)` with the translation's way out set: an emitter called
  * directly (not through kl_emit) stops there when it runs out of memory or

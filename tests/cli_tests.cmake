@@ -21,6 +21,12 @@ else()
   message(STATUS "anygpu: python3 not found: the CLI test (tests/test_cli.py) is not registered")
 endif()
 
+# scripts/realworld/agree.py's comparison of two runs and the inputs its
+# hints give the kernels that need an invariant (issue 18).
+if(Python3_Interpreter_FOUND)
+  add_test(NAME realworld_agree COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_agree.py)
+endif()
+
 # list and test --mpi under mpirun, 4 ranks, one with a planted fault (issue
 # 24, docs/cluster.md); skipped without Open MPI (openmpi-bin, libopenmpi-dev).
 if(Python3_Interpreter_FOUND)

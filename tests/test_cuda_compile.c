@@ -11,6 +11,7 @@
 #include "agpu_test.h"
 #include "cuda_internal.h"
 #include "emit_common.h"
+#include "gpu_refusal_sources.h"
 
 enum { EM_CUDA = 190 };
 
@@ -201,6 +202,52 @@ static void compile_error_gives_status_and_log(void) {
   agpu_cuda_binary_free(&binary);
 }
 
+/* `anygpu compile --target cuda` (agpu_translate) of a program with kernels
+ * the CUDA target cannot express: the others are in the output, which NVRTC
+ * compiles; the diagnostics name each one left out and why (issue 18). */
+static void refused_kernels_are_left_out(void) {
+  agpu_translate_desc desc = {
+      .source = gpu_refusal_mixed, .source_name = "mixed.cl", .target = AGPU_TARGET_CUDA};
+  agpu_translation *translation = NULL;
+  CHECK_OK(agpu_translate(&desc, &translation));
+  if (!translation) return;
+  const char *cuda = agpu_translation_output(translation);
+  const char *notes = agpu_translation_diagnostics(translation);
+  CHECK(strstr(cuda, "__global__ void twice(") && strstr(cuda, "__global__ void plus("));
+  CHECK(!strstr(cuda, "void class(") && !strstr(cuda, "void vshift(") &&
+        !strstr(cuda, "void cbrtf("));
+  static const char *const expected[] = {
+      "mixed.cl:5:15: error: the CUDA target does not support a kernel named 'class'",
+      "mixed.cl:7:23: error: the CUDA target does not support this compound assignment",
+      "mixed.cl:9:15: error: the CUDA target does not support a kernel named 'cbrtf'",
+      "warning: kernel 'class' is left out of the cuda output",
+      "warning: kernel 'vshift' is left out of the cuda output",
+      "warning: kernel 'cbrtf' is left out of the cuda output"};
+  for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+    if (!strstr(notes, expected[i])) printf("  missing: %s\n  in:\n%s\n", expected[i], notes);
+    CHECK(strstr(notes, expected[i]) != NULL);
+  }
+  const char *why = NULL;
+  if (agpu_cuda_nvrtc_get(&why)) {
+    agpu_cuda_binary binary;
+    agpu_status status = agpu_cuda_compile(cuda, "mixed.cu", 90, false, &binary);
+    if (status != AGPU_SUCCESS) printf("  %s\n", agpu_last_error());
+    CHECK_OK(status);
+    char bad[128] = "";
+    CHECK(status != AGPU_SUCCESS || is_cubin_for(&binary, 90, bad, sizeof bad));
+    if (status == AGPU_SUCCESS) agpu_cuda_binary_free(&binary);
+  } else {
+    printf("  NVRTC compile skipped: NVRTC not found: %s\n", why);
+  }
+  agpu_translation_release(translation);
+  /* nothing left to translate: an error, as before */
+  desc.source = gpu_refusal_none_left;
+  translation = NULL;
+  CHECK_STATUS(agpu_translate(&desc, &translation), AGPU_ERROR_BUILD_FAILED);
+  CHECK_MESSAGE("a kernel named 'class'");
+  CHECK(translation == NULL);
+}
+
 /* ------------------------------------------------------------- --files */
 
 typedef struct file_job {
@@ -268,5 +315,6 @@ int main(int argc, char **argv) {
   RUN(forced_ptx_for_sm90);
   RUN(fp_contract_off_gives_no_fma);
   RUN(compile_error_gives_status_and_log);
+  RUN(refused_kernels_are_left_out);
   return agpu_test_finish();
 }

@@ -13,6 +13,7 @@
 
 #include "agpu_test.h"
 #include "emit_common.h"
+#include "gpu_refusal_sources.h"
 #include "hip_internal.h"
 
 static const agpu_hiprtc_api *rtc;
@@ -262,6 +263,59 @@ static void program_build_translates_compiles_and_caches(void) {
   CHECK(system(command) == 0);
 }
 
+/* A program with kernels the HIP target cannot express (issue 18): the
+ * others go to hiprtc and make a code object; each one left out comes back
+ * with its reason for the program's build log; `anygpu compile --target
+ * hip` (agpu_translate) lists them; a program of refused kernels fails. */
+static void refused_kernels_are_left_out(void) {
+  agpu_translate_desc desc = {
+      .source = gpu_refusal_mixed, .source_name = "mixed.cl", .target = AGPU_TARGET_HIP};
+  agpu_translation *translation = NULL;
+  CHECK_OK(agpu_translate(&desc, &translation));
+  const char *hip = agpu_translation_output(translation);
+  const char *notes = agpu_translation_diagnostics(translation);
+  CHECK(strstr(hip, "void twice(") && strstr(hip, "void plus(") && strstr(hip, "void cbrtf("));
+  CHECK(!strstr(hip, "void class(") && !strstr(hip, "void vshift("));
+  CHECK(strstr(notes, "mixed.cl:5:15: error: the HIP target does not support a kernel named"));
+  CHECK(strstr(notes, "warning: kernel 'class' is left out of the hip output"));
+  CHECK(strstr(notes, "warning: kernel 'vshift' is left out of the hip output"));
+  CHECK(!strstr(notes, "'cbrtf' is left out"));
+  agpu_translation_release(translation);
+  REQUIRE_HIPRTC();
+  char directory[] = "/tmp/anygpu-hip-refusal-XXXXXX";
+  if (!mkdtemp(directory)) SKIP("mkdtemp failed");
+  setenv("ANYGPU_CACHE_DIR", directory, 1);
+  agpu_hip_build_target target = {.arch = "gfx90a",
+                                  .selector = "hip:test",
+                                  .device_name = "test GPU",
+                                  .driver_version = "5.2.0",
+                                  .runtime_version = 50200000,
+                                  .fp64 = true,
+                                  .int64 = true,
+                                  .local_mem_bytes = 65536};
+  agpu_hip_built built;
+  CHECK_OK(build(&target, gpu_refusal_mixed, "mixed.cl", NULL, &built));
+  CHECK(built.code && agpu_hip_is_code_object(built.code, built.code_size));
+  const agpu_kernel_refusal *r = built.refused;
+  CHECK(r && strcmp(r->kernel, "class") == 0 && r->status == AGPU_ERROR_UNSUPPORTED);
+  CHECK(r && strstr(r->message,
+                    "the HIP emitter cannot translate this kernel (kernel 'class') "
+                    "for hip:test:\nmixed.cl:5:15: error:"));
+  r = r ? r->next : NULL;
+  CHECK(r && strcmp(r->kernel, "vshift") == 0 && strstr(r->message, "mixed.cl:7:23: error:"));
+  CHECK(r && r->next == NULL);
+  agpu_hip_built_free(&built);
+  CHECK_STATUS(build(&target, gpu_refusal_none_left, "none.cl", NULL, &built),
+               AGPU_ERROR_UNSUPPORTED);
+  CHECK_MESSAGE("(kernel 'class') for hip:test");
+  CHECK(built.refused == NULL);
+  agpu_hip_built_free(&built);
+  unsetenv("ANYGPU_CACHE_DIR");
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf '%s'", directory);
+  CHECK(system(command) == 0);
+}
+
 static void free_kernels(agpu_hip_program *hp) {
   for (uint32_t i = 0; i < hp->kernel_count; i++) free(hp->kernels[i].params);
   free(hp->kernels);
@@ -402,6 +456,7 @@ int main(void) {
   RUN(compile_past_its_deadline_is_killed);
   RUN(compiles_from_two_threads);
   RUN(program_build_translates_compiles_and_caches);
+  RUN(refused_kernels_are_left_out);
   RUN(native_code_object_metadata_is_read);
   RUN(peak_table_and_arch_names);
   return agpu_test_finish();

@@ -140,13 +140,16 @@ agpu_status agpu_cuda_program_build(agpu_program *program, const agpu_program_de
   if (!cp) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "cuda: out of host memory");
   cp->translated = true;
   char *cuda_source = NULL, *log = NULL;
-  agpu_status status =
-      agpu_parsed_emit(program->parsed, AGPU_TARGET_CUDA, AGPU_ERROR_UNSUPPORTED,
-                       "the CUDA emitter cannot translate this program", &cuda_source, &log);
+  agpu_kernel_refusal *refused = NULL;
+  /* a kernel the CUDA target cannot express is refused alone (issue 18) */
+  agpu_status status = agpu_parsed_emit_kernels(
+      program->parsed, AGPU_TARGET_CUDA, AGPU_ERROR_UNSUPPORTED,
+      "the CUDA emitter cannot translate this kernel", &cuda_source, &refused, &log);
   if (status != AGPU_SUCCESS && log) {
     free(program->build_log);
     program->build_log = log;
   }
+  if (status == AGPU_SUCCESS) status = agpu_program_take_refusals(program, refused);
   if (status == AGPU_SUCCESS)
     status = agpu_cuda_describe_kernels(agpu_parsed_signatures(program->parsed), cp);
   if (status == AGPU_SUCCESS) {

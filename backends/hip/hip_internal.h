@@ -153,6 +153,9 @@ typedef struct agpu_hip_built {
   size_t code_size;
   char *log; /* the translator's warnings or hiprtc's log, NULL when none */
   bool from_cache;
+  /* the kernels the HIP target cannot express, left out of the code object
+   * (agpu_program_take_refusals records them on the program) */
+  agpu_kernel_refusal *refused;
 } agpu_hip_built;
 
 /* Everything of agpu_program_build that needs no device: translation,

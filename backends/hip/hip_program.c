@@ -93,6 +93,7 @@ static agpu_status agpu_hip_code_for(const agpu_hiprtc_api *rtc,
 
 void agpu_hip_built_free(agpu_hip_built *built) {
   agpu_hip_program_free(built->program);
+  agpu_kernel_refusals_free(built->refused);
   free(built->code);
   free(built->log);
   memset(built, 0, sizeof *built);
@@ -134,8 +135,10 @@ static agpu_status agpu_hip_build_parsed(const agpu_hiprtc_api *rtc,
       agpu_hip_describe_kernels(target, agpu_parsed_signatures(parsed), out->program);
   if (status != AGPU_SUCCESS) return status;
   char *source = NULL, *log = NULL;
-  status = agpu_parsed_emit(parsed, AGPU_TARGET_HIP, AGPU_ERROR_UNSUPPORTED,
-                            "the HIP emitter cannot translate this kernel", &source, &log);
+  /* a kernel the HIP target cannot express is refused alone (issue 18) */
+  status = agpu_parsed_emit_kernels(parsed, AGPU_TARGET_HIP, AGPU_ERROR_UNSUPPORTED,
+                                    "the HIP emitter cannot translate this kernel", &source,
+                                    &out->refused, &log);
   if (status != AGPU_SUCCESS) {
     free(out->log);
     out->log = log;
@@ -208,6 +211,10 @@ agpu_status agpu_hip_program_build(agpu_program *program, const agpu_program_des
   free(program->build_log);
   program->build_log = built.log;
   built.log = NULL;
+  if (status == AGPU_SUCCESS) { /* the build log warns of each */
+    status = agpu_program_take_refusals(program, built.refused);
+    built.refused = NULL;
+  }
   if (status == AGPU_SUCCESS) {
     program->native = built.program;
     built.program = NULL;

@@ -27,8 +27,12 @@ each ran alone, together again (a first build on a cold cache, mcxcl's on
 PoCL, takes most of a minute). A kernel that fails, crashes or hangs on
 opencl:0 is not runnable, one that does so on another device counts against
 that device, one that a device's backend refuses is left out of its share.
-AGREE_KEEP=DIR keeps the argument files in DIR, so that a kernel's command
+Each runnable kernel runs on opencl:0 a second time, in reverse order and
+without fma contraction (SECOND_SCHEDULE, REVERSED, NO_CONTRACTION): one
+whose buffers move is "nondeterministic", reported apart and left out of
+the shares. AGREE_KEEP=DIR keeps the argument files in DIR, so that a kernel's command
 (in --json's output) can be run again by hand. JOBS (default 2) run at once."""
+import array
 import concurrent.futures
 import json
 import os
@@ -56,8 +60,9 @@ LAUNCH = {1: ([4096], [64]), 2: ([64, 64], [16, 16]), 3: ([16, 16, 16], [4, 4, 4
 # what its host does that the rules above do not guess. "local"/"global":
 # the launch; "args": {parameter name: --arg spec, or expr:TYPE:N:EXPR for a
 # buffer whose element i is EXPR}; "fields": {buffer parameter: {struct
-# member: an expression of the element index i}}; "options": replaces
-# options.json's -D of the same name.
+# member: an expression of the element index i, and of j for the elements
+# of an array member}}; "options": replaces options.json's -D of the same
+# name.
 HINTS = {
     # S3D indexes p[(z - 1) * N_GP + gid] for z up to 122: N_GP = global size
     ("shoc/src/opencl/level2/s3d/", "*"): {"options": ["-DN_GP=1024"], "global": [1024]},
@@ -150,16 +155,44 @@ HINTS = {
         {"local": [32], "global": [96], "args": {"offset": "int:0"}},
     ("rodinia/opencl/lud/lud_kernel.cl", "lud_internal"):
         {"global": [48, 48], "args": {"offset": "int:0"}},
+    # a B+ tree's nodes hold their keys in order: one work-item of a node
+    # finds its key between keys[thid] and keys[thid + 1] (random keys let
+    # several write offsetD[bid] at once)
+    ("rodinia/opencl/b+tree/kernel/kernel_gpu_opencl.cl", "findK"):
+        {"fields": {"knodesD": {"keys": "j"}}},
+    # the radix sort's scatter: in[] as the previous passes leave it and
+    # isums[] the exclusive scan of its digit counts (digit-major, then
+    # group), so that every element has a place of its own; with random
+    # offsets places collide and the last writer wins. 64 groups of 256
+    # keys, each digit 16 times a group.
+    ("shoc/src/opencl/level1/sort/sort.cl", "bottom_scan"): {"args": {
+        "n": "int:16384", "shift": "int:0",
+        "in": "expr:uint:16384:(i * 7) % 16 + 16 * ((i * 40503) % 65536)",
+        "isums": "expr:uint:1024:1024 * (i // 64) + 16 * (i % 64)"}},
 }
-for variant in ("base", "nvidia"):
+for variant in ("base", "nvidia"):  # (PoCL does not build the semiopti one)
+    # the radix sort's scatter, as SHOC's: each group's 1024 keys sorted by
+    # the digit (splitSort's work; 64 of each digit) and histo[] the
+    # exclusive scan of the digit counts (digit-major, then group); 16
+    # groups of SORT_BS = 256 work-items, 4 keys each, the first digit
+    HINTS[(f"mri-gridding/src/opencl_{variant}/sort.cl", "splitRearrange")] = {
+        "local": [256], "global": [4096], "args": {
+            "numElems": "int:16384", "iter": "int:0",
+            "keys_i": "expr:uint:16384:(i % 1024) // 64 + 16 * ((i * 40503) % 65536)",
+            "histo": "expr:uint:256:64 * i"}}
+for variant, width, groups in (("base", 256, 14), ("nvidia", 512, 7)):
     # mappings as histo_intermediates makes them (block 0 or 1, index
-    # below KB, a byte offset 0, 8, 16 or 24), two groups of ranges
+    # below KB, a byte offset 0, 8, 16 or 24), two groups of ranges; a
+    # histogram wide enough for two ranges of KB Ki bins (the NVIDIA one's
+    # KB is 48: in a 256x256 histogram a group's second range overlaps the
+    # next group's first, and which copy lands last follows the groups'
+    # order), as few groups as the 1 MiB buffer holds
     HINTS[(f"histo/src/opencl_{variant}/histo_main.cl", "histo_main_kernel")] = {
-        "local": [768, 1], "global": [768 * 14, 2], "args": {
+        "local": [768, 1], "global": [768 * groups, 2], "args": {
             "sm_mappings": "expr:uchar:16384:[(i // 4) % 2, (i // 8) % 24, (i * 7) % 256,"
                            " 8 * ((i // 4) % 4)][i % 4]",
             "num_elements": "uint:4096", "sm_range_min": "uint:0", "sm_range_max": "uint:1",
-            "histo_height": "uint:256", "histo_width": "uint:256"}}
+            "histo_height": "uint:256", "histo_width": f"uint:{width}"}}
 for variant in ("base", "nvidia"):  # a grid of 16^3 (its default is 256^3, 64 MiB a buffer)
     HINTS[(f"mri-gridding/src/opencl_{variant}/GPU_kernels.cl", "gridding_GPU")] = {
         "options": ["-DCUTOFF2_VAL=2.25", "-DCUTOFF_VAL=1.5", "-DCEIL_CUTOFF_VAL=2.0",
@@ -236,10 +269,12 @@ def buffer_spec(p, nbytes, rng, work, fields=None):
     for i in range(n):
         one = bytearray(value_bytes(p["element_type"], size, p.get("struct"), rng, False))
         for m in (p["struct"]["members"] if fields else []):
-            if m["name"] in fields:  # a member the hint sets: an expression of i
-                code, width = SCALARS[m["type"]]
-                one[m["offset"]:m["offset"] + width] = struct.pack("<" + code,
-                                                                   eval(fields[m["name"]]))
+            if m["name"] in fields:  # a member the hint sets: an expression of i (and j)
+                base, count = split_type(m["type"])
+                code, width = SCALARS[base]
+                values = [eval(fields[m["name"]], {"i": i, "j": j}) for j in range(count)]
+                one[m["offset"]:m["offset"] + width * count] = struct.pack(
+                    "<%d%s" % (count, code), *values)
         data += one
     path = os.path.join(work, f"arg{p['index']}.bin")
     pathlib.Path(path).write_bytes(data)
@@ -419,6 +454,101 @@ def compare(text):
     return bad
 
 
+# The reference run again, its buffers compared with the first run's: the
+# same kernel with its work-items and work-groups in reverse order (macros
+# remap get_local_id, get_group_id and get_global_id, so that each logical
+# work-item computes what it did, in the opposite order), on PoCL's basic
+# device (one thread, the groups one after another, where the first run
+# spread them over every core), and without fma contraction. OpenCL allows
+# each of these; a race-free kernel whose result does not hang on rounding
+# gives the same buffers. One that does not is "nondeterministic" (a race,
+# atomics whose order shows, uninitialised memory, or a result that moves
+# with the contraction PoCL does by default), left out of the shares
+# (docs/kernel-language.md, "Do they agree?").
+SECOND_SCHEDULE = {"POCL_DEVICES": "basic"}
+REVERSED = ("#define get_local_id(d) (get_local_size(d) - 1 - get_local_id(d))\n"
+            "#define get_group_id(d) (get_num_groups(d) - 1 - get_group_id(d))\n"
+            "#define get_global_id(d) (get_group_id(d) * get_local_size(d) + get_local_id(d)"
+            " + get_global_offset(d))\n")
+NO_CONTRACTION = "#pragma OPENCL FP_CONTRACT OFF\n"
+RTOL = {"float": 1e-4, "double": 1e-10}
+ARRAY_CODES = {"char": "b", "uchar": "B", "short": "h", "ushort": "H", "int": "i", "uint": "I",
+               "long": "q", "ulong": "Q", "float": "f", "double": "d"}
+
+
+def buffers_differ(first, second, kind):
+    """Where two dumps of one buffer differ beyond --compare's default
+    tolerance (floats: |a - b| <= rtol * max|b|, NaN equal to NaN; others
+    bit for bit), in words; "" when they agree."""
+    if first == second:
+        return ""
+    if len(first) != len(second):
+        return f"{len(first)} bytes against {len(second)}"
+    a, b = array.array(ARRAY_CODES[kind]), array.array(ARRAY_CODES[kind])
+    a.frombytes(first)
+    b.frombytes(second)
+    if kind in RTOL:
+        atol = RTOL[kind] * max((abs(x) for x in b if x == x and abs(x) != float("inf")),
+                                default=0.0)
+        bad = [i for i, (x, y) in enumerate(zip(a, b))
+               if not (x == y or (x != x and y != y) or abs(x - y) <= atol + RTOL[kind] * abs(y))]
+    else:
+        bad = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    if not bad:
+        return ""
+    return (f"{len(bad)} element{'s' if len(bad) > 1 else ''}; first at index {bad[0]}: "
+            f"{a[bad[0]]} then {b[bad[0]]}")
+
+
+def second_run(command, path, args, first_dir, work, limit, prefix, tag):
+    """The reference's run of the kernel with `prefix` before its source, on
+    SECOND_SCHEDULE: what differs from the first run (in first_dir), ""
+    when nothing does, None when it did not run."""
+    source = os.path.join(work, tag + ".cl")
+    pathlib.Path(source).write_text(prefix + path.read_text(errors="replace"))
+    out_dir = os.path.join(work, tag)
+    os.makedirs(out_dir, exist_ok=True)
+    again = list(command)
+    again[2] = source
+    again += ["-I", str(path.parent), "--device", REFERENCE, "--out", out_dir]
+    try:
+        done = subprocess.run(again, capture_output=True, text=True, timeout=limit,
+                              env={**os.environ, **SECOND_SCHEDULE})
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        return None
+    prefix = REFERENCE.replace(":", "-") + "."
+    differ = []
+    for name in sorted(os.listdir(out_dir)):
+        m = re.match(re.escape(prefix) + r"(\d+)\.(.*)\.bin$", name)
+        first = os.path.join(first_dir, name)
+        if not m or not os.path.exists(first):
+            continue
+        spec = args[int(m.group(1))].split(":")
+        kind = spec[1] if spec[0] == "buf" and spec[1] in ARRAY_CODES else "uchar"
+        why = buffers_differ(pathlib.Path(first).read_bytes(),
+                             pathlib.Path(os.path.join(out_dir, name)).read_bytes(), kind)
+        if why:
+            differ.append(f"'{m.group(2)}' (argument {m.group(1)}): {why}")
+    return "; ".join(differ)
+
+
+def determinacy(command, path, args, first_dir, work, limit):
+    """"" when the reference gives the same buffers in reverse order and
+    without contraction, None when that run failed, else what differs and
+    why (the order, the rounding, or both: a run in reverse order alone
+    tells)."""
+    differ = second_run(command, path, args, first_dir, work, limit,
+                        REVERSED + NO_CONTRACTION, "second")
+    if not differ:
+        return differ
+    order = second_run(command, path, args, first_dir, work, limit, REVERSED, "reversed")
+    cause = "without fma contraction" if order == "" else "in reverse order"
+    return f"{REFERENCE} {cause} ({', '.join(f'{k}={v}' for k, v in SECOND_SCHEDULE.items())}) " \
+           f"differs from its first run: {order or differ}"
+
+
 def check(path, src, build, table, kernel, text):
     result = {"file": str(path.relative_to(src)), "kernel": kernel["name"]}
     hint = hints_for(result["file"], kernel["name"])
@@ -445,7 +575,9 @@ def check(path, src, build, table, kernel, text):
         for a in args:
             command += ["--arg", a]
         result["command"] = " ".join(command)
-        together = command + ["--compare", "--device", ";".join(DEVICES)]
+        first_dir = os.path.join(work, "first")  # the buffers after the first run
+        os.makedirs(first_dir, exist_ok=True)
+        together = command + ["--compare", "--device", ";".join(DEVICES), "--out", first_dir]
         limit = TIMEOUT * len(DEVICES)
         code, out = run(together, limit)
         if code is None or code < 0:
@@ -476,6 +608,12 @@ def check(path, src, build, table, kernel, text):
             result.update(status="not runnable",
                           why=f"{REFERENCE}: {state.get(REFERENCE) or outcome(code, out, limit)}")
             return result
+        differ = determinacy(command, path, args, first_dir, work, limit)
+        if differ:
+            result.update(status="nondeterministic", why=differ[:600])
+            return result
+        if differ is None:
+            result["second_run"] = "failed: no verdict on determinacy"
         bad = compare(out)
         for d in DEVICES[1:]:
             if state.get(d) == "ran" and d in bad:
@@ -550,10 +688,14 @@ def main():
         pathlib.Path(sys.argv[sys.argv.index("--json") + 1]).write_text(
             json.dumps(results, indent=1))
     nfiles = len({r["file"] for r in results})
-    runnable = [r for r in results if r["status"] != "not runnable"]
+    alive = [r for r in results if r["status"] != "not runnable"]
+    varies = [r for r in alive if r["status"] == "nondeterministic"]
+    runnable = [r for r in alive if r["status"] != "nondeterministic"]
     print()
     print(f"{len(results)} kernels in {nfiles} files; runnable on {REFERENCE}: "
-          f"{len(runnable)} ({100 * len(runnable) / max(1, len(results)):.1f}%)")
+          f"{len(alive)} ({100 * len(alive) / max(1, len(results)):.1f}%), of which "
+          f"{len(varies)} nondeterministic (their result on {REFERENCE} moves with the order "
+          f"of the work-items or with fma contraction; left out below): {len(runnable)} compared")
     for d in DEVICES[1:]:
         ran = [r for r in runnable if r["devices"].get(d, "skipped").split(":")[0] != "skipped"]
         same = [r for r in ran if r["devices"][d] == "ran"]
