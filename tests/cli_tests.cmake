@@ -94,4 +94,8 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME compile COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_compile.py
                                 $<TARGET_FILE:anygpu_cli> ${CMAKE_CURRENT_LIST_DIR}/kernels)
   set_tests_properties(compile PROPERTIES TIMEOUT 600)
+  # bounds checking's group-size ranges, as anygpu compile --check writes them
+  add_test(NAME bounds_ranges COMMAND ${Python3_EXECUTABLE}
+                                      ${CMAKE_CURRENT_LIST_DIR}/test_bounds_ranges.py
+                                      $<TARGET_FILE:anygpu_cli>)
 endif()
