@@ -83,6 +83,7 @@ typedef struct bounds {
   const char *unchecked_why;
   void *facts; /* bounds_ranges.c's variable facts for the function */
   int fact_count, fact_capacity;
+  bool facts_incomplete; /* a tree too deep to walk: no variable's range */
 } bounds;
 
 /* A tracked place in memory: the root it is in and its byte offset from the

@@ -4,8 +4,9 @@
  * variables given such a value once, by additions and multiplications by
  * constants, lies in a range the work-group's size bounds:
  *
- *   tile[ty * 4 + r][j]   (r < 4, j < 16 loop counters, ty = get_local_id(1))
- *   byte offset <= 60*... + 256 * (get_local_size(1) - 1)
+ *   float tile[64][16]; ... tile[ty * 4 + r][j]
+ *   (r < 4 and j < 16 loop counters, ty = get_local_id(1)):
+ *   byte offset <= 252 + 256 * (get_local_size(1) - 1)
  *
  * Its check is then `fits || check`, where `fits` compares that bound with
  * the extent: the same in every work-item of the launch, so compilers hoist
@@ -56,6 +57,7 @@ static variable_fact *fact_of(bounds *b, const kl_variable *v, bool add) {
 }
 
 static void gather(bounds *b, const kl_node *n, int depth) {
+  if (n && depth >= 2000) b->facts_incomplete = true; /* then no variable is trusted */
   for (; n && depth < 2000; n = n->next) {
     if ((n->kind == KL_EXPR_ASSIGN && is_variable(n->lhs, NULL)) ||
         (n->kind == KL_EXPR_UNARY &&
@@ -80,6 +82,7 @@ static void gather(bounds *b, const kl_node *n, int depth) {
 
 void kb_ranges_prepare(bounds *b, const kl_function *f) {
   b->fact_count = 0;
+  b->facts_incomplete = false;
   gather(b, f->body, 0);
 }
 
@@ -100,7 +103,8 @@ static range range_of(bounds *b, const kl_node *n, int depth);
  * v += 1, with constants), or that of a variable given one value and
  * never assigned. */
 static range variable_range(bounds *b, const kl_variable *v, int depth) {
-  if (v->is_parameter || v->space != KL_SPACE_PRIVATE || !kl_type_is_integer(v->type))
+  if (v->is_parameter || v->space != KL_SPACE_PRIVATE || !kl_type_is_integer(v->type) ||
+      b->facts_incomplete)
     return unknown;
   const variable_fact *fact = fact_of(b, v, false);
   int assigned = fact ? fact->assigned : 0;
