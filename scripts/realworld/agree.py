@@ -131,6 +131,13 @@ HINTS = {
     ("histo/src/opencl_nvidia/histo_final.cl", "*"): {"local": [512], "global": [512 * 42],
         "args": {"sm_range_min": "uint:0", "sm_range_max": "uint:1",
                  "histo_height": "uint:256", "histo_width": "uint:256"}},
+    # the rows' permutation is one (random indices make rows write the same
+    # element of the result)
+    ("parboil/benchmarks/spmv/src/", "*"): {"args": {"d_perm": "expr:int:262144:i"}},
+    # empty bins at the start (random counts overflow binsize, and which
+    # sample then gets a slot follows the order of the atomics)
+    ("parboil/benchmarks/mri-gridding/src/", "binning_kernel"):
+        {"args": {"binCount_g": "buf:uint:262144:fill=0", "binsize": "uint:1048576"}},
     # a small grid of bins, the first z region, launched as the hosts do
     # (the shared cache of atom bins is filled by all work-items)
     ("parboil/benchmarks/cutcp/src/", "*"): {"local": [8, 8, 2], "global": [64, 16, 2], "args": {
