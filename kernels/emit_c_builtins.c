@@ -182,6 +182,24 @@ static void kc_elementwise(kc_emitter *e, const kl_node *call) {
 
 /* ---------------------------------------------------------- work items */
 
+/* Builtins that only compute from their arguments or read the work-item
+ * ids: nothing another work-item sees (emit_c_gang.c, emit_c_stream.c). */
+bool kc_builtin_computes(const kl_builtin *b) {
+  if (!b) return false;
+  switch (b->category) {
+    case KL_BUILTIN_WORK_ITEM:
+    case KL_BUILTIN_MATH:
+    case KL_BUILTIN_INTEGER:
+    case KL_BUILTIN_COMMON:
+    case KL_BUILTIN_GEOMETRIC:
+    case KL_BUILTIN_RELATIONAL:
+    case KL_BUILTIN_CONVERSION:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void kc_work_item(kc_emitter *e, kl_builtin_id id, const kl_node *dim) {
   klg_buf *o = e->out;
   if (id == KL_BUILTIN_GET_WORK_DIM) {

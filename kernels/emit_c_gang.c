@@ -29,24 +29,6 @@
 
 enum { KG_MIN = 4, KG_MAX = 256, KG_BYTES = 64 * 1024 };
 
-/* Builtins that only compute from their arguments (or read the ids). */
-static bool kg_builtin_ok(const kl_builtin *b) {
-  if (!b) return false;
-  switch (b->category) {
-    case KL_BUILTIN_WORK_ITEM:
-    case KL_BUILTIN_MATH:
-    case KL_BUILTIN_INTEGER:
-    case KL_BUILTIN_COMMON:
-    case KL_BUILTIN_GEOMETRIC:
-    case KL_BUILTIN_RELATIONAL:
-    case KL_BUILTIN_CONVERSION:
-    case KL_BUILTIN_MEMORY:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /* A call of bounds checking's prelude that only computes or reads the
  * check buffer's extents (kernels/bounds.c): no effect on other lanes. */
 static bool kg_pure_check_call(const kl_node *node) {
@@ -65,7 +47,9 @@ static bool kg_tree_ok(const kc_emitter *e, const kl_node *node, bool chain, int
     if (node == e->deferred_report) continue;
     if ((node->kind == KL_EXPR_CALL && !kg_pure_check_call(node)) || node->kind == KL_STMT_RETURN)
       return false;
-    if (node->kind == KL_EXPR_BUILTIN && !kg_builtin_ok(node->builtin)) return false;
+    if (node->kind == KL_EXPR_BUILTIN && !kc_builtin_computes(node->builtin) &&
+        (!node->builtin || node->builtin->category != KL_BUILTIN_MEMORY)) /* vloadN/vstoreN */
+      return false;
     const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
                                  node->then, node->otherwise, node->increment};
     for (size_t i = 0; i < sizeof children / sizeof *children; i++)

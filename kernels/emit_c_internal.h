@@ -124,6 +124,8 @@ const char *kc_type(kc_emitter *e, const kl_type *type);
 const char *kc_scalar_name(kl_type_kind kind);
 /* Emits a builtin call. */
 void kc_builtin(kc_emitter *e, const kl_node *node);
+/* A builtin that only computes from its arguments or reads the ids. */
+bool kc_builtin_computes(const kl_builtin *b);
 /* Defines a helper once; true when `name` was new (then the caller writes
  * its text into e->helpers). */
 bool kc_helper_new(kc_emitter *e, const char *name);

@@ -72,23 +72,6 @@ static int kc_stream_store(kc_emitter *e, kc_stream_set *set, const kl_node *stm
   return kc_stream_target(e, set, stmt->lhs, add);
 }
 
-/* Builtins that only compute from their arguments (or read the ids). */
-static bool kc_stream_pure_builtin(const kl_builtin *b) {
-  if (!b) return false;
-  switch (b->category) {
-    case KL_BUILTIN_WORK_ITEM:
-    case KL_BUILTIN_MATH:
-    case KL_BUILTIN_INTEGER:
-    case KL_BUILTIN_COMMON:
-    case KL_BUILTIN_GEOMETRIC:
-    case KL_BUILTIN_RELATIONAL:
-    case KL_BUILTIN_CONVERSION:
-      return true;
-    default:
-      return false;
-  }
-}
-
 /* Counts under `node` (a list when `chain`) the references to `param`, the
  * bytes of __global and __constant elements indexed, and whether anything
  * touches memory (an index, a dereference, `->`, a call, a builtin other
@@ -111,7 +94,7 @@ static void kc_stream_scan(kc_stream_walk *w, const kl_node *node, bool chain, i
     if (node->kind == KL_EXPR_INDEX || node->kind == KL_EXPR_CALL ||
         (node->kind == KL_EXPR_UNARY && node->op == KL_OP_DEREFERENCE) ||
         (node->kind == KL_EXPR_MEMBER && node->is_arrow) ||
-        (node->kind == KL_EXPR_BUILTIN && !kc_stream_pure_builtin(node->builtin)))
+        (node->kind == KL_EXPR_BUILTIN && !kc_builtin_computes(node->builtin)))
       w->memory = true;
     if (node->kind == KL_EXPR_INDEX && node->lhs && node->lhs->type &&
         node->lhs->type->kind == KL_TYPE_POINTER &&
