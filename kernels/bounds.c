@@ -392,7 +392,6 @@ static kl_node *rewrite(bounds *b, kl_node *n) {
 
 static kl_node *rewrite_statements(bounds *b, kl_node *list);
 
-/* A store or void builtin as a whole statement: `if (check) it; else fault;`. */
 static kl_node *guarded_statement(bounds *b, kl_node *statement);
 
 /* A store statement `p[index] = x;` whose index has side effects
@@ -401,19 +400,9 @@ static kl_node *guarded_statement(bounds *b, kl_node *statement);
  * }`, then checked. */
 static kl_node *hoisted_index(bounds *b, kl_node *statement) {
   kl_node *access = statement->lhs->lhs, *index = access->rhs;
-  kl_variable *v = kl_alloc(b->ctx, sizeof *v);
-  v->type = index->type;
-  v->space = KL_SPACE_PRIVATE;
-  v->location = index->location;
-  v->id = b->ctx->next_variable_id++;
-  v->name = kl_format(b->ctx, "__agpu_index%d", v->id);
-  v->initializer = rewrite(b, index);
-  kl_variable **last = &b->function->locals;
-  while (*last) last = &(*last)->next;
-  *last = v;
-  kl_node *declaration = kb_new_node(b, KL_STMT_DECLARATION, statement->location, NULL);
-  declaration->variable = v;
-  access->rhs = kb_variable_node(b, v, index->location);
+  const char *name = kl_format(b->ctx, "__agpu_index%d", b->ctx->next_variable_id);
+  kl_node *declaration = kb_local(b, name, index->type, rewrite(b, index), index->location);
+  access->rhs = kb_variable_node(b, declaration->variable, index->location);
   kl_node *block = kb_new_node(b, KL_STMT_COMPOUND, statement->location, NULL);
   block->body = declaration;
   declaration->next = guarded_statement(b, statement);
@@ -423,9 +412,9 @@ static kl_node *hoisted_index(bounds *b, kl_node *statement) {
 /* A store statement through p[index] with an index that has side effects
  * and a base that has none. */
 static bool needs_hoisting(const bounds *b, const kl_node *e) {
-  bool store = e->kind == KL_EXPR_ASSIGN ||
-               (e->kind == KL_EXPR_UNARY && e->op >= KL_OP_PRE_INCREMENT &&
-                e->op <= KL_OP_POST_DECREMENT);
+  bool store =
+      e->kind == KL_EXPR_ASSIGN ||
+      (e->kind == KL_EXPR_UNARY && e->op >= KL_OP_PRE_INCREMENT && e->op <= KL_OP_POST_DECREMENT);
   const kl_node *access = e->lhs;
   return store && access && access->kind == KL_EXPR_INDEX && kb_is_pointer(access->lhs->type) &&
          access->lhs->type->pointee_space != KL_SPACE_PRIVATE &&
@@ -433,6 +422,7 @@ static bool needs_hoisting(const bounds *b, const kl_node *e) {
          kb_pure(b, access->lhs);
 }
 
+/* A store or void builtin as a whole statement: `if (check) it; else fault;`. */
 static kl_node *guarded_statement(bounds *b, kl_node *statement) {
   kl_node *e = statement->lhs;
   if (needs_hoisting(b, e)) return hoisted_index(b, statement);

@@ -121,6 +121,9 @@ bool kb_is_pointer(const kl_type *t);
 helper *kb_helper_of(bounds *b, const kl_function *f);
 bool kb_is_user_pointer(const kl_function *f, const kl_variable *v);
 void kb_find_roots(bounds *b);
+/* A private variable of the function and its declaration statement, to be
+ * placed by the caller; kb_declare places it first in the body. */
+kl_node *kb_local(bounds *b, const char *name, kl_type *type, kl_node *initializer, kl_location at);
 kl_variable *kb_declare(bounds *b, const char *name, kl_type *type, kl_node *initializer);
 kl_node *kb_extent_node(bounds *b, kl_variable *root, kl_location at);
 kl_node *kb_count_node(bounds *b, kl_variable *root, int stride, kl_location at, kl_node **narrow);

@@ -168,19 +168,26 @@ void kb_find_roots(bounds *b) {
 
 /* --------------------------------------------------------- declarations */
 
-kl_variable *kb_declare(bounds *b, const char *name, kl_type *type, kl_node *initializer) {
+kl_node *kb_local(bounds *b, const char *name, kl_type *type, kl_node *initializer,
+                  kl_location at) {
   kl_variable *v = kl_alloc(b->ctx, sizeof *v);
   v->name = name;
   v->type = type;
   v->space = KL_SPACE_PRIVATE;
-  v->location = b->function->location;
+  v->location = at;
   v->id = b->ctx->next_variable_id++;
   v->initializer = initializer;
   kl_variable **last = &b->function->locals;
   while (*last) last = &(*last)->next;
   *last = v;
-  kl_node *d = kb_new_node(b, KL_STMT_DECLARATION, b->function->location, NULL);
+  kl_node *d = kb_new_node(b, KL_STMT_DECLARATION, at, NULL);
   d->variable = v;
+  return d;
+}
+
+kl_variable *kb_declare(bounds *b, const char *name, kl_type *type, kl_node *initializer) {
+  kl_node *d = kb_local(b, name, type, initializer, b->function->location);
+  kl_variable *v = d->variable;
   if (b->declarations_tail)
     b->declarations_tail->next = d;
   else
