@@ -73,6 +73,10 @@ struct agpu_program {
   agpu_kernel_refusal *refusals;
   struct agpu_printf_table *printf; /* the core's: formats of the kernels that print, or NULL */
   struct agpu_check_table *checks;  /* the core's: a bounds-checked program's sites, or NULL */
+  /* the core's: a checked program's build without checks, made for the
+   * launches its kernels' proofs show in bounds (api/check_twin.c); NULL
+   * where none can be */
+  struct agpu_check_twin *twin;
   /* The source parsed and checked by the core (agpu_parsed.h), set during
    * program_build only: a backend that needs it later retains it. */
   struct agpu_parsed *parsed;
@@ -93,6 +97,11 @@ struct agpu_kernel {
   /* The core's: the program's check sites when it is bounds-checked (the
    * kernel's last parameter, after printf's, is the hidden check buffer). */
   struct agpu_check_table *checks;
+  /* The core's: the kernel's proof at launch (NULL: none), and its twin in
+   * the program's unchecked build once made (api/check_twin.c). */
+  const struct agpu_check_proof *proof;
+  _Atomic(agpu_kernel *) unchecked;
+  atomic_bool unchecked_failed;
 };
 
 struct agpu_queue {

@@ -38,6 +38,18 @@ typedef struct agpu_check_count {
   uint32_t stride;
 } agpu_check_count;
 
+/* A kernel's proof at launch (kl_check_proof, api/check_proof.c): its ops,
+ * or `never` with why (file:line:col: what). */
+struct kl_proof_op;
+struct kl_program;
+typedef struct agpu_check_proof {
+  char *kernel;
+  bool never;
+  char *why;
+  struct kl_proof_op *ops;
+  uint32_t op_count;
+} agpu_check_proof;
+
 typedef struct agpu_check_table {
   _Atomic uint32_t references;
   agpu_check_count *counts;
@@ -46,6 +58,8 @@ typedef struct agpu_check_table {
   uint32_t root_count;
   agpu_check_site *sites;
   uint32_t site_count;
+  agpu_check_proof *proofs;
+  uint32_t proof_count;
 } agpu_check_table;
 
 /* The table of a parsed program; *table is NULL when it is not checked. */
@@ -65,5 +79,30 @@ void agpu_check_prepare_words(const agpu_check_table *table, uint32_t *words, co
  * the message naming the first violation. */
 agpu_status agpu_check_report(const agpu_check_table *table, const char *kernel,
                               const uint32_t *words, uint32_t nargs);
+
+/* The bytes an argument gives its parameter to reach: a buffer's size, a
+ * __local argument's bytes; 0 for a value. */
+uint64_t agpu_check_arg_extent(const agpu_arg *arg);
+
+/* check_proof.c: the proofs copied from the translator's tree (false: out
+ * of memory), freed with the table, and the one of a kernel (NULL: none). */
+bool agpu_check_copy_proofs(agpu_check_table *table, const struct kl_program *program);
+void agpu_check_free_proofs(agpu_check_table *table);
+const agpu_check_proof *agpu_check_proof_of(const agpu_check_table *table, const char *kernel);
+/* Whether every checked access of the kernel fits this launch (sizes with
+ * 1 in unused dimensions; the arguments as the launch resolved them), so
+ * that the launch may run the kernel without its checks. */
+bool agpu_check_proof_holds(const agpu_check_proof *proof, const size_t global[3],
+                            const size_t local[3], const agpu_arg *args, uint32_t nargs);
+
+/* check_twin.c: a checked program's build without checks. Prepared with
+ * the program (a copy of its description, where a kernel has a proof and
+ * ANYGPU_CHECK_PROOFS is not off), built at the first proven launch. */
+struct agpu_check_twin;
+agpu_status agpu_check_twin_prepare(agpu_program *program, const agpu_program_desc *desc);
+void agpu_check_twin_release(struct agpu_check_twin *twin); /* NULL: nothing */
+/* The kernel's twin in that build (made once, thread-safe), or NULL where
+ * there is none: the launch then runs checked. */
+agpu_kernel *agpu_kernel_unchecked(agpu_kernel *kernel);
 
 #endif /* AGPU_CHECK_H */

@@ -20,6 +20,17 @@ agpu_status agpu_check_device(const agpu_device *device, const char *function);
 /* `options` (NULL: none) with -D__ANYGPU_<BACKEND>__=1 for `backend`'s
  * name appended; malloc'd, NULL when out of memory (program.c). */
 char *agpu_program_options_with_backend(const char *options, const char *backend);
+/* The same, adding ANYGPU_CHECK's options only where `environment`. */
+char *agpu_program_options_for(const char *options, const char *backend, bool environment);
+/* agpu_program_build's work without the handle: a program object of its
+ * own (an unchecked twin's build passes environment false). */
+agpu_status agpu_program_build_object(agpu_device *device, const agpu_program_desc *desc,
+                                      bool environment, agpu_program **out);
+void agpu_program_unreference(agpu_program *program);
+/* agpu_kernel_create's work without the handle (holds a reference to the
+ * program), and its undoing. */
+agpu_status agpu_kernel_make(agpu_program *program, const char *name, agpu_kernel **out);
+void agpu_kernel_destroy(agpu_kernel *kernel);
 
 /* The backend that builds portable kernels for `target` (GLSL counts as
  * SPIR-V), the testing ones last; NULL for none (registry.c). */

@@ -46,6 +46,9 @@ typedef struct agpu_trace_what {
   uint64_t bytes;
   uint32_t dims;
   const size_t *global, *local;
+  /* a launch of a bounds-checked kernel: 1 checked, 2 proven in bounds and
+   * run without checks (api/check_proof.c) */
+  int bounds;
 } agpu_trace_what;
 
 void agpu_trace_begin_slow(agpu_trace_span *span, agpu_queue *timed_queue);

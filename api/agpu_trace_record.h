@@ -17,8 +17,10 @@
 #define AGPU_TRACE_MAX_PENDING 4096
 
 enum {
-  AGPU_TRACE_ENTRY_DEVICE = 1u << 0, /* on the queue's device track */
-  AGPU_TRACE_ENTRY_TIMED = 1u << 1,  /* device times resolved */
+  AGPU_TRACE_ENTRY_DEVICE = 1u << 0,  /* on the queue's device track */
+  AGPU_TRACE_ENTRY_CHECKED = 1u << 1, /* a bounds-checked launch */
+  AGPU_TRACE_ENTRY_PROVEN = 1u << 2,  /* one proven in bounds: run without checks */
+  AGPU_TRACE_ENTRY_TIMED = 1u << 1,   /* device times resolved */
 };
 
 typedef struct agpu_trace_entry {

@@ -63,7 +63,7 @@ agpu_status agpu_check_table_create(const agpu_parsed *parsed, agpu_check_table 
   agpu_check_table *table = calloc(1, sizeof *table);
   if (table) atomic_init(&table->references, 1);
   if (!table || !agpu_check_copy_roots(table, program) || !agpu_check_copy_sites(table, program) ||
-      !agpu_check_copy_counts(table, program)) {
+      !agpu_check_copy_counts(table, program) || !agpu_check_copy_proofs(table, program)) {
     agpu_check_table_release(table);
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
   }
@@ -85,6 +85,7 @@ void agpu_check_table_release(agpu_check_table *table) {
     free(table->sites[i].function);
     free(table->sites[i].file);
   }
+  agpu_check_free_proofs(table);
   free(table->roots);
   free(table->sites);
   free(table->counts);
@@ -106,17 +107,16 @@ static uint64_t agpu_check_get64(const uint32_t *words, uint32_t i) {
          (uint64_t)words[KL_CHECK_HEADER_WORDS + 2 * i + 1] << 32;
 }
 
+uint64_t agpu_check_arg_extent(const agpu_arg *arg) {
+  if (arg->kind == AGPU_ARG_BUFFER && arg->buffer) return arg->buffer->size;
+  if (arg->kind == AGPU_ARG_LOCAL) return arg->size == UINT32_MAX ? arg->value.u64 : arg->size;
+  return 0;
+}
+
 void agpu_check_prepare_words(const agpu_check_table *table, uint32_t *words, const agpu_arg *args,
                               uint32_t nargs) {
   memset(words, 0, agpu_check_words(table, nargs) * sizeof *words);
-  for (uint32_t i = 0; i < nargs; i++) {
-    uint64_t extent = 0;
-    if (args[i].kind == AGPU_ARG_BUFFER && args[i].buffer)
-      extent = args[i].buffer->size;
-    else if (args[i].kind == AGPU_ARG_LOCAL)
-      extent = args[i].size == UINT32_MAX ? args[i].value.u64 : args[i].size;
-    agpu_check_put64(words, i, extent);
-  }
+  for (uint32_t i = 0; i < nargs; i++) agpu_check_put64(words, i, agpu_check_arg_extent(&args[i]));
   /* a count of another kernel's parameter: whatever; this kernel reads its own */
   for (uint32_t j = 0; j < table->count_count; j++) {
     const agpu_check_count *c = &table->counts[j];

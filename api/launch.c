@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agpu_check.h"
 #include "agpu_core.h"
 #include "agpu_printf.h"
 #include "agpu_trace.h"
@@ -357,19 +358,26 @@ AGPU_API agpu_status agpu_launch(agpu_queue *queue_handle, agpu_kernel *kernel_h
   }
   uint32_t pinned = 0;
   status = agpu_check_args(kernel, nargs, args, resolved, &pinned);
+  /* a checked launch that cannot fault runs the build without checks */
+  agpu_kernel *run = kernel;
+  if (status == AGPU_SUCCESS && kernel->proof &&
+      agpu_check_proof_holds(kernel->proof, global3, local3, resolved, nargs)) {
+    agpu_kernel *unchecked = agpu_kernel_unchecked(kernel);
+    if (unchecked) run = unchecked;
+  }
   agpu_printf_launch *printing = NULL;
   uint32_t hidden = 0;
-  if (status == AGPU_SUCCESS && (kernel->printf || kernel->checks))
-    status =
-        agpu_printf_prepare(queue, kernel, resolved, nargs, &resolved[nargs], &hidden, &printing);
+  if (status == AGPU_SUCCESS && (run->printf || run->checks))
+    status = agpu_printf_prepare(queue, run, resolved, nargs, &resolved[nargs], &hidden, &printing);
   if (status == AGPU_SUCCESS) {
     agpu_trace_span span;
     AGPU_TRACE_BEGIN(&span, queue);
-    status = agpu_error_prefix(device->backend->ops->launch(queue, kernel, dims, global3, local3,
-                                                            nargs + hidden, resolved),
-                               agpu_launch_name);
+    status = agpu_error_prefix(
+        device->backend->ops->launch(queue, run, dims, global3, local3, nargs + hidden, resolved),
+        agpu_launch_name);
     AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_LAUNCH, .device = device, .queue = queue,
-                   .name = kernel->info.name, .dims = dims, .global = global3, .local = local3);
+                   .name = kernel->info.name, .dims = dims, .global = global3, .local = local3,
+                   .bounds = kernel->checks ? (run != kernel ? 2 : 1) : 0);
   }
   if (printing) agpu_printf_launched(queue, printing, status);
   for (uint32_t i = 0; i < pinned; i++)

@@ -23,11 +23,15 @@ static agpu_status agpu_program_new(agpu_device *device, agpu_program **out) {
  * name), so that a kernel can tell which backend builds it; appended, so
  * that positions in the caller's options stay as written. */
 char *agpu_program_options_with_backend(const char *options, const char *backend) {
+  return agpu_program_options_for(options, backend, true);
+}
+
+char *agpu_program_options_for(const char *options, const char *backend, bool environment) {
   char macro[96];
   size_t n = (size_t)snprintf(macro, sizeof macro, "-D__ANYGPU_%s__=1", backend);
   for (size_t i = 11; i < n; i++) macro[i] = (char)toupper((unsigned char)macro[i]);
   /* ANYGPU_CHECK=bounds: every build checks its accesses (agpu_check.h) */
-  const char *check = getenv("ANYGPU_CHECK");
+  const char *check = environment ? getenv("ANYGPU_CHECK") : NULL;
   if (check && strstr(check, "bounds") && !(options && strstr(options, AGPU_PROGRAM_CHECK_BOUNDS)))
     n += (size_t)snprintf(macro + n, sizeof macro - n, " %s", AGPU_PROGRAM_CHECK_BOUNDS);
   size_t size = (options ? strlen(options) : 0) + n + 2;
@@ -38,6 +42,7 @@ char *agpu_program_options_with_backend(const char *options, const char *backend
 }
 
 static void agpu_program_free(agpu_program *program) {
+  agpu_check_twin_release(program->twin);
   agpu_program_free_refusals(program);
   agpu_printf_table_release(program->printf);
   agpu_check_table_release(program->checks);
@@ -173,30 +178,42 @@ AGPU_API agpu_status agpu_program_build(agpu_device *device, const agpu_program_
     return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
                           "%s: the %s backend cannot build portable kernels yet (%s)", function,
                           device->backend->descriptor->name, device->info.selector);
+  agpu_program *created = NULL;
+  status = agpu_program_build_object(device, desc, true, &created);
+  if (status == AGPU_SUCCESS) status = agpu_check_twin_prepare(created, desc);
+  if (status != AGPU_SUCCESS) {
+    if (created) agpu_program_free(created);
+    return status;
+  }
+  return agpu_program_finish(created, program);
+}
+
+agpu_status agpu_program_build_object(agpu_device *device, const agpu_program_desc *desc,
+                                      bool environment, agpu_program **out) {
+  *out = NULL;
   agpu_program_desc copy = *desc;
   if (!copy.source_name) copy.source_name = "<source>";
   if (!copy.source_size) copy.source_size = strlen(copy.source);
   char *options =
-      agpu_program_options_with_backend(desc->options, device->backend->descriptor->name);
+      agpu_program_options_for(desc->options, device->backend->descriptor->name, environment);
   if (!options)
-    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", function);
+    return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
   bool strict = agpu_take_strict_option(options);
   copy.options = options;
-
   agpu_program *created = NULL;
   agpu_trace_span span;
   AGPU_TRACE_BEGIN(&span, NULL);
-  status = agpu_program_new(device, &created);
+  agpu_status status = agpu_program_new(device, &created);
   if (status == AGPU_SUCCESS) status = agpu_program_build_parsed(created, &copy, strict);
   AGPU_TRACE_END(&span, status, .kind = AGPU_TRACE_BUILD, .device = device,
                  .name = copy.source_name);
   free(options);
   if (status != AGPU_SUCCESS) {
-    if (!created) return status;
-    agpu_program_free(created);
+    if (created) agpu_program_free(created);
     return status;
   }
-  return agpu_program_finish(created, program);
+  *out = created;
+  return AGPU_SUCCESS;
 }
 
 AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native_format format,
@@ -229,7 +246,7 @@ AGPU_API agpu_status agpu_program_create_native(agpu_device *device, agpu_native
 }
 
 /* Drops one reference; the last one frees the native program. */
-static void agpu_program_unreference(agpu_program *program) {
+void agpu_program_unreference(agpu_program *program) {
   if (atomic_fetch_sub(&program->references, 1) != 1) return;
   if (program->device->backend->ops->program_release)
     program->device->backend->ops->program_release(program);
@@ -262,13 +279,28 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
   *kernel = NULL;
   if (!name || !*name)
     return agpu_error_set(AGPU_ERROR_INVALID_ARGUMENT, "%s: no kernel name given", function);
+  agpu_kernel *created;
+  status = agpu_kernel_make(program, name, &created);
+  if (status != AGPU_SUCCESS) return status;
+  status = agpu_object_publish(&created->object, AGPU_OBJECT_KERNEL);
+  if (status != AGPU_SUCCESS) {
+    agpu_kernel_destroy(created);
+    return status;
+  }
+  *kernel = created->object.handle;
+  return AGPU_SUCCESS;
+}
+
+agpu_status agpu_kernel_make(agpu_program *program, const char *name, agpu_kernel **out) {
+  static const char function[] = "agpu_kernel_create";
+  *out = NULL;
   const agpu_kernel_refusal *refusal = agpu_program_refusal(program, name);
   if (refusal)
     return agpu_error_set(refusal->status,
                           "%s: kernel '%s' was not built for %s (the program's other kernels "
                           "were): %s",
                           function, name, program->device->info.selector, refusal->message);
-  status = agpu_kernel_check_name(program, name);
+  agpu_status status = agpu_kernel_check_name(program, name);
   if (status != AGPU_SUCCESS) return status;
   agpu_kernel *created = calloc(1, sizeof *created);
   if (!created)
@@ -293,32 +325,30 @@ AGPU_API agpu_status agpu_kernel_create(agpu_program *handle, const char *name,
     created->info.param_count--;
     created->checks = program->checks;
     agpu_check_table_retain(created->checks);
+    created->proof = program->twin ? agpu_check_proof_of(program->checks, name) : NULL;
   }
   agpu_kernel_normalize_params(created);
-  status = agpu_object_publish(&created->object, AGPU_OBJECT_KERNEL);
-  if (status != AGPU_SUCCESS) {
-    program->device->backend->ops->kernel_release(created);
-    agpu_printf_table_release(created->printf);
-    agpu_check_table_release(created->checks);
-    free(created->params);
-    free(created);
-    return status;
-  }
   atomic_fetch_add(&program->references, 1);
-  *kernel = created->object.handle;
+  *out = created;
   return AGPU_SUCCESS;
 }
 
-AGPU_API agpu_status agpu_kernel_release(agpu_kernel *handle) {
-  agpu_kernel *kernel;
-  agpu_status status = agpu_take_kernel(handle, "agpu_kernel_release", "kernel", &kernel);
-  if (status != AGPU_SUCCESS) return status;
+void agpu_kernel_destroy(agpu_kernel *kernel) {
+  agpu_kernel *unchecked = atomic_load(&kernel->unchecked);
+  if (unchecked) agpu_kernel_destroy(unchecked);
   kernel->program->device->backend->ops->kernel_release(kernel);
   agpu_printf_table_release(kernel->printf);
   agpu_check_table_release(kernel->checks);
   agpu_program_unreference(kernel->program);
   free(kernel->params);
   free(kernel);
+}
+
+AGPU_API agpu_status agpu_kernel_release(agpu_kernel *handle) {
+  agpu_kernel *kernel;
+  agpu_status status = agpu_take_kernel(handle, "agpu_kernel_release", "kernel", &kernel);
+  if (status != AGPU_SUCCESS) return status;
+  agpu_kernel_destroy(kernel);
   return AGPU_SUCCESS;
 }
 

@@ -276,6 +276,8 @@ static void agpu_trace_fill_entry(agpu_trace_entry *entry, const agpu_trace_span
   entry->dur_ns = agpu_trace_now_ns() - span->host_start_ns;
   entry->bytes = what->bytes;
   entry->dims = what->dims > 3 ? 3 : what->dims;
+  if (what->bounds)
+    entry->flags |= what->bounds == 2 ? AGPU_TRACE_ENTRY_PROVEN : AGPU_TRACE_ENTRY_CHECKED;
   for (uint32_t d = 0; d < entry->dims; d++) {
     entry->global[d] = what->global ? what->global[d] : 0;
     entry->local[d] = what->local ? what->local[d] : 0;

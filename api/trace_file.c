@@ -108,6 +108,9 @@ static void agpu_trace_write_entry(FILE *out, const agpu_tracer *t, const uint64
     agpu_trace_sizes(out, "global", e->global, e->dims);
     agpu_trace_sizes(out, "local", e->local, e->dims);
   }
+  if (e->flags & (AGPU_TRACE_ENTRY_CHECKED | AGPU_TRACE_ENTRY_PROVEN))
+    fprintf(out, ",\"bounds\":\"%s\"",
+            e->flags & AGPU_TRACE_ENTRY_PROVEN ? "proven, run unchecked" : "checked");
   if (e->status != AGPU_SUCCESS)
     fprintf(out, ",\"status\":\"%s\"", agpu_status_name((agpu_status)e->status));
   fputs("}}", out);

@@ -115,6 +115,24 @@ static const char *agpu_refusal_notes(kl_context *ctx, agpu_target target,
   return text;
 }
 
+/* A bounds-checked program's proofs at launch (kernels/bounds_proof.c):
+ * which kernels' launches may run unchecked, and why the others may not. */
+static const char *agpu_proof_notes(kl_context *ctx, const kl_program *program, const char *text) {
+  for (const kl_check_proof *p = program->check_proofs; p; p = p->next) {
+    if (!p->never) {
+      text = kl_format(ctx,
+                       "%snote: kernel '%s': a launch the host proves in bounds (from its sizes, "
+                       "buffers and scalar arguments) runs without checks\n",
+                       text, p->kernel);
+      continue;
+    }
+    text = kl_format(ctx, "%snote: kernel '%s': every launch runs checked: %s:%d:%d: %s\n", text,
+                     p->kernel, p->where.source ? p->where.source->name : "<source>", p->where.line,
+                     p->where.column, p->why);
+  }
+  return text;
+}
+
 AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
                                     agpu_translation **translation) {
   if (!translation)
@@ -174,7 +192,8 @@ AGPU_API agpu_status agpu_translate(const agpu_translate_desc *desc,
     status = agpu_compile_spirv(result, kernel);
   if (status == AGPU_SUCCESS) {
     result->signature_json = kl_signature_json(ctx, program);
-    result->diagnostics = agpu_refusal_notes(ctx, desc->target, refused);
+    result->diagnostics =
+        agpu_proof_notes(ctx, program, agpu_refusal_notes(ctx, desc->target, refused));
     status = agpu_object_publish(&result->object, AGPU_OBJECT_TRANSLATION);
   }
   if (status != AGPU_SUCCESS) {

@@ -64,8 +64,11 @@ kl_token *kl_bounds_prelude(kl_context *ctx, kl_token *rest) {
 
 /* ----------------------------------------------------------- guards */
 
-static kl_check_site *new_site(bounds *b, const kl_node *at, kl_variable *root, int bytes,
+/* A checked access: its site, and its part of the kernel's proof. */
+static kl_check_site *new_site(bounds *b, const kl_node *at, const place *where, int bytes,
                                bool write) {
+  kb_prove(b, where, bytes, at->location);
+  kl_variable *root = where->root;
   kl_check_site *s = kl_alloc(b->ctx, sizeof *s);
   s->id = b->program->check_site_count++;
   s->location = at->location;
@@ -196,7 +199,7 @@ static kl_node *guarded_value(bounds *b, kl_node *value, const place *where, int
   }
   kl_node *fits;
   if (kb_fits(b, where, bytes, value->location, &fits) == KB_FIT_ALWAYS) return value;
-  kl_check_site *site = new_site(b, value, where->root, bytes, write);
+  kl_check_site *site = new_site(b, value, where, bytes, write);
   kl_node *n = kb_new_node(b, KL_EXPR_CONDITIONAL, value->location, value->type);
   n->condition = either(b, fits, in_bounds(b, where, bytes, value->location));
   kl_node *comma = kb_new_node(b, KL_EXPR_COMMA, value->location, value->type);
@@ -368,6 +371,8 @@ static kl_node *rewrite(bounds *b, kl_node *n) {
       rewrite_args(b, n);
       const helper *h = kb_helper_of(b, n->function);
       if (h) add_helper_arguments(b, n, h);
+      if (h && h->pointer_count)
+        kb_proof_never(b, n->location, "a call of a helper function that checks its accesses");
       return n;
     }
     case KL_EXPR_BUILTIN: {
@@ -457,7 +462,7 @@ static kl_node *guarded_statement(bounds *b, kl_node *statement) {
   if (!found) return statement;
   kl_node *fits;
   if (kb_fits(b, &where, bytes, e->location, &fits) == KB_FIT_ALWAYS) return statement;
-  kl_check_site *site = new_site(b, e, where.root, bytes, write);
+  kl_check_site *site = new_site(b, e, &where, bytes, write);
   kl_node *n = kb_new_node(b, KL_STMT_IF, statement->location, NULL);
   n->condition = either(b, fits, in_bounds(b, &where, bytes, e->location));
   n->then = statement;
@@ -504,11 +509,17 @@ static kl_node *rewrite_statement(bounds *b, kl_node *n) {
     case KL_STMT_COMPOUND:
       n->body = rewrite_statements(b, n->body);
       return n;
-    case KL_STMT_IF:
+    case KL_STMT_IF: {
       n->condition = rewrite(b, n->condition);
+      int mark = kb_guards_mark(b);
+      kb_guard_condition(b, n->condition, false);
       n->then = rewrite_statement(b, n->then);
+      kb_guards_restore(b, mark);
+      kb_guard_condition(b, n->condition, true);
       if (n->otherwise) n->otherwise = rewrite_statement(b, n->otherwise);
+      kb_guards_restore(b, mark);
       return n;
+    }
     case KL_STMT_FOR: /* the init stays a declaration or an expression */
       if (n->init && n->init->kind == KL_STMT_EXPRESSION)
         n->init->lhs = rewrite(b, n->init->lhs);
@@ -540,14 +551,29 @@ static kl_node *rewrite_statement(bounds *b, kl_node *n) {
   }
 }
 
+/* `if (c) return;` (or continue, or break; braced or not, no else): the
+ * rest of its block runs only where c is false. */
+static const kl_node *exit_condition(const kl_node *s) {
+  if (s->kind != KL_STMT_IF || s->otherwise || !s->then) return NULL;
+  const kl_node *then = s->then;
+  if (then->kind == KL_STMT_COMPOUND && then->body && !then->body->next) then = then->body;
+  bool exits =
+      then->kind == KL_STMT_RETURN || then->kind == KL_STMT_CONTINUE || then->kind == KL_STMT_BREAK;
+  return exits ? s->condition : NULL;
+}
+
 static kl_node *rewrite_statements(bounds *b, kl_node *list) {
   kl_node head = {0}, *tail = &head;
+  int mark = kb_guards_mark(b);
   for (kl_node *s = list; s;) {
     kl_node *next = s->next;
     s->next = NULL;
+    const kl_node *exit = exit_condition(s);
     tail = tail->next = rewrite_statement(b, s);
+    if (exit) kb_guard_condition(b, exit, true);
     s = next;
   }
+  kb_guards_restore(b, mark);
   return head.next;
 }
 
@@ -658,6 +684,9 @@ static void instrument_function(bounds *b, kl_function *f) {
   b->bad = b->bad_site = b->bad_at = NULL;
   kb_find_roots(b);
   kb_ranges_prepare(b, f);
+  b->proof = NULL;
+  b->guard_count = 0;
+  if (!h) kb_proof_begin(b);
   if (f->body->kind == KL_STMT_COMPOUND) {
     if (!h) { /* a kernel: its violations noted, reported at its end */
       kl_type *uint_type = kl_type_scalar(b->ctx, KL_TYPE_UINT);

@@ -83,7 +83,11 @@ typedef struct bounds {
   const char *unchecked_why;
   void *facts; /* bounds_ranges.c's variable facts for the function */
   int fact_count, fact_capacity;
-  bool facts_incomplete; /* a tree too deep to walk: no variable's range */
+  bool facts_incomplete;   /* a tree too deep to walk: no variable's range */
+  kl_check_proof *proof;   /* the kernel's (bounds_proof.c); NULL in helpers */
+  int proof_depth;         /* its stack's depth while an access's program is made */
+  struct kb_guard *guards; /* conditions known to hold where the rewrite is */
+  int guard_count, guard_capacity;
 } bounds;
 
 /* A tracked place in memory: the root it is in and its byte offset from the
@@ -141,5 +145,23 @@ typedef enum kb_fit { KB_FIT_UNKNOWN, KB_FIT_ALWAYS, KB_FIT_IF } kb_fit;
 kb_fit kb_fits(bounds *b, const place *where, int bytes, kl_location at, kl_node **fits);
 /* Gathers the function's variable facts, before its rewrite. */
 void kb_ranges_prepare(bounds *b, const kl_function *f);
+/* How often the function assigns `v` (or takes its address), and the for
+ * statement that declares it as its counter (NULL: none); false when the
+ * facts are incomplete. */
+/* A non-negative integer constant (up to 2^40), converted or not. */
+bool kb_constant_of(const kl_node *n, int64_t *value);
+bool kb_variable_fact(bounds *b, const kl_variable *v, int *assigned, const kl_node **loop);
+
+/* bounds_proof.c: the kernel's proof at launch (kl_check_proof). */
+void kb_proof_begin(bounds *b);
+/* The access of `bytes` at `where` joins the proof, or makes it `never`. */
+void kb_prove(bounds *b, const place *where, int bytes, kl_location at);
+void kb_proof_never(bounds *b, kl_location at, const char *why);
+/* Conditions that hold inside an if's then branch (negated: after
+ * `if (c) return;`, in the rest of its block): pushed, and dropped again
+ * by restoring the count kb_guards_mark gave. */
+int kb_guards_mark(const bounds *b);
+void kb_guard_condition(bounds *b, const kl_node *condition, bool negated);
+void kb_guards_restore(bounds *b, int mark);
 
 #endif /* AGPU_KL_BOUNDS_INTERNAL_H */

@@ -86,7 +86,14 @@ void kb_ranges_prepare(bounds *b, const kl_function *f) {
   gather(b, f->body, 0);
 }
 
-static bool constant_of(const kl_node *n, int64_t *value) {
+bool kb_variable_fact(bounds *b, const kl_variable *v, int *assigned, const kl_node **loop) {
+  const variable_fact *fact = b->facts_incomplete ? NULL : fact_of(b, v, false);
+  *assigned = fact ? fact->assigned : 0;
+  *loop = fact ? fact->loop : NULL;
+  return !b->facts_incomplete;
+}
+
+bool kb_constant_of(const kl_node *n, int64_t *value) {
   while (n && (n->kind == KL_EXPR_CONVERT || n->kind == KL_EXPR_CAST) &&
          kl_type_is_integer(n->type))
     n = n->lhs;
@@ -115,15 +122,15 @@ static range variable_range(bounds *b, const kl_variable *v, int depth) {
   }
   int64_t first, end;
   const kl_node *c = loop->condition, *inc = loop->increment;
-  if (assigned != 1 || !v->initializer || !constant_of(v->initializer, &first) || !c ||
+  if (assigned != 1 || !v->initializer || !kb_constant_of(v->initializer, &first) || !c ||
       c->kind != KL_EXPR_BINARY || (c->op != KL_OP_LT && c->op != KL_OP_LE) ||
-      !is_variable(c->lhs, v) || !constant_of(c->rhs, &end) || !inc)
+      !is_variable(c->lhs, v) || !kb_constant_of(c->rhs, &end) || !inc)
     return unknown;
   int64_t one;
   bool step = (inc->kind == KL_EXPR_UNARY &&
                (inc->op == KL_OP_PRE_INCREMENT || inc->op == KL_OP_POST_INCREMENT)) ||
-              (inc->kind == KL_EXPR_ASSIGN && inc->op == KL_OP_ADD && constant_of(inc->rhs, &one) &&
-               one == 1);
+              (inc->kind == KL_EXPR_ASSIGN && inc->op == KL_OP_ADD &&
+               kb_constant_of(inc->rhs, &one) && one == 1);
   if (!step || !is_variable(inc->lhs, v)) return unknown;
   int64_t last = c->op == KL_OP_LT ? end - 1 : end;
   return (range){.ok = true, .lo = first, .hi = last > first ? last : first};
@@ -145,7 +152,7 @@ static range range_of(bounds *b, const kl_node *n, int depth) {
   int64_t k;
   switch (n->kind) {
     case KL_EXPR_INT_LITERAL:
-      if (!constant_of(n, &k)) return unknown;
+      if (!kb_constant_of(n, &k)) return unknown;
       return (range){.ok = true, .lo = k, .hi = k};
     case KL_EXPR_CONVERT:
     case KL_EXPR_CAST: /* a wider or same-size integer: the value stays */
@@ -154,7 +161,7 @@ static range range_of(bounds *b, const kl_node *n, int depth) {
     case KL_EXPR_VARIABLE:
       return variable_range(b, n->variable, depth);
     case KL_EXPR_BUILTIN:
-      if (n->builtin->id != KL_BUILTIN_GET_LOCAL_ID || !constant_of(n->args, &k)) return unknown;
+      if (n->builtin->id != KL_BUILTIN_GET_LOCAL_ID || !kb_constant_of(n->args, &k)) return unknown;
       if (k > 2) return (range){.ok = true};
       range id = {.ok = true};
       id.lsz[k] = 1;

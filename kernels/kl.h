@@ -470,6 +470,55 @@ typedef struct kl_check_site {
   struct kl_check_site *next;
 } kl_check_site;
 
+/* A kernel's proof at launch (kernels/bounds_proof.c): for each of its
+ * checked accesses, the largest byte offset it can reach, as a postfix
+ * program over the launch's sizes and the kernel's scalar arguments, which
+ * the host evaluates at each launch (api/check_proof.c). Every value is a
+ * largest value, never negative: the pass emits a program only for
+ * offsets built by +, *, <<, >>, / and % by constants, & with a constant
+ * and min from non-negative leaves, all of them growing with their
+ * operands. Where every access fits the launch's extents, the launch runs
+ * the program built without checks (no violation can happen). */
+typedef enum kl_proof_op_kind {
+  KL_PROOF_CONST,       /* push value */
+  KL_PROOF_GLOBAL_ID,   /* push the largest get_global_id(index) */
+  KL_PROOF_LOCAL_ID,    /* ... get_local_id(index) */
+  KL_PROOF_GROUP_ID,    /* ... get_group_id(index) */
+  KL_PROOF_GLOBAL_SIZE, /* push get_global_size(index) */
+  KL_PROOF_LOCAL_SIZE,  /* ... get_local_size(index) */
+  KL_PROOF_NUM_GROUPS,  /* ... get_num_groups(index) */
+  KL_PROOF_ARG,         /* push scalar argument `index` (value: its bytes; signed: extent 1) */
+  KL_PROOF_ADD,         /* pop two, push the sum */
+  KL_PROOF_MUL,         /* ... the product */
+  KL_PROOF_MIN,         /* ... the smaller */
+  KL_PROOF_SHL,         /* top <<= value */
+  KL_PROOF_SHR,         /* top >>= value */
+  KL_PROOF_DIV,         /* top /= value (value > 0) */
+  KL_PROOF_DEC,         /* top = top - 1, at least 0 */
+  KL_PROOF_WIDTH,       /* the top must be below 2^value (its type's value bits) */
+  KL_PROOF_CHECK_WIDTH, /* pop; it must be below 2^value */
+  KL_PROOF_FITS,        /* pop: it + value bytes must be at most the extent of parameter
+                           `index`, or `extent` where index is -1 (a __local array) */
+} kl_proof_op_kind;
+
+typedef struct kl_proof_op {
+  kl_proof_op_kind kind;
+  int index;
+  unsigned long long value, extent;
+} kl_proof_op;
+
+typedef struct kl_check_proof {
+  const char *kernel;
+  /* an access the pass cannot bound (or a call of a helper that checks):
+   * every launch runs checked; `why` says what */
+  bool never;
+  const char *why;
+  kl_location where;
+  kl_proof_op *ops;
+  int op_count, op_capacity;
+  struct kl_check_proof *next;
+} kl_check_proof;
+
 typedef struct kl_program {
   kl_function *functions; /* in source order */
   kl_variable *constants; /* program-scope __constant variables */
@@ -487,7 +536,8 @@ typedef struct kl_program {
   int check_root_count;
   kl_check_count *check_counts; /* by id */
   int check_count_count;
-  bool checks_bounds; /* built with -anygpu-check=bounds */
+  kl_check_proof *check_proofs; /* one per kernel */
+  bool checks_bounds;           /* built with -anygpu-check=bounds */
 } kl_program;
 
 /* check.c: sets contains_barrier throughout a tree (a pass that rebuilt

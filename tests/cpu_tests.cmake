@@ -53,6 +53,10 @@ endif()
 # AGPU_ERROR_KERNEL_FAULT with kernel, parameter and element on every device.
 agpu_add_c_test(test_bounds)
 set_tests_properties(test_bounds PROPERTIES LABELS "cpu;opencl;vulkan")
+agpu_add_c_test(test_bounds_proof)
+agpu_add_c_test(test_bounds_proof_fuzz)
+set_tests_properties(test_bounds_proof_fuzz PROPERTIES LABELS cpu)
+set_tests_properties(test_bounds_proof PROPERTIES LABELS "cpu;opencl;vulkan")
 # Streaming stores (kernels/emit_c_stream.c): every launch streams
 # (ANYGPU_CPU_STREAM_BYTES=0), then the same kernels with ordinary stores;
 # element by element against a host reference, outputs poisoned.

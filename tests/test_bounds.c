@@ -12,7 +12,7 @@
  * without the option; the build log says what is not checked. */
 #include <stdlib.h>
 
-#include "agpu_test.h"
+#include "agpu_test_bounds.h"
 
 static const char source[] =
     "__kernel void off_by_one(__global const float *a, __global float *out, uint n) {\n"
@@ -77,15 +77,6 @@ static const char source[] =
 enum { N = 1000, GLOBAL = 1024, LOCAL = 64 };
 static char said[4096]; /* the last launch's finish message */
 
-/* Checks that the last launch's finish message contains `needle`. */
-#define CHECK_SAID(needle)                                                          \
-  do {                                                                              \
-    if (!strstr(said, (needle))) {                                                  \
-      printf("  FAIL %s:%d: %s: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, \
-             agpu_test_g.case_name, said, (needle));                                \
-      agpu_test_g.case_failed = 1;                                                  \
-    }                                                                               \
-  } while (0)
 static float a_in[GLOBAL];
 static int idx_in[N];
 
@@ -101,19 +92,6 @@ static bool build(setup *s, const char *selector, const char *options) {
   agpu_program_desc desc = {.source = source, .source_name = "bounds.cl", .options = options};
   CHECK_OK(agpu_program_build(s->device, &desc, &s->program));
   return s->program != NULL;
-}
-
-static agpu_buffer *buffer_of(agpu_device *device, const void *data, size_t bytes) {
-  agpu_buffer *b = NULL;
-  CHECK_OK(agpu_buffer_create(device, bytes, 0, &b));
-  if (b && data) CHECK_OK(agpu_buffer_write(NULL, b, 0, bytes, data));
-  if (b && !data) { /* poisoned: NaN bit patterns */
-    uint32_t *poison = malloc(bytes);
-    for (size_t i = 0; i < bytes / 4; i++) poison[i] = 0x7fc0dead;
-    CHECK_OK(agpu_buffer_write(NULL, b, 0, bytes, poison));
-    free(poison);
-  }
-  return b;
 }
 
 /* Launches `kernel` and returns agpu_queue_finish's status; *out gets the
