@@ -155,6 +155,9 @@ typedef struct agpu_translate_traits {
   /* The device's double floor, ceil, trunc and roundEven are exact; false:
    * the GLSL target computes them from the bits. */
   bool f64_rounding_exact;
+  /* The device's shared memory per work-group (0: unknown): the HIP and
+   * CUDA targets refuse a kernel whose __local arrays need more. */
+  uint64_t local_mem_bytes;
 } agpu_translate_traits;
 
 struct agpu_backend_ops {

@@ -61,7 +61,10 @@ static kl_translate_options agpu_parsed_options_of(const agpu_program_desc *desc
                  .fp16 = traits->fp16,
                  .int64 = traits->int64,
                  .fused_fma_float = traits->fused_fma_float,
-                 .f64_rounding_exact = traits->f64_rounding_exact},
+                 .f64_rounding_exact = traits->f64_rounding_exact,
+                 .local_memory_limit = traits->local_mem_bytes > UINT32_MAX
+                                           ? UINT32_MAX
+                                           : (uint32_t)traits->local_mem_bytes},
   };
 }
 

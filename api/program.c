@@ -66,8 +66,10 @@ static agpu_status agpu_program_finish(agpu_program *program, agpu_program **out
 /* What the translator may assume of the device: the backend's word, or the
  * device info's. */
 static agpu_translate_traits agpu_program_traits(agpu_device *device) {
-  agpu_translate_traits traits = {
-      .fp64 = device->info.fp64, .fp16 = device->info.fp16, .int64 = device->info.int64};
+  agpu_translate_traits traits = {.fp64 = device->info.fp64,
+                                  .fp16 = device->info.fp16,
+                                  .int64 = device->info.int64,
+                                  .local_mem_bytes = device->info.local_mem_bytes};
   if (device->backend->ops->translate_traits)
     device->backend->ops->translate_traits(device, &traits);
   return traits;

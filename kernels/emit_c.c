@@ -26,6 +26,7 @@
 
 #include "emit_c_abi.h"
 #include "emit_c_internal.h"
+#include "emit_isolate.h"
 #include "translate.h"
 
 void kc_error(kc_emitter *e, kl_location at, const char *format, ...) {
@@ -664,26 +665,39 @@ static void kc_expression_callback(void *e, const kl_node *node) {
   kc_expr(e, node);
 }
 
-/* One kernel; with `refused`, a kernel the C target cannot express is left
- * out (its text dropped, what the emitter said of it listed) instead of
- * failing the program. */
-static void kc_kernel_or_refuse(kc_emitter *e, const kl_function *fn, klg_buf *body,
-                                kl_refused_kernel **refused) {
-  if (!refused || e->failed) {
-    kc_kernel(e, kc_inline_barrier_helpers(e, fn));
-    return;
-  }
-  int mark = kl_diagnostic_count(e->ctx);
-  size_t length = body->length;
-  kc_kernel(e, kc_inline_barrier_helpers(e, fn));
-  if (!e->failed) return;
-  body->length = length;
+/* With `isolate`, a function the C target cannot express is recorded as
+ * failed (what the emitter said of it since `mark`) and the next one is
+ * emitted afresh; without, the program fails. */
+static void kc_isolate(kc_emitter *e, kl_isolation *iso, const kl_function *fn, int mark,
+                       bool isolate) {
+  if (!isolate || !e->failed) return;
+  kl_isolation_fail(iso, fn, mark);
   e->failed = false;
-  kl_refused_kernel *refusal = kl_alloc(e->ctx, sizeof *refusal);
-  refusal->name = fn->name;
-  refusal->diagnostics = kl_diagnostics_text_from(e->ctx, mark);
-  while (*refused) refused = &(*refused)->next;
-  *refused = refusal;
+}
+
+/* The helpers' prototypes, their definitions (a helper whose prototype
+ * fails is not defined: it would fail again), then the kernels. Helpers
+ * with barriers are inlined into the kernels (emit_c_inline.c). */
+static void kc_functions(kc_emitter *e, klg_buf *body, kl_isolation *iso, bool isolate) {
+  for (int pass = 0; pass < 3; pass++) {
+    if (pass == 1) {
+      kl_isolation_segment_at(iso, NULL, body->length);
+      klg_puts(body, "\n");
+    }
+    for (const kl_function *fn = e->program->functions; fn; fn = fn->next) {
+      if (!fn->body || fn->is_kernel != (pass == 2) || (pass < 2 && kc_barrier_helper(fn)) ||
+          (pass == 1 && kl_isolation_failed(iso, fn)))
+        continue;
+      int mark = kl_diagnostic_count(e->ctx);
+      kl_isolation_segment_at(iso, fn, body->length);
+      if (pass < 2)
+        kc_helper_function(e, fn, pass == 0);
+      else
+        kc_kernel(e, kc_inline_barrier_helpers(e, fn));
+      kc_isolate(e, iso, fn, mark, isolate);
+    }
+  }
+  kl_isolation_segment_at(iso, NULL, body->length);
 }
 
 const char *kl_emit_c(kl_context *ctx, const kl_program *program) {
@@ -728,21 +742,27 @@ const char *kl_emit_c_kernels(kl_context *ctx, const kl_program *program,
     for (const kl_variable *var = fn->locals; var; var = var->next)
       if (var->id >= e->next_variable_id) e->next_variable_id = var->id + 1;
   }
-  for (const kl_function *fn = program->functions; fn; fn = fn->next)
-    if (!fn->is_kernel && fn->body && !kc_barrier_helper(fn)) kc_helper_function(e, fn, true);
-  klg_puts(&body, "\n");
-  for (const kl_function *fn = program->functions; fn; fn = fn->next)
-    if (!fn->is_kernel && fn->body && !kc_barrier_helper(fn)) kc_helper_function(e, fn, false);
-  for (const kl_function *fn = program->functions; fn; fn = fn->next)
-    if (fn->is_kernel && fn->body) kc_kernel_or_refuse(e, fn, &body, refused);
+  /* with `refused`, a helper or kernel the C target cannot express is left
+   * out, and so is every kernel that calls such a helper (emit_isolate.h);
+   * a constant that fails fails the program */
+  bool isolate = refused && !e->failed;
+  kl_isolation iso;
+  kl_isolation_init(&iso, ctx, program, "C");
+  kc_functions(e, &body, &iso, isolate);
 
   const char *result = NULL;
   if (!e->failed) {
-    size_t total = prelude.length + e->helpers.length + body.length;
+    size_t length = body.length;
+    const char *kept = body.data;
+    if (isolate) {
+      kl_isolation_refuse_kernels(&iso, refused);
+      kept = kl_isolation_text(&iso, body.data, body.length, &length);
+    }
+    size_t total = prelude.length + e->helpers.length + length;
     char *text = kl_alloc(ctx, total + 1);
     memcpy(text, prelude.data, prelude.length);
     if (e->helpers.length) memcpy(text + prelude.length, e->helpers.data, e->helpers.length);
-    memcpy(text + prelude.length + e->helpers.length, body.data, body.length);
+    memcpy(text + prelude.length + e->helpers.length, kept, length);
     text[total] = '\0';
     result = text;
   }

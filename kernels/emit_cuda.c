@@ -43,6 +43,7 @@
 #include "cuda_abi.h"
 #include "cuda_prelude.h"
 #include "emit_cuda_names.h"
+#include "emit_isolate.h"
 #include "gpu_emit.h"
 #include "translate.h"
 
@@ -821,28 +822,67 @@ static void cuda_function(cuda_emitter *e, const kl_function *f) {
   klg_puts(o, "}\n\n");
 }
 
-/* One kernel; with `refused`, a kernel the target cannot express is left
- * out (its text dropped, what the emitter said of it listed) instead of
- * failing the program. */
-static void cuda_kernel_or_refuse(cuda_emitter *e, const kl_function *f,
-                                  kl_refused_kernel **refused) {
-  if (!refused || e->failed) {
-    cuda_function(e, f);
+/* The most bytes of static __local arrays one kernel may have: CUDA's
+ * static shared memory stops at 48 KiB whatever the device (more is
+ * dynamic, past an opt-in); HIP's gfx targets have 64 KiB of LDS, or what
+ * the device says it has. Past it NVRTC or hiprtc would fail the whole
+ * program. */
+static uint32_t cuda_local_limit(const cuda_emitter *e) {
+  uint32_t device = kl_context_traits(e->ctx).local_memory_limit;
+  uint32_t target = e->hip ? 65536 : 49152;
+  if (e->hip && device) return device;
+  return device && device < target ? device : target;
+}
+
+static void cuda_kernel(cuda_emitter *e, const kl_function *f) {
+  uint32_t limit = cuda_local_limit(e);
+  if (f->local_memory_bytes > limit) {
+    kl_error(e->ctx, f->location,
+             "kernel '%s' needs %u bytes of shared memory for its __local arrays; the %s target "
+             "allows %u in one kernel",
+             f->name, f->local_memory_bytes, e->hip ? "HIP" : "CUDA", limit);
+    e->failed = true;
     return;
   }
-  int mark = kl_diagnostic_count(e->ctx);
-  size_t length = e->out.length;
   cuda_function(e, f);
-  if (!e->failed) return;
-  e->out.length = length;
+}
+
+/* With `isolate`, a function the target cannot express is recorded as
+ * failed (what the emitter said of it since `mark`) and the next one is
+ * emitted afresh; without, the program fails. */
+static void cuda_isolate(cuda_emitter *e, kl_isolation *iso, const kl_function *f, int mark,
+                         bool isolate) {
+  if (!isolate || !e->failed) return;
+  kl_isolation_fail(iso, f, mark);
   e->failed = false;
   e->last_failure = NULL;
-  kl_refused_kernel *refusal = kl_alloc(e->ctx, sizeof *refusal);
-  refusal->name = f->name;
-  refusal->diagnostics = kl_diagnostics_text_from(e->ctx, mark);
-  refusal->next = NULL;
-  while (*refused) refused = &(*refused)->next;
-  *refused = refusal;
+}
+
+/* The helpers' prototypes, so that helpers may be called before their
+ * definition, then every function; a helper whose prototype fails is not
+ * defined (it would fail again). */
+static void cuda_functions(cuda_emitter *e, kl_isolation *iso, bool isolate) {
+  for (const kl_function *f = e->program->functions; f; f = f->next) {
+    if (f->is_kernel || !f->body) continue;
+    int mark = kl_diagnostic_count(e->ctx);
+    kl_isolation_segment_at(iso, f, e->out.length);
+    cuda_signature(e, f);
+    klg_puts(&e->out, ";\n");
+    cuda_isolate(e, iso, f, mark, isolate);
+  }
+  kl_isolation_segment_at(iso, NULL, e->out.length);
+  klg_puts(&e->out, "\n");
+  for (const kl_function *f = e->program->functions; f; f = f->next) {
+    if (!f->body || (!f->is_kernel && kl_isolation_failed(iso, f))) continue;
+    int mark = kl_diagnostic_count(e->ctx);
+    kl_isolation_segment_at(iso, f, e->out.length);
+    if (f->is_kernel)
+      cuda_kernel(e, f);
+    else
+      cuda_function(e, f);
+    cuda_isolate(e, iso, f, mark, isolate);
+  }
+  kl_isolation_segment_at(iso, NULL, e->out.length);
 }
 
 const char *kl_emit_cuda(kl_context *ctx, const kl_program *program, bool hip) {
@@ -886,21 +926,17 @@ const char *kl_emit_cuda_kernels(kl_context *ctx, const kl_program *program, boo
     }
     klg_puts(&e.out, ";\n");
   }
-  /* prototypes, so that helpers may be called before their definition */
-  for (const kl_function *f = program->functions; f; f = f->next) {
-    if (f->is_kernel || !f->body) continue;
-    cuda_signature(&e, f);
-    klg_puts(&e.out, ";\n");
-  }
-  klg_puts(&e.out, "\n");
-  for (const kl_function *f = program->functions; f; f = f->next) {
-    if (!f->body) continue;
-    if (f->is_kernel)
-      cuda_kernel_or_refuse(&e, f, refused);
-    else
-      cuda_function(&e, f);
-  }
+  /* with `refused`, a helper or kernel the target cannot express is left
+   * out, and so is every kernel that calls such a helper (emit_isolate.h);
+   * a struct or constant that fails fails the program */
+  bool isolate = refused && !e.failed;
+  kl_isolation iso;
+  kl_isolation_init(&iso, ctx, program, hip ? "HIP" : "CUDA");
+  cuda_functions(&e, &iso, isolate);
   klg_puts(&e.out, "} /* namespace kl */\n");
   if (e.failed) return NULL;
-  return klg_text(&e.out);
+  if (!isolate) return klg_text(&e.out);
+  kl_isolation_refuse_kernels(&iso, refused);
+  size_t length = 0;
+  return kl_isolation_text(&iso, e.out.data, e.out.length, &length);
 }

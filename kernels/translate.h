@@ -35,6 +35,10 @@ typedef struct kl_device_traits {
    * bits (kernels/glsl_fp64_math.c). lavapipe without AVX-512 gets trunc and
    * roundEven wrong. */
   bool f64_rounding_exact;
+  /* The bytes of shared memory one work-group may have (0: unknown): the
+   * HIP target refuses a kernel whose static __local arrays need more; the
+   * CUDA target stops at 48 KiB, its limit for static shared memory. */
+  uint32_t local_memory_limit;
 } kl_device_traits;
 
 typedef struct kl_translate_options {
@@ -106,8 +110,9 @@ const kl_glsl_layout *kl_glsl_layout_of(kl_context *ctx, const kl_program *progr
 const char *kl_emit_c(kl_context *ctx, const kl_program *program);
 /* kl_emit_c, except that a kernel the C target cannot express is left out
  * and listed in *refused (in the context's arena, *refused NULL on entry)
- * instead of failing the program; NULL when something outside the kernels
- * fails (a helper function, a constant). */
+ * instead of failing the program, and so is a kernel that calls a helper
+ * the target cannot translate (the helper is left out too; emit_isolate.h);
+ * NULL when something every kernel may use fails (a struct, a constant). */
 typedef struct kl_refused_kernel {
   const char *name;
   const char *diagnostics; /* what the emitter said of it */
@@ -115,7 +120,9 @@ typedef struct kl_refused_kernel {
 } kl_refused_kernel;
 const char *kl_emit_c_kernels(kl_context *ctx, const kl_program *program,
                               kl_refused_kernel **refused);
-/* kl_emit_cuda with kernels refused one by one, as kl_emit_c_kernels does. */
+/* kl_emit_cuda with kernels refused one by one, as kl_emit_c_kernels does;
+ * also a kernel whose static __local arrays are past the target's shared
+ * memory (kl_device_traits.local_memory_limit). */
 const char *kl_emit_cuda_kernels(kl_context *ctx, const kl_program *program, bool hip,
                                  kl_refused_kernel **refused);
 /* kl_emit where the C, CUDA and HIP targets refuse kernels one by one into

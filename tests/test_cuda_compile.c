@@ -8,6 +8,7 @@
  * tests/test_cuda_cli_compile.py. */
 #include <pthread.h>
 
+#include "agpu_parsed.h"
 #include "agpu_test.h"
 #include "cuda_internal.h"
 #include "emit_common.h"
@@ -202,6 +203,23 @@ static void compile_error_gives_status_and_log(void) {
   agpu_cuda_binary_free(&binary);
 }
 
+/* What agpu_translate made of a program with refused kernels compiles
+ * with NVRTC to an sm_90 cubin (skipped, saying why, without NVRTC). */
+static void compiles_to_sm90_cubin(const char *cuda, const char *name) {
+  const char *why = NULL;
+  if (!agpu_cuda_nvrtc_get(&why)) {
+    printf("  NVRTC compile skipped: NVRTC not found: %s\n", why);
+    return;
+  }
+  agpu_cuda_binary binary;
+  agpu_status status = agpu_cuda_compile(cuda, name, 90, false, &binary);
+  if (status != AGPU_SUCCESS) printf("  %s\n", agpu_last_error());
+  CHECK_OK(status);
+  char bad[128] = "";
+  CHECK(status != AGPU_SUCCESS || is_cubin_for(&binary, 90, bad, sizeof bad));
+  if (status == AGPU_SUCCESS) agpu_cuda_binary_free(&binary);
+}
+
 /* `anygpu compile --target cuda` (agpu_translate) of a program with kernels
  * the CUDA target cannot express: the others are in the output, which NVRTC
  * compiles; the diagnostics name each one left out and why (issue 18). */
@@ -227,18 +245,7 @@ static void refused_kernels_are_left_out(void) {
     if (!strstr(notes, expected[i])) printf("  missing: %s\n  in:\n%s\n", expected[i], notes);
     CHECK(strstr(notes, expected[i]) != NULL);
   }
-  const char *why = NULL;
-  if (agpu_cuda_nvrtc_get(&why)) {
-    agpu_cuda_binary binary;
-    agpu_status status = agpu_cuda_compile(cuda, "mixed.cu", 90, false, &binary);
-    if (status != AGPU_SUCCESS) printf("  %s\n", agpu_last_error());
-    CHECK_OK(status);
-    char bad[128] = "";
-    CHECK(status != AGPU_SUCCESS || is_cubin_for(&binary, 90, bad, sizeof bad));
-    if (status == AGPU_SUCCESS) agpu_cuda_binary_free(&binary);
-  } else {
-    printf("  NVRTC compile skipped: NVRTC not found: %s\n", why);
-  }
+  compiles_to_sm90_cubin(cuda, "mixed.cu");
   agpu_translation_release(translation);
   /* nothing left to translate: an error, as before */
   desc.source = gpu_refusal_none_left;
@@ -246,6 +253,60 @@ static void refused_kernels_are_left_out(void) {
   CHECK_STATUS(agpu_translate(&desc, &translation), AGPU_ERROR_BUILD_FAILED);
   CHECK_MESSAGE("a kernel named 'class'");
   CHECK(translation == NULL);
+}
+
+/* The refusals agpu_program_build keeps for agpu_kernel_create, on a
+ * device whose shared memory (232448 bytes, an H100's opt-in) is past the
+ * 48 KiB that static __shared__ arrays may have. */
+static void helper_refusal_messages(void) {
+  agpu_program_desc desc = {.source = gpu_refusal_helpers, .source_name = "helpers.cl"};
+  agpu_translate_traits traits = {.fp64 = true, .int64 = true, .local_mem_bytes = 232448};
+  agpu_parsed *parsed = NULL;
+  CHECK_OK(agpu_parsed_create(&desc, &traits, "cuda:test", &parsed, NULL, NULL));
+  if (!parsed) return;
+  char *text = NULL;
+  agpu_kernel_refusal *refused = NULL;
+  CHECK_OK(agpu_parsed_emit_kernels(parsed, AGPU_TARGET_CUDA, AGPU_ERROR_UNSUPPORTED,
+                                    "the CUDA emitter cannot translate this kernel", &text,
+                                    &refused, NULL));
+  static const char *const kernels[] = {"uses_bad", "huge", "mid"};
+  static const char *const why[] = {
+      "(kernel 'uses_bad') for cuda:test:\nhelpers.cl:8:15: error: kernel 'uses_bad' calls "
+      "'outer', which calls 'inner', which the CUDA target cannot translate",
+      "(kernel 'huge') for cuda:test:\nhelpers.cl:9:15: error: kernel 'huge' needs 68000 bytes",
+      "(kernel 'mid') for cuda:test:\nhelpers.cl:15:15: error: kernel 'mid' needs 51200 bytes"};
+  const agpu_kernel_refusal *r = refused;
+  for (int i = 0; i < 3; i++, r = r ? r->next : NULL) {
+    CHECK(r && strcmp(r->kernel, kernels[i]) == 0 && r->status == AGPU_ERROR_UNSUPPORTED);
+    CHECK(r && strstr(r->message, why[i]));
+    if (r && !strstr(r->message, why[i])) printf("  %s\n", r->message);
+  }
+  CHECK(r == NULL);
+  /* the helper's own error follows the kernel's */
+  CHECK(refused && strstr(refused->message,
+                          "helpers.cl:2:46: error: the CUDA target does not "
+                          "support this compound assignment"));
+  CHECK(text && strstr(text, "void good(") && !strstr(text, "inner("));
+  agpu_kernel_refusals_free(refused);
+  free(text);
+  agpu_parsed_release(parsed);
+}
+
+/* A helper the CUDA target cannot translate refuses only the kernels that
+ * reach it, here through a second helper; a kernel with more than 48 KiB of
+ * __local arrays is refused alone; the good kernel's code goes to NVRTC and
+ * makes a cubin (issue 18). */
+static void helpers_and_shared_memory_refuse_their_kernels(void) {
+  agpu_translate_desc desc = {
+      .source = gpu_refusal_helpers, .source_name = "helpers.cl", .target = AGPU_TARGET_CUDA};
+  agpu_translation *translation = NULL;
+  CHECK_OK(agpu_translate(&desc, &translation));
+  if (!translation) return;
+  const char *cuda = agpu_translation_output(translation);
+  CHECK(gpu_refusal_helpers_translated(false, cuda, agpu_translation_diagnostics(translation)));
+  compiles_to_sm90_cubin(cuda, "helpers.cu");
+  agpu_translation_release(translation);
+  helper_refusal_messages();
 }
 
 /* ------------------------------------------------------------- --files */
@@ -316,5 +377,6 @@ int main(int argc, char **argv) {
   RUN(fp_contract_off_gives_no_fma);
   RUN(compile_error_gives_status_and_log);
   RUN(refused_kernels_are_left_out);
+  RUN(helpers_and_shared_memory_refuse_their_kernels);
   return agpu_test_finish();
 }

@@ -194,6 +194,26 @@ static agpu_status build(const agpu_hip_build_target *target, const char *source
   return agpu_hip_build_code(rtc, target, &desc, built);
 }
 
+/* gfx90a with 64 KiB of LDS, for agpu_hip_build_code. */
+static agpu_hip_build_target test_target(void) {
+  return (agpu_hip_build_target){.arch = "gfx90a",
+                                 .selector = "hip:test",
+                                 .device_name = "test GPU",
+                                 .driver_version = "5.2.0",
+                                 .runtime_version = 50200000,
+                                 .fp64 = true,
+                                 .int64 = true,
+                                 .local_mem_bytes = 65536};
+}
+
+/* The kernel cache directory a test made, and ANYGPU_CACHE_DIR, gone. */
+static void drop_cache_dir(const char *directory) {
+  unsetenv("ANYGPU_CACHE_DIR");
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf '%s'", directory);
+  CHECK(system(command) == 0);
+}
+
 /* agpu_program_build's device-free part: translation, signatures, hiprtc and
  * the kernel cache (in a directory of its own). */
 static void program_build_translates_compiles_and_caches(void) {
@@ -257,10 +277,7 @@ static void program_build_translates_compiles_and_caches(void) {
                AGPU_ERROR_UNSUPPORTED);
   CHECK_MESSAGE("kernel 'big' needs 4096 bytes of shared memory");
   agpu_hip_built_free(&other);
-  unsetenv("ANYGPU_CACHE_DIR");
-  char command[128];
-  snprintf(command, sizeof command, "rm -rf '%s'", directory);
-  CHECK(system(command) == 0);
+  drop_cache_dir(directory);
 }
 
 /* A program with kernels the HIP target cannot express (issue 18): the
@@ -285,14 +302,7 @@ static void refused_kernels_are_left_out(void) {
   char directory[] = "/tmp/anygpu-hip-refusal-XXXXXX";
   if (!mkdtemp(directory)) SKIP("mkdtemp failed");
   setenv("ANYGPU_CACHE_DIR", directory, 1);
-  agpu_hip_build_target target = {.arch = "gfx90a",
-                                  .selector = "hip:test",
-                                  .device_name = "test GPU",
-                                  .driver_version = "5.2.0",
-                                  .runtime_version = 50200000,
-                                  .fp64 = true,
-                                  .int64 = true,
-                                  .local_mem_bytes = 65536};
+  agpu_hip_build_target target = test_target();
   agpu_hip_built built;
   CHECK_OK(build(&target, gpu_refusal_mixed, "mixed.cl", NULL, &built));
   CHECK(built.code && agpu_hip_is_code_object(built.code, built.code_size));
@@ -310,10 +320,87 @@ static void refused_kernels_are_left_out(void) {
   CHECK_MESSAGE("(kernel 'class') for hip:test");
   CHECK(built.refused == NULL);
   agpu_hip_built_free(&built);
-  unsetenv("ANYGPU_CACHE_DIR");
-  char command[128];
-  snprintf(command, sizeof command, "rm -rf '%s'", directory);
-  CHECK(system(command) == 0);
+  drop_cache_dir(directory);
+}
+
+/* A kernel past the LDS of a gfx target fails the whole program in hiprtc
+ * (why the emitter refuses it alone). */
+static void too_much_lds_fails_in_hiprtc(void) {
+  static const char source[] =
+      "extern \"C\" __global__ void huge(float *out) {\n"
+      "  __shared__ float scratch[17000];\n"
+      "  scratch[threadIdx.x] = 1.0f;\n"
+      "  __syncthreads();\n"
+      "  out[threadIdx.x] = scratch[threadIdx.x ^ 1u];\n"
+      "}\n";
+  agpu_hip_code code;
+  CHECK_STATUS(agpu_hip_compile(rtc, source, "huge.hip", "gfx90a", 0, &code),
+               AGPU_ERROR_BUILD_FAILED);
+  if (code.log) printf("  hiprtc: %.200s\n", code.log);
+  agpu_hip_code_free(&code);
+}
+
+/* The refusals of agpu_hip_build_code for gpu_refusal_helpers on a device
+ * with `lds` bytes of shared memory: 'uses_bad' and 'huge', and 'mid' where
+ * it does not fit. */
+static void check_helper_refusals(const agpu_hip_built *built, uint64_t lds) {
+  static const char *const kernels[] = {"uses_bad", "huge", "mid"};
+  char why[3][256];
+  snprintf(why[0], 256,
+           "(kernel 'uses_bad') for hip:test:\nhelpers.cl:8:15: error: kernel 'uses_bad' calls "
+           "'outer', which calls 'inner', which the HIP target cannot translate");
+  snprintf(why[1], 256,
+           "(kernel 'huge') for hip:test:\nhelpers.cl:9:15: error: kernel 'huge' needs 68000 "
+           "bytes of shared memory for its __local arrays; the HIP target allows %llu",
+           (unsigned long long)lds);
+  snprintf(why[2], 256,
+           "kernel 'mid' needs 51200 bytes of shared memory for its __local "
+           "arrays; the HIP target allows %llu",
+           (unsigned long long)lds);
+  int expected = lds < 51200 ? 3 : 2;
+  const agpu_kernel_refusal *r = built->refused;
+  for (int i = 0; i < expected; i++, r = r ? r->next : NULL) {
+    CHECK(r && strcmp(r->kernel, kernels[i]) == 0 && r->status == AGPU_ERROR_UNSUPPORTED);
+    CHECK(r && strstr(r->message, why[i]));
+    if (r && !strstr(r->message, why[i])) printf("  %s\n", r->message);
+  }
+  CHECK(r == NULL);
+  CHECK(built->refused && strstr(built->refused->message,
+                                 "helpers.cl:2:46: error: the HIP target does not support this "
+                                 "compound assignment through a volatile vector pointer"));
+  CHECK(built->code && agpu_hip_is_code_object(built->code, built->code_size));
+  CHECK(built->program && built->program->kernel_count == 4);
+}
+
+/* A helper the HIP target cannot translate refuses only the kernels that
+ * reach it (here through a second helper), a kernel past the device's LDS
+ * is refused alone, and the rest compiles with hiprtc (issue 18). */
+static void helpers_and_shared_memory_refuse_their_kernels(void) {
+  agpu_translate_desc desc = {
+      .source = gpu_refusal_helpers, .source_name = "helpers.cl", .target = AGPU_TARGET_HIP};
+  agpu_translation *translation = NULL;
+  CHECK_OK(agpu_translate(&desc, &translation));
+  if (translation)
+    CHECK(gpu_refusal_helpers_translated(true, agpu_translation_output(translation),
+                                         agpu_translation_diagnostics(translation)));
+  agpu_translation_release(translation);
+  REQUIRE_HIPRTC();
+  too_much_lds_fails_in_hiprtc();
+  char directory[] = "/tmp/anygpu-hip-helpers-XXXXXX";
+  if (!mkdtemp(directory)) SKIP("mkdtemp failed");
+  setenv("ANYGPU_CACHE_DIR", directory, 1);
+  agpu_hip_build_target target = test_target();
+  static const uint64_t lds[] = {65536, 49152};
+  for (int i = 0; i < 2; i++) {
+    target.local_mem_bytes = lds[i];
+    agpu_hip_built built;
+    agpu_status status = build(&target, gpu_refusal_helpers, "helpers.cl", NULL, &built);
+    if (status != AGPU_SUCCESS) printf("  %s\n", agpu_last_error());
+    CHECK_OK(status);
+    if (status == AGPU_SUCCESS) check_helper_refusals(&built, lds[i]);
+    agpu_hip_built_free(&built);
+  }
+  drop_cache_dir(directory);
 }
 
 static void free_kernels(agpu_hip_program *hp) {
@@ -457,6 +544,7 @@ int main(void) {
   RUN(compiles_from_two_threads);
   RUN(program_build_translates_compiles_and_caches);
   RUN(refused_kernels_are_left_out);
+  RUN(helpers_and_shared_memory_refuse_their_kernels);
   RUN(native_code_object_metadata_is_read);
   RUN(peak_table_and_arch_names);
   return agpu_test_finish();

@@ -5,7 +5,8 @@
  * (random inputs, poisoned output, every element checked, a size that is
  * not a multiple of the work-group size), agpu_kernel_create of the refused
  * one says why, and the build log warns of it. A program whose every kernel
- * is refused fails to build as before. */
+ * is refused fails to build as before. On cpu:0 a helper the C target
+ * cannot translate refuses only the kernels that reach it. */
 #include <ftw.h>
 #include <math.h>
 #include <stdbool.h>
@@ -24,6 +25,27 @@ static const char both[] =
     "  uint i = get_global_id(0);\n"
     "  if (i < n) out[i] = 2.0f * in[i] + 0.5f;\n"
     "}\n";
+
+/* kernel(in, out, values...) over 1024 work-items in groups of 64: `bytes`
+ * of `in` and of `out` in, `out` back. */
+static void run_in_out(agpu_device *device, agpu_kernel *kernel, const void *in, void *out,
+                       size_t bytes, const agpu_arg *values, int value_count) {
+  agpu_queue *queue = NULL;
+  agpu_buffer *a = NULL, *b = NULL;
+  CHECK_OK(agpu_queue_create(device, &queue));
+  CHECK_OK(agpu_buffer_create(device, bytes, 0, &a));
+  CHECK_OK(agpu_buffer_create(device, bytes, 0, &b));
+  CHECK_OK(agpu_buffer_write(queue, a, 0, bytes, in));
+  CHECK_OK(agpu_buffer_write(queue, b, 0, bytes, out));
+  agpu_arg args[4] = {agpu_arg_buffer(a), agpu_arg_buffer(b)};
+  for (int i = 0; i < value_count && i < 2; i++) args[2 + i] = values[i];
+  size_t global[3] = {1024, 1, 1}, local[3] = {64, 1, 1};
+  CHECK_OK(agpu_launch(queue, kernel, 1, global, local, 2 + (uint32_t)value_count, args));
+  CHECK_OK(agpu_buffer_read(queue, b, 0, bytes, out));
+  agpu_buffer_release(a);
+  agpu_buffer_release(b);
+  agpu_queue_release(queue);
+}
 
 static void the_other_kernel_builds_and_runs(void) {
   REQUIRE_DEVICE(device, "vulkan");
@@ -48,24 +70,12 @@ static void the_other_kernel_builds_and_runs(void) {
     in[i] = agpu_test_randf(&seed, -50.0f, 50.0f);
     out[i] = NAN;
   }
-  agpu_queue *queue = NULL;
-  agpu_buffer *a = NULL, *b = NULL;
-  CHECK_OK(agpu_queue_create(device, &queue));
-  CHECK_OK(agpu_buffer_create(device, sizeof in, 0, &a));
-  CHECK_OK(agpu_buffer_create(device, sizeof out, 0, &b));
-  CHECK_OK(agpu_buffer_write(queue, a, 0, sizeof in, in));
-  CHECK_OK(agpu_buffer_write(queue, b, 0, sizeof out, out));
-  agpu_arg args[] = {agpu_arg_buffer(a), agpu_arg_buffer(b), agpu_arg_u32(N)};
-  size_t global[3] = {1024, 1, 1}, local[3] = {64, 1, 1};
-  CHECK_OK(agpu_launch(queue, twice, 1, global, local, 3, args));
-  CHECK_OK(agpu_buffer_read(queue, b, 0, sizeof out, out));
+  agpu_arg n = agpu_arg_u32(N);
+  run_in_out(device, twice, in, out, sizeof in, &n, 1);
   int wrong = 0;
   for (int i = 0; i < N; i++)
     if (fabs((double)out[i] - (2.0 * in[i] + 0.5)) > 1e-5 * (fabs(2.0 * in[i]) + 1.0)) wrong++;
   CHECK(wrong == 0);
-  agpu_buffer_release(a);
-  agpu_buffer_release(b);
-  agpu_queue_release(queue);
   if (twice) agpu_kernel_release(twice);
   agpu_program_release(program);
 }
@@ -169,6 +179,59 @@ static void cpu_refuses_one_kernel_cold_and_warm(void) {
   }
 }
 
+/* A helper the C target cannot translate (++ of a two-component swizzle)
+ * refuses the kernel that reaches it through a second helper, not the
+ * program: the other kernel and its own helper build and run. */
+static const char cpu_helpers[] =
+    "int2 inner(int2 v) { ++v.xy; return v; }\n"
+    "int2 outer(int2 v) { return inner(v) * 2; }\n"
+    "int scale(int x, int k) { return x * k + 3; }\n"
+    "__kernel void bumped(__global int2 *p) { p[get_global_id(0)] = outer(p[get_global_id(0)]); }\n"
+    "__kernel void scaled(__global const int *in, __global int *out, int k, uint n) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  if (i < n) out[i] = scale(in[i], k);\n"
+    "}\n";
+
+/* scaled on random ints, a size that is not a multiple of the group's:
+ * every element right. */
+static void run_scaled(agpu_device *device, agpu_kernel *scaled) {
+  enum { N = 1001, K = -7 };
+  static int32_t in[N], out[N];
+  uint64_t seed = 18;
+  for (int i = 0; i < N; i++) {
+    in[i] = (int32_t)agpu_test_randf(&seed, -100000.0f, 100000.0f);
+    out[i] = INT32_MIN;
+  }
+  agpu_arg values[] = {agpu_arg_i32(K), agpu_arg_u32(N)};
+  run_in_out(device, scaled, in, out, sizeof in, values, 2);
+  int wrong = 0;
+  for (int i = 0; i < N; i++)
+    if (out[i] != in[i] * K + 3 && wrong++ < 3)
+      printf("  out[%d] = %d, not %d\n", i, out[i], in[i] * K + 3);
+  CHECK(wrong == 0);
+}
+
+static void cpu_refuses_the_kernels_of_a_helper(void) {
+  REQUIRE_DEVICE(device, "cpu");
+  agpu_program *program = NULL;
+  agpu_program_desc desc = {.source = cpu_helpers, .source_name = "helpers.cl"};
+  CHECK_OK(agpu_program_build(device, &desc, &program));
+  if (!program) return;
+  CHECK(strstr(agpu_program_build_log(program), "kernel 'bumped' is not built for cpu:0"));
+  agpu_kernel *kernel = NULL;
+  CHECK_STATUS(agpu_kernel_create(program, "bumped", &kernel), AGPU_ERROR_BUILD_FAILED);
+  CHECK_MESSAGE(
+      "helpers.cl:4:15: error: kernel 'bumped' calls 'outer', which calls 'inner', "
+      "which the C target cannot translate: the kernel is left out");
+  CHECK_MESSAGE(
+      "helpers.cl:1:22: error: ++/-- of a multi-component swizzle is not supported by "
+      "the C target");
+  CHECK_OK(agpu_kernel_create(program, "scaled", &kernel));
+  if (kernel) run_scaled(device, kernel);
+  if (kernel) agpu_kernel_release(kernel);
+  agpu_program_release(program);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st, (void)flag, (void)ftw;
   return remove(path);
@@ -183,6 +246,7 @@ int main(void) {
   RUN(a_union_refuses_only_its_kernels);
   RUN(too_many_emitter_errors_are_an_error);
   RUN(cpu_refuses_one_kernel_cold_and_warm);
+  RUN(cpu_refuses_the_kernels_of_a_helper);
   nftw(cache, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
   return agpu_test_finish();
 }

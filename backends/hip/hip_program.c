@@ -99,21 +99,15 @@ void agpu_hip_built_free(agpu_hip_built *built) {
   memset(built, 0, sizeof *built);
 }
 
-/* Each kernel's signature, after the device's shared-memory limit. */
-static agpu_status agpu_hip_describe_kernels(const agpu_hip_build_target *target,
-                                             const agpu_program_signatures *signatures,
+/* Each kernel's signature. One whose __local arrays need more shared
+ * memory than the device has is refused alone by the emitter. */
+static agpu_status agpu_hip_describe_kernels(const agpu_program_signatures *signatures,
                                              agpu_hip_program *hp) {
   hp->kernels =
       calloc(signatures->kernel_count ? signatures->kernel_count : 1, sizeof *hp->kernels);
   if (!hp->kernels) return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
   for (uint32_t i = 0; i < signatures->kernel_count; i++) {
     const agpu_kernel_signature *kernel = &signatures->kernels[i];
-    if (target->local_mem_bytes && kernel->local_memory_bytes > target->local_mem_bytes)
-      return agpu_error_set(AGPU_ERROR_UNSUPPORTED,
-                            "agpu_program_build: kernel '%s' needs %u bytes of shared memory "
-                            "for its __local arrays; %s (%s) has %llu",
-                            kernel->name, kernel->local_memory_bytes, target->selector,
-                            target->device_name, (unsigned long long)target->local_mem_bytes);
     agpu_status status = agpu_hip_describe_kernel(kernel, &hp->kernels[hp->kernel_count++]);
     if (status != AGPU_SUCCESS) return status;
   }
@@ -131,8 +125,7 @@ static agpu_status agpu_hip_build_parsed(const agpu_hiprtc_api *rtc,
   const char *warnings = agpu_parsed_warnings(parsed);
   if (*warnings && !(out->log = agpu_strdup(warnings)))
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "hip: out of host memory");
-  agpu_status status =
-      agpu_hip_describe_kernels(target, agpu_parsed_signatures(parsed), out->program);
+  agpu_status status = agpu_hip_describe_kernels(agpu_parsed_signatures(parsed), out->program);
   if (status != AGPU_SUCCESS) return status;
   char *source = NULL, *log = NULL;
   /* a kernel the HIP target cannot express is refused alone (issue 18) */
@@ -153,8 +146,10 @@ static agpu_status agpu_hip_build_parsed(const agpu_hiprtc_api *rtc,
 agpu_status agpu_hip_build_code(const agpu_hiprtc_api *rtc, const agpu_hip_build_target *target,
                                 const agpu_program_desc *desc, agpu_hip_built *out) {
   memset(out, 0, sizeof *out);
-  agpu_translate_traits traits = {
-      .fp64 = target->fp64, .fp16 = target->fp16, .int64 = target->int64};
+  agpu_translate_traits traits = {.fp64 = target->fp64,
+                                  .fp16 = target->fp16,
+                                  .int64 = target->int64,
+                                  .local_mem_bytes = target->local_mem_bytes};
   agpu_parsed *parsed = NULL;
   agpu_status status =
       agpu_parsed_create(desc, &traits, target->selector, &parsed, &out->log, NULL);
