@@ -568,6 +568,7 @@ static kl_node *rewrite_statements(bounds *b, kl_node *list) {
   for (kl_node *s = list; s;) {
     kl_node *next = s->next;
     s->next = NULL;
+    if (s->kind == KL_STMT_CASE) kb_guards_restore(b, mark); /* a way in past the guards */
     const kl_node *exit = exit_condition(s);
     tail = tail->next = rewrite_statement(b, s);
     if (exit) kb_guard_condition(b, exit, true);

@@ -8,7 +8,8 @@
  * a guard (`if (i < n)`), an early return, a counted loop over a scalar
  * argument, a shrinking loop over a __local argument, a negative signed
  * argument and an index that could wrap its 32 bits (both run checked), a
- * gather through loaded indices (never proven), ANYGPU_CHECK_PROOFS=off;
+ * gather through loaded indices (never proven), a case label past a
+ * guard's early exit (checked), ANYGPU_CHECK_PROOFS=off;
  * threads whose first launches race to build the unchecked twin (in the
  * ThreadSanitizer stage). */
 #include <math.h>
@@ -53,6 +54,18 @@ static const char source[] =
     "                     __global float *out) {\n"
     "  size_t i = get_global_id(0);\n"
     "  out[i] = in[idx[i]];\n"
+    "}\n"
+    "__kernel void cases(__global float *out, uint n, uint which) {\n"
+    "  uint i = get_global_id(0);\n"
+    "  float v = 1.0f;\n"
+    "  switch (which) {\n"
+    "    case 0:\n"
+    "      v = 3.0f;\n"
+    "      if (i >= n) break;\n"
+    "      out[i] = v;\n"
+    "    case 1:\n"
+    "      out[i] = 2.0f;\n"
+    "  }\n"
     "}\n"
     "__kernel void wraps(__global float *out) {\n"
     "  uint i = get_global_id(0);\n"
@@ -220,6 +233,16 @@ static void gather(run *r) {
   release_args(args, 3);
 }
 
+/* A guard's early exit does not cover a case label after it, which a
+ * switch enters directly: `case 1` stores past the end, checked. */
+static void cases(run *r) {
+  agpu_arg args[] = {agpu_arg_buffer(buffer_of(r->device, NULL, N * 4)), agpu_arg_u32(N),
+                     agpu_arg_u32(1)};
+  CHECK_STATUS(launch(r, "cases", GLOBAL, LOCAL, args, 3, checked), AGPU_ERROR_KERNEL_FAULT);
+  CHECK_SAID("kernel 'cases' wrote out of bounds of parameter 'out' (argument 0)");
+  release_args(args, 3);
+}
+
 /* i * 65536 passes 2^32 past 65536 work-items: the proof refuses the
  * launch (it would wrap), which runs checked, in bounds. */
 static void wraps(run *r) {
@@ -312,6 +335,7 @@ static void proofs_on(const char *selector) {
   rows(&r);
   tree_sum(&r);
   gather(&r);
+  cases(&r);
   wraps(&r);
   agpu_program_release(r.program);
   remove(r.trace);
