@@ -126,6 +126,9 @@ static bool agpu_proof_step(const kl_proof_op *op, uint64_t *stack, uint32_t *de
     case KL_PROOF_MIN:
       if (top[0] < top[-1]) top[-1] = top[0];
       break;
+    case KL_PROOF_MAX:
+      if (top[0] > top[-1]) top[-1] = top[0];
+      break;
     case KL_PROOF_SHL:
       if (op->value > 62 || *top > (agpu_proof_limit - 1) >> op->value) return false;
       *top <<= op->value;

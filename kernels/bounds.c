@@ -327,6 +327,14 @@ static void rewrite_args(bounds *b, kl_node *n) {
   n->args = head.next;
 }
 
+/* *n rewritten where `condition` holds (is false, where negated). */
+static void guarded_rewrite(bounds *b, const kl_node *condition, bool negated, kl_node **n) {
+  int mark = kb_guards_mark(b);
+  kb_guard_condition(b, condition, negated);
+  *n = rewrite(b, *n);
+  kb_guards_restore(b, mark);
+}
+
 /* An expression with its accesses guarded (loads and stores inside
  * expressions: `check ? access : (fault, 0)`). */
 static kl_node *rewrite(bounds *b, kl_node *n) {
@@ -375,6 +383,16 @@ static kl_node *rewrite(bounds *b, kl_node *n) {
         kb_proof_never(b, n->location, "a call of a helper function that checks its accesses");
       return n;
     }
+    case KL_EXPR_BINARY: /* `c && x`: x is evaluated where c holds */
+      if (n->op != KL_OP_LOGICAL_AND && n->op != KL_OP_LOGICAL_OR) break;
+      n->lhs = rewrite(b, n->lhs);
+      guarded_rewrite(b, n->lhs, n->op == KL_OP_LOGICAL_OR, &n->rhs);
+      return n;
+    case KL_EXPR_CONDITIONAL:
+      n->condition = rewrite(b, n->condition);
+      guarded_rewrite(b, n->condition, false, &n->then);
+      guarded_rewrite(b, n->condition, true, &n->otherwise);
+      return n;
     case KL_EXPR_BUILTIN: {
       rewrite_args(b, n);
       int bytes;

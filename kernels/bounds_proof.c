@@ -82,7 +82,29 @@ static bool undo(bounds *b, int mark, int depth) {
 
 static bool emit_max(bounds *b, const kl_node *n, int depth);
 
-static bool emit_builtin(bounds *b, const kl_node *n) {
+/* min and max of two bounded values; clamp(x, lo, hi) lies between lo and
+ * hi whatever x is (and between hi and lo where lo > hi, which OpenCL
+ * leaves undefined): at most the larger. */
+static bool emit_min_max(bounds *b, const kl_node *n, int depth) {
+  const kl_node *first = n->args, *second = first ? first->next : NULL;
+  kl_builtin_id id = n->builtin->id;
+  if (id == KL_BUILTIN_CLAMP) {
+    if (n->arg_count != 3) return false;
+    first = second;
+    second = second->next;
+  } else if (n->arg_count != 2) {
+    return false;
+  }
+  if (!emit_max(b, first, depth + 1) || !emit_max(b, second, depth + 1)) return false;
+  push_op(b, id == KL_BUILTIN_MIN ? KL_PROOF_MIN : KL_PROOF_MAX, 0, 0);
+  width(b, n->type);
+  return true;
+}
+
+static bool emit_builtin(bounds *b, const kl_node *n, int depth) {
+  kl_builtin_id id = n->builtin->id;
+  if (id == KL_BUILTIN_MIN || id == KL_BUILTIN_MAX || id == KL_BUILTIN_CLAMP)
+    return emit_min_max(b, n, depth);
   int64_t dim;
   if (!n->args || !kb_constant_of(n->args, &dim) || dim > 2) return false;
   kl_proof_op_kind kind;
@@ -301,7 +323,20 @@ static bool emit_max(bounds *b, const kl_node *n, int depth) {
     case KL_EXPR_VARIABLE:
       return emit_variable(b, n->variable, depth);
     case KL_EXPR_BUILTIN:
-      return emit_builtin(b, n);
+      return emit_builtin(b, n, depth);
+    case KL_EXPR_CONDITIONAL: { /* the larger branch, each under its guards */
+      int mark = kb_guards_mark(b);
+      kb_guard_condition(b, n->condition, false);
+      bool then = emit_max(b, n->then, depth + 1);
+      kb_guards_restore(b, mark);
+      kb_guard_condition(b, n->condition, true);
+      bool otherwise = then && emit_max(b, n->otherwise, depth + 1);
+      kb_guards_restore(b, mark);
+      if (!otherwise) return false;
+      push_op(b, KL_PROOF_MAX, 0, 0);
+      width(b, n->type);
+      return true;
+    }
     case KL_EXPR_BINARY:
       return emit_binary(b, n, depth);
     default:

@@ -490,6 +490,7 @@ typedef enum kl_proof_op_kind {
   KL_PROOF_ARG,         /* push scalar argument `index` (value: its bytes; signed: extent 1) */
   KL_PROOF_ADD,         /* pop two, push the sum */
   KL_PROOF_MUL,         /* ... the product */
+  KL_PROOF_MAX,         /* ... the larger */
   KL_PROOF_MIN,         /* ... the smaller */
   KL_PROOF_SHL,         /* top <<= value */
   KL_PROOF_SHR,         /* top >>= value */

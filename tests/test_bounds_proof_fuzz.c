@@ -29,7 +29,7 @@ static void put(gen *g, const char *format, ...) __attribute__((format(printf, 2
 static void put(gen *g, const char *format, ...) {
   va_list args;
   va_start(args, format);
-  char line[512];
+  char line[8192];
   int n = vsnprintf(line, sizeof line, format, args);
   va_end(args);
   if (g->length + (size_t)n + 1 > g->capacity) {
@@ -64,9 +64,9 @@ static void expression(gen *g, int depth, const char *extra, char *out, size_t s
     snprintf(out, size, "%s", use_extra ? extra : leaves[pick(g, sizeof leaves / sizeof *leaves)]);
     return;
   }
-  char lhs[256], rhs[256];
+  char lhs[300], rhs[300];
   expression(g, depth - 1, extra, lhs, sizeof lhs);
-  switch (pick(g, 9)) {
+  switch (pick(g, 12)) {
     case 0:
     case 1:
       expression(g, depth - 1, extra, rhs, sizeof rhs);
@@ -92,8 +92,20 @@ static void expression(gen *g, int depth, const char *extra, char *out, size_t s
     case 7:
       snprintf(out, size, "(%s %% %uu)", lhs, 1 + pick(g, 90));
       break;
-    default:
+    case 8:
       snprintf(out, size, "(%s & %uu)", lhs, pick(g, 300));
+      break;
+    case 9: /* a guarded choice */
+      expression(g, depth - 1, extra, rhs, sizeof rhs);
+      snprintf(out, size, "(%s < %s ? %s : %s)", lhs, pick(g, 2) ? "n" : "m", lhs, rhs);
+      break;
+    case 10:
+      expression(g, depth - 1, extra, rhs, sizeof rhs);
+      snprintf(out, size, "%s((uint)%s, (uint)%s)", pick(g, 2) ? "min" : "max", lhs, rhs);
+      break;
+    default:
+      expression(g, depth - 1, extra, rhs, sizeof rhs);
+      snprintf(out, size, "clamp((uint)%s, (uint)%s, n)", lhs, rhs);
       break;
   }
 }
@@ -102,7 +114,7 @@ static void expression(gen *g, int depth, const char *extra, char *out, size_t s
 static void kernel_source(gen *g, int k) {
   static const char *const types[] = {"uint", "int", "ulong", "ushort", "size_t", "long"};
   const char *type = types[pick(g, sizeof types / sizeof *types)];
-  char e1[1024], e2[1024];
+  char e1[4096], e2[4096];
   put(g, "__kernel void k%d(__global float *out, uint n, int m) {\n", k);
   switch (pick(g, 5)) {
     case 0: /* straight */
@@ -128,8 +140,12 @@ static void kernel_source(gen *g, int k) {
           pick(g, 2) ? "<" : "<=", pick(g, 2) ? "n" : "(n / 2u + 3u)", 1 + pick(g, 3), e2);
       break;
     default: { /* shrinking loop (counting down from a leaf, not to run long) */
+      static const char *const starts[] = {"n", "get_local_size(0)", "get_global_id(0)", "17u"};
       bool halves = pick(g, 2);
-      expression(g, halves ? 1 : 0, NULL, e1, sizeof e1);
+      if (halves)
+        expression(g, 1, NULL, e1, sizeof e1);
+      else
+        snprintf(e1, sizeof e1, "%s", starts[pick(g, 4)]);
       put(g,
           "  uint l = get_local_id(0);\n"
           "  for (%s s = %s; s > %uu; s %s) if (l < s) out[l + s%s] = 1.0f;\n",
@@ -198,6 +214,8 @@ static void random_kernels_on_cpu(void) {
   const char *seed = getenv("ANYGPU_TEST_SEED"); /* another set of kernels */
   gen g = {.seed = seed ? strtoull(seed, NULL, 10) : 1721};
   for (int k = 0; k < KERNELS; k++) kernel_source(&g, k);
+  bool verbose = getenv("ANYGPU_TEST_VERBOSE") != NULL; /* the source, each launch */
+  if (verbose) setvbuf(stdout, NULL, _IONBF, 0), printf("%s", g.text);
   agpu_program *may_prove = build(device, g.text, true);
   agpu_program *checks_all = build(device, g.text, false);
   int proven = 0, faults = 0, unsound = 0, differ = 0;
@@ -208,6 +226,9 @@ static void random_kernels_on_cpu(void) {
     for (int i = 0; i < CONFIGS; i++) {
       config c = random_config(&g);
       bool was_proven = false, ignored;
+      if (verbose)
+        printf("  %s: global %zu, local %zu, %zu elements, n %u, m %d\n", name, c.global, c.local,
+               c.elements, c.n, c.m);
       agpu_status a = launch(device, may_prove, name, &c, with_proofs, &was_proven);
       agpu_status b = launch(device, checks_all, name, &c, checked, &ignored);
       proven += was_proven;
