@@ -186,6 +186,10 @@ void kc_region_item(kc_emitter *e);
  * gangs of SIMD lanes when it holds a grid-stride loop it can run so; false
  * (nothing emitted) otherwise. */
 bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last);
+/* emit_c_regions.c: a region opened up to its loop over x (`note` after
+ * its number in the comment that starts it; the y loop opens a block when
+ * `y_block`). */
+void kc_region_begin(kc_emitter *e, const char *note, bool y_block);
 /* emit_c_regions.c: a region's work-item loop opened and closed, and the
  * global id in dimension 0 through integer conversions (exact while the
  * ids stay at most *max). */

@@ -39,14 +39,21 @@ static void kc_region_resets(kc_emitter *e, bool snapshot) {
     }
 }
 
-void kc_region_open(kc_emitter *e) {
+/* Opens a region (here, in emit_c_gang.c and in emit_c_stream.c): a new
+ * number, a block whose comment says `region N<note>`, the loop depths
+ * reset, the group-level variables it assigns saved, the bounds of a region
+ * of one `if (lid < U)`, then the loops over z and y, the y loop's line
+ * ending in ` {` when `y_block`. The caller opens its loop over x. (Gangs
+ * and streaming stores assign no group-level variable and have no such
+ * bound: nothing is saved or bounded there.) */
+void kc_region_begin(kc_emitter *e, const char *note, bool y_block) {
   klg_buf *o = e->out;
   e->region = e->region_count++;
   e->region_label = e->region;
   e->loop_depth = 0;
   e->breakable_depth = 0;
   kc_indent(e);
-  klg_printf(o, "{ /* region %d */\n", e->region);
+  klg_printf(o, "{ /* region %d%s */\n", e->region, note);
   kc_region_resets(e, true);
   if (e->bound_kind && !e->analyzing) {
     kc_indent(e);
@@ -64,12 +71,18 @@ void kc_region_open(kc_emitter *e) {
   kc_indent(e);
   klg_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
   kc_indent(e);
-  klg_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  klg_puts(o, y_block ? "for (size_t __ly = 0; __ly < __ls1; __ly++) {\n"
+                      : "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  if (y_block) e->indent++;
+}
+
+void kc_region_open(kc_emitter *e) {
+  kc_region_begin(e, "", false);
   kc_indent(e);
   if (e->bound_kind && !e->analyzing) {
-    klg_puts(o, "for (size_t __lx = __lo; __lx < __hi; __lx++) {\n");
+    klg_puts(e->out, "for (size_t __lx = __lo; __lx < __hi; __lx++) {\n");
   } else {
-    klg_puts(o, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
+    klg_puts(e->out, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
   }
   e->indent++;
   kc_region_item(e);

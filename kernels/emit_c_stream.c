@@ -305,16 +305,7 @@ static void kc_stream_copies(kc_emitter *e, const kc_stream_set *set, const char
  * arrays, each copied out with streaming stores. */
 static void kc_stream_chunks(kc_emitter *e, const kl_node *first, const kl_node *last) {
   klg_buf *o = e->out;
-  e->region = e->region_count++;
-  e->region_label = e->region;
-  e->loop_depth = 0;
-  e->breakable_depth = 0;
-  kc_indent(e);
-  klg_printf(o, "{ /* region %d, streaming stores */\n", e->region);
-  kc_indent(e);
-  klg_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
-  kc_indent(e);
-  klg_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  kc_region_begin(e, ", streaming stores", false);
   kc_indent(e);
   klg_puts(o, "for (size_t __sx = 0; __sx < __ls0; __sx += KL_STREAM_CHUNK) {\n");
   e->indent++;
