@@ -185,23 +185,25 @@ bool kc_has_barrier(const kl_node *node) {
   return node && node->contains_barrier;
 }
 
+typedef struct kc_find_state {
+  bool (*match)(const kl_node *node);
+  const kl_node *found;
+} kc_find_state;
+
+static kc_visit_step kc_find_visit(const kl_node *node, void *context) {
+  kc_find_state *state = context;
+  if (!state->match(node)) return KC_VISIT_INTO;
+  state->found = node;
+  return KC_VISIT_STOP;
+}
+
 /* The first node of a tree (statements of a switch, every declarator and
- * initializer included) that `match` accepts, or NULL. */
+ * initializer included) that `match` accepts, or NULL; `depth` levels are
+ * already walked, of 1000 at most. */
 const kl_node *kc_find(const kl_node *node, int depth, bool (*match)(const kl_node *node)) {
-  if (!node || depth > 1000) return NULL; /* inlined helpers deepen the parser's trees */
-  if (match(node)) return node;
-  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
-                               node->then, node->otherwise, node->increment};
-  const kl_node *found = NULL;
-  for (size_t i = 0; i < sizeof children / sizeof *children && !found; i++)
-    found = kc_find(children[i], depth + 1, match);
-  const kl_node *const lists[] = {node->init, node->body, node->args};
-  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-    for (const kl_node *item = lists[i]; item && !found; item = item->next)
-      found = kc_find(item, depth + 1, match);
-  if (!found && node->kind == KL_STMT_DECLARATION && node->variable)
-    found = kc_find(node->variable->initializer, depth + 1, match);
-  return found;
+  kc_find_state state = {.match = match};
+  kc_visit(node, 1000 - depth, kc_find_visit, &state);
+  return state.found;
 }
 
 static bool kc_is_barrier_call(const kl_node *node) {

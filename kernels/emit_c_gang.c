@@ -478,18 +478,7 @@ bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last) {
       !kg_carried(e, first, loop, &carried, &count))
     return false;
   klg_buf *o = e->out;
-  e->region = e->region_count++;
-  e->region_label = e->region;
-  e->loop_depth = 0;
-  e->breakable_depth = 0;
-  kc_indent(e);
-  klg_printf(o, "{ /* region %d: work-items in gangs of up to %d lanes */\n", e->region, KG_MAX);
-
-  kc_indent(e);
-  klg_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
-  kc_indent(e);
-  klg_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++) {\n");
-  e->indent++;
+  kc_region_begin(e, kl_format(e->ctx, ": work-items in gangs of up to %d lanes", KG_MAX), true);
   kc_indent(e);
   klg_printf(o, "const size_t __gw = __ls0 < %d ? 0 : __ls0 < %d ? __ls0 : %d; size_t __gx = 0;\n",
              KG_MIN, KG_MAX, KG_MAX);

@@ -150,6 +150,17 @@ bool kc_is_barrier(const kl_node *node);
 bool kc_is_barrier_statement(const kl_node *stmt);
 bool kc_has_barrier(const kl_node *node);
 const kl_node *kc_barrier_call(const kl_node *node, int depth);
+/* emit_c_visit.c: what a visitor tells the walk after seeing a node: go
+ * into its children, pass over them, or end the walk. */
+typedef enum kc_visit_step { KC_VISIT_INTO, KC_VISIT_OVER, KC_VISIT_STOP } kc_visit_step;
+typedef kc_visit_step (*kc_visitor)(const kl_node *node, void *context);
+/* Walks `node` and the tree under it, every node before its children (its
+ * operands and branches, its init, body and args lists, a declaration's
+ * initializer), down to max_depth levels below it; false when a deeper
+ * node was passed over (the walk goes on beside it). kc_visit_list walks
+ * each item of the list `first` so. */
+bool kc_visit(const kl_node *node, int max_depth, kc_visitor visit, void *context);
+bool kc_visit_list(const kl_node *first, int max_depth, kc_visitor visit, void *context);
 /* The first node of a tree that `match` accepts, or NULL (emit_c.c). */
 const kl_node *kc_find(const kl_node *node, int depth, bool (*match)(const kl_node *node));
 bool kc_has_escape(const kl_node *node, bool in_loop, bool in_switch, int depth);
@@ -186,6 +197,10 @@ void kc_region_item(kc_emitter *e);
  * gangs of SIMD lanes when it holds a grid-stride loop it can run so; false
  * (nothing emitted) otherwise. */
 bool kc_gang_region(kc_emitter *e, const kl_node *first, const kl_node *last);
+/* emit_c_regions.c: a region opened up to its loop over x (`note` after
+ * its number in the comment that starts it; the y loop opens a block when
+ * `y_block`). */
+void kc_region_begin(kc_emitter *e, const char *note, bool y_block);
 /* emit_c_regions.c: a region's work-item loop opened and closed, and the
  * global id in dimension 0 through integer conversions (exact while the
  * ids stay at most *max). */

@@ -39,14 +39,21 @@ static void kc_region_resets(kc_emitter *e, bool snapshot) {
     }
 }
 
-void kc_region_open(kc_emitter *e) {
+/* Opens a region (here, in emit_c_gang.c and in emit_c_stream.c): a new
+ * number, a block whose comment says `region N<note>`, the loop depths
+ * reset, the group-level variables it assigns saved, the bounds of a region
+ * of one `if (lid < U)`, then the loops over z and y, the y loop's line
+ * ending in ` {` when `y_block`. The caller opens its loop over x. (Gangs
+ * and streaming stores assign no group-level variable and have no such
+ * bound: nothing is saved or bounded there.) */
+void kc_region_begin(kc_emitter *e, const char *note, bool y_block) {
   klg_buf *o = e->out;
   e->region = e->region_count++;
   e->region_label = e->region;
   e->loop_depth = 0;
   e->breakable_depth = 0;
   kc_indent(e);
-  klg_printf(o, "{ /* region %d */\n", e->region);
+  klg_printf(o, "{ /* region %d%s */\n", e->region, note);
   kc_region_resets(e, true);
   if (e->bound_kind && !e->analyzing) {
     kc_indent(e);
@@ -64,12 +71,18 @@ void kc_region_open(kc_emitter *e) {
   kc_indent(e);
   klg_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
   kc_indent(e);
-  klg_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  klg_puts(o, y_block ? "for (size_t __ly = 0; __ly < __ls1; __ly++) {\n"
+                      : "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  if (y_block) e->indent++;
+}
+
+void kc_region_open(kc_emitter *e) {
+  kc_region_begin(e, "", false);
   kc_indent(e);
   if (e->bound_kind && !e->analyzing) {
-    klg_puts(o, "for (size_t __lx = __lo; __lx < __hi; __lx++) {\n");
+    klg_puts(e->out, "for (size_t __lx = __lo; __lx < __hi; __lx++) {\n");
   } else {
-    klg_puts(o, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
+    klg_puts(e->out, "for (size_t __lx = 0; __lx < __ls0; __lx++) {\n");
   }
   e->indent++;
   kc_region_item(e);
@@ -269,35 +282,21 @@ bool kc_gid_guard(kc_emitter *e, const kl_node *condition) {
   return left ? less : !less;
 }
 
-static void kc_find_gid_cmps(kc_emitter *e, const kl_node *node, bool chain, int depth) {
-  for (; node; node = chain ? node->next : NULL) {
-    if (depth > 64) return;
-    uint64_t max;
-    bool left;
-    if (kc_gid_cmp_match(e, node, &max, &left)) {
-      if (e->gid_cmp_count == 4) {
-        e->gid_cmp_count = 5; /* too many: no copy */
-        return;
-      }
-      if (e->gid_cmp_count < 4) {
-        bool less = node->op == KL_OP_LT || node->op == KL_OP_LE;
-        e->gid_cmp[e->gid_cmp_count] = node;
-        e->gid_cmp_max[e->gid_cmp_count] = max;
-        e->gid_cmp_left[e->gid_cmp_count] = left;
-        e->gid_cmp_value[e->gid_cmp_count++] = left ? less : !less;
-      }
-      continue;
-    }
-    const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
-                                 node->then, node->otherwise, node->increment};
-    for (size_t i = 0; i < sizeof children / sizeof *children; i++)
-      kc_find_gid_cmps(e, children[i], false, depth + 1);
-    kc_find_gid_cmps(e, node->init, true, depth + 1);
-    kc_find_gid_cmps(e, node->body, true, depth + 1);
-    kc_find_gid_cmps(e, node->args, true, depth + 1);
-    if (node->kind == KL_STMT_DECLARATION && node->variable)
-      kc_find_gid_cmps(e, node->variable->initializer, false, depth + 1);
+static kc_visit_step kc_gid_cmp_visit(const kl_node *node, void *context) {
+  kc_emitter *e = context;
+  uint64_t max;
+  bool left;
+  if (!kc_gid_cmp_match(e, node, &max, &left)) return KC_VISIT_INTO;
+  if (e->gid_cmp_count >= 4) {
+    e->gid_cmp_count = 5; /* too many: no copy */
+    return KC_VISIT_STOP;
   }
+  bool less = node->op == KL_OP_LT || node->op == KL_OP_LE;
+  e->gid_cmp[e->gid_cmp_count] = node;
+  e->gid_cmp_max[e->gid_cmp_count] = max;
+  e->gid_cmp_left[e->gid_cmp_count] = left;
+  e->gid_cmp_value[e->gid_cmp_count++] = left ? less : !less;
+  return KC_VISIT_OVER;
 }
 
 static bool kc_needs_group(kc_emitter *e, const kl_node *stmt) {
@@ -648,42 +647,36 @@ static void kc_emit_gid_versions(kc_emitter *e, const kl_node *first, const kl_n
   e->gid_cmp_count = 0;
 }
 
-/* Appends every bounds check's `fits` condition in a tree (kernels/
- * bounds_ranges.c) to `condition`, joined with &&: the same walk as
- * kc_find's. */
-static void kc_collect_fits(kc_emitter *e, const kl_node *node, int depth, klg_buf *condition,
-                            int *count) {
-  if (!node || depth > 1000) return;
-  if (node->check_fits) {
-    klg_buf *saved = e->out;
-    e->out = condition;
-    klg_puts(condition, (*count)++ ? " && " : "");
-    kc_expr(e, node);
-    e->out = saved;
-    return;
-  }
-  const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
-                               node->then, node->otherwise, node->increment};
-  for (size_t i = 0; i < sizeof children / sizeof *children; i++)
-    kc_collect_fits(e, children[i], depth + 1, condition, count);
-  const kl_node *const lists[] = {node->init, node->body, node->args};
-  for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-    for (const kl_node *item = lists[i]; item; item = item->next)
-      kc_collect_fits(e, item, depth + 1, condition, count);
-  if (node->kind == KL_STMT_DECLARATION && node->variable)
-    kc_collect_fits(e, node->variable->initializer, depth + 1, condition, count);
+typedef struct kc_fits_state {
+  kc_emitter *e;
+  klg_buf *condition;
+  int count;
+} kc_fits_state;
+
+/* Appends a bounds check's `fits` condition (kernels/bounds_ranges.c) to
+ * the condition, joined with &&. */
+static kc_visit_step kc_fits_visit(const kl_node *node, void *context) {
+  kc_fits_state *state = context;
+  if (!node->check_fits) return KC_VISIT_INTO;
+  kc_emitter *e = state->e;
+  klg_buf *saved = e->out;
+  e->out = state->condition;
+  klg_puts(state->condition, state->count++ ? " && " : "");
+  kc_expr(e, node);
+  e->out = saved;
+  return KC_VISIT_OVER;
 }
 
 /* The `fits` conditions of the region `first` .. `last`; false when there
  * is none. */
 static bool kc_fits_condition(kc_emitter *e, const kl_node *first, const kl_node *last,
                               klg_buf *condition) {
-  int count = 0;
+  kc_fits_state state = {.e = e, .condition = condition};
   for (const kl_node *s = first;; s = s->next) {
-    kc_collect_fits(e, s, 0, condition, &count);
+    kc_visit(s, 1000, kc_fits_visit, &state);
     if (s == last) break;
   }
-  return count > 0;
+  return state.count > 0;
 }
 
 /* A region with bounds checks that the group's size decides (`fits ||
@@ -745,7 +738,7 @@ void kc_group_list(kc_emitter *e, const kl_node *first, bool single) {
       e->gid_cmp_count = 0;
       if ((e->barrier_mode || e->stream_guarded) && !e->analyzing && !e->failed)
         for (const kl_node *s = stmt;; s = s->next) {
-          kc_find_gid_cmps(e, s, false, 0);
+          kc_visit(s, 64, kc_gid_cmp_visit, e);
           if (s == last) break;
         }
       if (e->gid_cmp_count > 0 && e->gid_cmp_count <= 4) {

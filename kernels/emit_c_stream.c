@@ -84,34 +84,29 @@ typedef struct kc_stream_walk {
   bool too_deep;
 } kc_stream_walk;
 
-static void kc_stream_scan(kc_stream_walk *w, const kl_node *node, bool chain, int depth) {
-  for (; node; node = chain ? node->next : NULL) {
-    if (depth > 400) {
-      w->too_deep = true;
-      return;
-    }
-    if (node->kind == KL_EXPR_VARIABLE && node->variable == w->param) w->references++;
-    if (node->kind == KL_EXPR_INDEX || node->kind == KL_EXPR_CALL ||
-        (node->kind == KL_EXPR_UNARY && node->op == KL_OP_DEREFERENCE) ||
-        (node->kind == KL_EXPR_MEMBER && node->is_arrow) ||
-        (node->kind == KL_EXPR_BUILTIN && !kc_builtin_computes(node->builtin)))
-      w->memory = true;
-    if (node->kind == KL_EXPR_INDEX && node->lhs && node->lhs->type &&
-        node->lhs->type->kind == KL_TYPE_POINTER &&
-        (node->lhs->type->pointee_space == KL_SPACE_GLOBAL ||
-         node->lhs->type->pointee_space == KL_SPACE_CONSTANT) &&
-        node->type && node->type->size > 0)
-      w->bytes += node->type->size;
-    const kl_node *children[] = {node->lhs,  node->rhs,       node->condition,
-                                 node->then, node->otherwise, node->increment};
-    for (size_t i = 0; i < sizeof children / sizeof *children; i++)
-      kc_stream_scan(w, children[i], false, depth + 1);
-    kc_stream_scan(w, node->init, true, depth + 1);
-    kc_stream_scan(w, node->body, true, depth + 1);
-    kc_stream_scan(w, node->args, true, depth + 1);
-    if (node->kind == KL_STMT_DECLARATION && node->variable)
-      kc_stream_scan(w, node->variable->initializer, false, depth + 1);
-  }
+static kc_visit_step kc_stream_visit(const kl_node *node, void *context) {
+  kc_stream_walk *w = context;
+  if (node->kind == KL_EXPR_VARIABLE && node->variable == w->param) w->references++;
+  if (node->kind == KL_EXPR_INDEX || node->kind == KL_EXPR_CALL ||
+      (node->kind == KL_EXPR_UNARY && node->op == KL_OP_DEREFERENCE) ||
+      (node->kind == KL_EXPR_MEMBER && node->is_arrow) ||
+      (node->kind == KL_EXPR_BUILTIN && !kc_builtin_computes(node->builtin)))
+    w->memory = true;
+  if (node->kind == KL_EXPR_INDEX && node->lhs && node->lhs->type &&
+      node->lhs->type->kind == KL_TYPE_POINTER &&
+      (node->lhs->type->pointee_space == KL_SPACE_GLOBAL ||
+       node->lhs->type->pointee_space == KL_SPACE_CONSTANT) &&
+      node->type && node->type->size > 0)
+    w->bytes += node->type->size;
+  return KC_VISIT_INTO;
+}
+
+/* Scans `node` (the list it starts when `chain`) into `w`, 400 levels deep
+ * at most. */
+static void kc_stream_scan(kc_stream_walk *w, const kl_node *node, bool chain) {
+  bool whole = chain ? kc_visit_list(node, 400, kc_stream_visit, w)
+                     : kc_visit(node, 400, kc_stream_visit, w);
+  if (!whole) w->too_deep = true;
 }
 
 enum { KC_STREAM_ITEMS = 256 };
@@ -129,7 +124,7 @@ static bool kc_stream_order_ok(kc_emitter *e, kc_stream_set *set, const kl_node 
     if (k >= 0) {
       if (current >= 0) {
         kc_stream_walk w = {.param = NULL};
-        kc_stream_scan(&w, stmt->lhs->rhs, false, 0);
+        kc_stream_scan(&w, stmt->lhs->rhs, false);
         if (w.memory || w.too_deep || k < current) return false;
       }
       current = k;
@@ -137,7 +132,7 @@ static bool kc_stream_order_ok(kc_emitter *e, kc_stream_set *set, const kl_node 
     }
     if (current < 0) continue;
     kc_stream_walk w = {.param = NULL};
-    kc_stream_scan(&w, stmt, false, 0);
+    kc_stream_scan(&w, stmt, false);
     if (w.memory || w.too_deep) return false;
   }
   return current >= 0;
@@ -155,7 +150,7 @@ static bool kc_stream_collect(kc_emitter *e, kc_stream_set *set, const kl_node *
   }
   for (int k = 0; k < set->count; k++) {
     kc_stream_walk w = {.param = set->params[k]};
-    kc_stream_scan(&w, body, true, 0);
+    kc_stream_scan(&w, body, true);
     if (w.too_deep || w.references != stores[k]) set->count = 0;
   }
   if (set->count && !kc_stream_order_ok(e, set, items, n)) set->count = 0;
@@ -205,7 +200,7 @@ void kc_stream_plan(kc_emitter *e, const kl_function *fn) {
   int n = kc_stream_items(e, body, true, items, &guarded);
   if (n < 0 || !kc_stream_collect(e, &e->stream, items, n, body)) return;
   kc_stream_walk w = {.param = NULL};
-  kc_stream_scan(&w, body, true, 0);
+  kc_stream_scan(&w, body, true);
   e->stream_item_bytes = w.bytes > 0 ? w.bytes : 1;
   e->stream_first = body;
   e->stream_guarded = guarded;
@@ -305,16 +300,7 @@ static void kc_stream_copies(kc_emitter *e, const kc_stream_set *set, const char
  * arrays, each copied out with streaming stores. */
 static void kc_stream_chunks(kc_emitter *e, const kl_node *first, const kl_node *last) {
   klg_buf *o = e->out;
-  e->region = e->region_count++;
-  e->region_label = e->region;
-  e->loop_depth = 0;
-  e->breakable_depth = 0;
-  kc_indent(e);
-  klg_printf(o, "{ /* region %d, streaming stores */\n", e->region);
-  kc_indent(e);
-  klg_puts(o, "for (size_t __lz = 0; __lz < __ls2; __lz++)\n");
-  kc_indent(e);
-  klg_puts(o, "for (size_t __ly = 0; __ly < __ls1; __ly++)\n");
+  kc_region_begin(e, ", streaming stores", false);
   kc_indent(e);
   klg_puts(o, "for (size_t __sx = 0; __sx < __ls0; __sx += KL_STREAM_CHUNK) {\n");
   e->indent++;
@@ -372,7 +358,7 @@ bool kc_stream_gang_plan(kc_emitter *e, const kl_node *loop) {
   if (n < 0 || !kc_stream_collect(e, &e->gang_stream, items, n, kc_stream_list(e->function->body)))
     return false;
   kc_stream_walk w = {.param = NULL};
-  kc_stream_scan(&w, list, true, 0);
+  kc_stream_scan(&w, list, true);
   kc_stream_helpers(e);
   e->stream_fence = true;
   kc_indent(e);

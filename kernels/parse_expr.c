@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Expressions: literals, names, calls, member access and swizzles, casts,
- * sizeof and unary operators (parse_internal.h). */
-#include <errno.h>
+/* Expressions: primaries, vector literals, casts, sizeof and unary
+ * operators (parse_internal.h); the literals are in parse_literals.c, the
+ * names, calls, member access and swizzles in parse_postfix.c. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "parse_internal.h"
+#include "parse_expr_internal.h"
 
 /* --------------------------------------------------------- expressions */
 
@@ -21,547 +20,6 @@ bool kp_check_scalar_condition(parser *p, kl_node *n, const char *what) {
   return false;
 }
 
-static kl_node *number_literal(parser *p, kl_token *t) {
-  kl_location at = kl_token_where(t);
-  const char *s = t->text;
-  int n = t->length;
-  bool is_hex = n > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  bool is_float = false;
-  for (int i = 0; i < n; i++) {
-    char c = s[i];
-    if (c == '.' || (!is_hex && (c == 'e' || c == 'E')) || (is_hex && (c == 'p' || c == 'P')))
-      is_float = true;
-  }
-  char *text = kl_strndup(p->ctx, s, (size_t)n);
-  if (is_float) {
-    int end = n;
-    char suffix = 0;
-    if (end > 0 && strchr("fFhHlL", text[end - 1]) &&
-        !(is_hex && strchr("fF", text[end - 1]) && 0)) {
-      /* in a hex float the exponent is decimal, so a trailing f is a suffix */
-      suffix = text[end - 1];
-      end--;
-    }
-    char *number = kl_strndup(p->ctx, text, (size_t)end);
-    char *stop = NULL;
-    errno = 0;
-    double value;
-    kl_type *type;
-    if (suffix == 'f' || suffix == 'F') {
-      value = strtof(number, &stop);
-      type = kl_type_scalar(p->ctx, KL_TYPE_FLOAT);
-    } else if (suffix == 'h' || suffix == 'H') {
-      value = strtof(number, &stop);
-      type = kl_type_scalar(p->ctx, KL_TYPE_HALF);
-      if (!p->ctx->options.traits.fp16)
-        kl_error(p->ctx, at, "half literals need cl_khr_fp16, which this device does not support");
-    } else if (suffix) {
-      kl_error(p->ctx, at, "'long double' literals are not in OpenCL C");
-      value = strtod(number, &stop);
-      type = kl_type_scalar(p->ctx, KL_TYPE_FLOAT);
-    } else {
-      value = strtod(number, &stop);
-      if (p->ctx->options.traits.fp64) {
-        type = kl_type_scalar(p->ctx, KL_TYPE_DOUBLE);
-      } else {
-        /* As OpenCL C compilers do: without cl_khr_fp64 the constant is single precision. */
-        kl_warning(
-            p->ctx, at,
-            "double precision constant '%s' without cl_khr_fp64: treated as single precision "
-            "(write %sf)",
-            text, text);
-        value = (float)value;
-        type = kl_type_scalar(p->ctx, KL_TYPE_FLOAT);
-      }
-    }
-    if (!stop || *stop) {
-      kl_error(p->ctx, at, "invalid floating-point literal '%s'", text);
-      value = 0;
-    }
-    kl_node *node = kp_new_node(p, KL_EXPR_FLOAT_LITERAL, at);
-    node->float_value = value;
-    node->type = type;
-    node->spelling = text;
-    return node;
-  }
-  /* an integer literal */
-  int base = 10, i = 0;
-  if (is_hex) {
-    base = 16;
-    i = 2;
-  } else if (n > 1 && s[0] == '0') {
-    base = 8;
-    i = 1;
-  }
-  uint64_t v = 0;
-  bool overflow = false, digits = base == 8;
-  for (; i < n; i++) {
-    int c = s[i], d = kl_digit_value(c);
-    if (d < 0) break;
-    if (base == 10 && d >= 10) break;
-    if (d >= base) {
-      kl_error(p->ctx, at, "invalid digit '%c' in %s constant '%s'", c,
-               base == 8 ? "octal" : "hexadecimal", text);
-      return kp_new_int(p, 0, NULL, at);
-    }
-    if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) overflow = true;
-    v = v * (uint64_t)base + (uint64_t)d;
-    digits = true;
-  }
-  bool u = false, l = false;
-  for (; i < n; i++) {
-    if ((s[i] == 'u' || s[i] == 'U') && !u)
-      u = true;
-    else if ((s[i] == 'l' || s[i] == 'L') && !l)
-      l = true;
-    else {
-      kl_error(p->ctx, at, "invalid suffix '%s' on integer literal", text + i);
-      return kp_new_int(p, v, NULL, at);
-    }
-  }
-  if (!digits) {
-    kl_error(p->ctx, at, "invalid integer literal '%s'", text);
-    return kp_new_int(p, 0, NULL, at);
-  }
-  if (overflow) {
-    kl_error(p->ctx, at,
-             "integer literal is too large to be represented in any integer type ('%s')", text);
-    return kp_new_int(p, 0, NULL, at);
-  }
-  /* C99 6.4.4.1 with OpenCL's 64-bit long (there is no long long). */
-  kl_type_kind k;
-  if (base == 10 && !u) {
-    if (!l && v <= INT32_MAX)
-      k = KL_TYPE_INT;
-    else if (v <= INT64_MAX)
-      k = KL_TYPE_LONG;
-    else {
-      kl_warning(p->ctx, at, "integer literal '%s' is too large for long: treated as ulong", text);
-      k = KL_TYPE_ULONG;
-    }
-  } else if (u) {
-    k = !l && v <= UINT32_MAX ? KL_TYPE_UINT : KL_TYPE_ULONG;
-  } else {
-    if (!l && v <= INT32_MAX)
-      k = KL_TYPE_INT;
-    else if (!l && v <= UINT32_MAX)
-      k = KL_TYPE_UINT;
-    else if (v <= INT64_MAX)
-      k = KL_TYPE_LONG;
-    else
-      k = KL_TYPE_ULONG;
-  }
-  kl_node *node = kp_new_int(p, v, kl_type_scalar(p->ctx, k), at);
-  node->spelling = text;
-  return node;
-}
-
-/* The escape sequence after a backslash at *s (a character or string
- * literal's), as a char's value; *s moves past it. */
-int kp_escape(parser *p, const char **cursor, const char *end, kl_location at) {
-  const char *s = *cursor;
-  int64_t value = 0;
-  char c = s < end ? *s++ : 0;
-  switch (c) {
-    case 'n':
-      value = '\n';
-      break;
-    case 't':
-      value = '\t';
-      break;
-    case 'r':
-      value = '\r';
-      break;
-    case 'a':
-      value = 7;
-      break;
-    case 'b':
-      value = 8;
-      break;
-    case 'f':
-      value = 12;
-      break;
-    case 'v':
-      value = 11;
-      break;
-    case '\\':
-      value = '\\';
-      break;
-    case '\'':
-      value = '\'';
-      break;
-    case '"':
-      value = '"';
-      break;
-    case '?':
-      value = '?';
-      break;
-    case 'x': {
-      int digits = 0;
-      while (s < end && strchr("0123456789abcdefABCDEF", *s) && *s) {
-        int d = *s <= '9' ? *s - '0' : (*s | 32) - 'a' + 10;
-        value = (value * 16 + d) & 0xff;
-        s++;
-        digits++;
-      }
-      if (!digits) kl_error(p->ctx, at, "\\x needs hexadecimal digits");
-      value = (signed char)value;
-      break;
-    }
-    default:
-      if (c >= '0' && c <= '7') {
-        value = c - '0';
-        for (int k = 0; k < 2 && s < end && *s >= '0' && *s <= '7'; k++)
-          value = value * 8 + (*s++ - '0');
-        value = (signed char)(value & 0xff);
-      } else {
-        kl_error(p->ctx, at, "unknown escape sequence '\\%c'", c);
-      }
-  }
-  *cursor = s;
-  return (int)value;
-}
-
-static kl_node *char_literal(parser *p, kl_token *t) {
-  kl_location at = kl_token_where(t);
-  const char *s = t->text + 1, *end = t->text + t->length - 1;
-  int64_t value = 0;
-  if (s >= end) {
-    kl_error(p->ctx, at, "empty character literal");
-  } else if (*s != '\\') {
-    value = (signed char)*s;
-    s++;
-  } else {
-    s++;
-    value = kp_escape(p, &s, end, at);
-  }
-  if (s < end) kl_error(p->ctx, at, "multi-character constants are not supported");
-  kl_node *node = kp_new_int(p, (uint64_t)value, NULL, at);
-  node->spelling = kl_strndup(p->ctx, t->text, (size_t)t->length);
-  return node;
-}
-
-static kl_node *variable_ref(parser *p, kl_variable *v, kl_location at) {
-  kl_node *n = kp_new_node(p, KL_EXPR_VARIABLE, at);
-  n->variable = v;
-  n->type = v->type;
-  n->view = v->view;
-  n->is_lvalue = true;
-  return n;
-}
-
-bool kp_is_modifiable(parser *p, kl_node *n, const char *what) {
-  kl_location at = kp_expr_start(n);
-  if (!n->is_lvalue) {
-    if (n->kind == KL_EXPR_SWIZZLE && n->lhs->is_lvalue)
-      kl_error(p->ctx, at, "a swizzle with repeated components ('.%s') is not assignable (%s)",
-               n->spelling, what);
-    else
-      kl_error(p->ctx, at, "expression is not assignable (%s)", what);
-    return false;
-  }
-  if (n->type->kind == KL_TYPE_ARRAY) {
-    kl_error(p->ctx, at, "array type '%s' is not assignable", kp_type_name(p, n->type));
-    return false;
-  }
-  if (kp_lvalue_space(n) == KL_SPACE_CONSTANT ||
-      (n->kind == KL_EXPR_VARIABLE && n->variable->is_program_scope)) {
-    kl_error(p->ctx, at, "cannot assign to __constant memory");
-    return false;
-  }
-  if (n->type->qualifiers & KL_QUALIFIER_CONST) {
-    kl_error(p->ctx, at, "cannot assign to const-qualified '%s'", kp_type_name(p, n->type));
-    return false;
-  }
-  return true;
-}
-
-static kl_node *call_function(parser *p, kl_function *f, kl_token *name) {
-  kl_location at = kl_token_where(name);
-  kl_node *n = kp_new_node(p, KL_EXPR_CALL, at);
-  n->function = f;
-  n->type = f->return_type;
-  n->spelling = f->name;
-  kp_advance(p); /* ( */
-  kl_node head = {0}, *tail = &head;
-  kl_variable *param = f->params;
-  int count = 0;
-  if (!kp_is(p, ")")) {
-    do {
-      kl_node *arg = kp_assignment(p);
-      if (param) {
-        kl_node *c =
-            kp_assign_convert(p, arg, param->type, arg->location,
-                              kl_format(p->ctx, "argument %d of '%s'", count + 1, f->name));
-        if (c) arg = c;
-        param = param->next;
-      }
-      tail->next = arg;
-      tail = arg;
-      count++;
-    } while (kp_accept(p, ",") && !p->panic);
-  }
-  kp_expect(p, ")", "after the arguments");
-  int expected = f->param_count - (f->printf_buffer != NULL);
-  if (count != expected)
-    kl_error(p->ctx, at, "too %s arguments to function '%s' (%d given, %d expected)",
-             count < expected ? "few" : "many", f->name, count, expected);
-  f->called = true;
-  if (f->printf_buffer && p->function && count == expected) {
-    /* it prints: it gets the caller's printf buffer, so the caller needs one */
-    kl_node *buffer = variable_ref(p, kp_printf_buffer(p), at);
-    tail->next = buffer;
-    tail = buffer;
-    count++;
-  }
-  if (f->is_kernel)
-    kl_error(p->ctx, at,
-             "calling a kernel ('%s') from another function is not supported: "
-             "move its body into a helper function",
-             f->name);
-  n->args = head.next;
-  n->arg_count = count;
-  if (p->function) {
-    /* callees are gathered by check.c */
-  }
-  return n;
-}
-
-static kl_node *call_builtin(parser *p, const kl_builtin *b, kl_type *type, kl_token *name) {
-  kl_location at = kl_token_where(name);
-  kl_node *n = kp_new_node(p, KL_EXPR_BUILTIN, at);
-  n->builtin = b;
-  n->spelling = kl_strndup(p->ctx, name->text, (size_t)name->length);
-  n->type = type; /* convert_T, as_T, vloadN: the T; set by the check otherwise */
-  kp_advance(p);  /* ( */
-  kl_node head = {0}, *tail = &head;
-  int count = 0;
-  if (!kp_is(p, ")")) {
-    do {
-      kl_node *arg = kp_decay(p, kp_assignment(p));
-      tail->next = arg;
-      tail = arg;
-      count++;
-    } while (kp_accept(p, ",") && !p->panic);
-  }
-  kp_expect(p, ")", "after the arguments");
-  n->args = head.next;
-  n->arg_count = count;
-  if (p->panic) {
-    n->type = type ? type : kp_int_type(p);
-    return n;
-  }
-  if (!kl_builtin_check_call(p->ctx, n) && !n->type) n->type = kp_int_type(p);
-  return n;
-}
-
-static int swizzle_index(char c, bool numeric) {
-  if (numeric) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-  switch (c) {
-    case 'x':
-      return 0;
-    case 'y':
-      return 1;
-    case 'z':
-      return 2;
-    case 'w':
-      return 3;
-    default:
-      return -1;
-  }
-}
-
-static kl_node *swizzle(parser *p, kl_node *base, kl_token *name) {
-  kl_location at = kl_token_where(name);
-  const kl_type *vt = base->type;
-  int length = vt->length;
-  int comps[16], count = 0;
-  const char *s = name->text;
-  int n = name->length;
-  if (kp_tok_is(name, "lo") || kp_tok_is(name, "hi") || kp_tok_is(name, "even") ||
-      kp_tok_is(name, "odd")) {
-    int half = (length == 3 ? 4 : length) / 2;
-    if (length == 3 && (kp_tok_is(name, "hi") || kp_tok_is(name, "odd"))) {
-      kl_error(p->ctx, at,
-               "'.%.*s' of a 3-component vector reads an undefined component: "
-               "not in the portable subset",
-               n, s);
-      half = 1;
-    }
-    for (int i = 0; i < half; i++) {
-      if (kp_tok_is(name, "lo"))
-        comps[i] = i;
-      else if (kp_tok_is(name, "hi"))
-        comps[i] = half + i;
-      else if (kp_tok_is(name, "even"))
-        comps[i] = 2 * i;
-      else
-        comps[i] = 2 * i + 1;
-      if (comps[i] >= length) comps[i] = length - 1;
-    }
-    count = half;
-  } else {
-    bool numeric = n >= 2 && (s[0] == 's' || s[0] == 'S');
-    int start = numeric ? 1 : 0;
-    for (int i = start; i < n; i++) {
-      int c = swizzle_index(s[i], numeric);
-      if (c < 0 || (!numeric && length > 4)) {
-        if (!numeric && length > 4 && c >= 0)
-          kl_error(p->ctx, at,
-                   "'.%.*s': the .xyzw names are for vectors of up to 4 components; "
-                   "'%s' has %d (use .s0 ... .sF)",
-                   n, s, kp_type_name(p, vt), length);
-        else
-          kl_error(p->ctx, at, "invalid vector component '%.*s' for '%s'", n, s,
-                   kp_type_name(p, vt));
-        return kp_error_expr(p, at);
-      }
-      if (c >= length) {
-        kl_error(p->ctx, at, "invalid vector component '%s%c' for '%s'", numeric ? "s" : "", s[i],
-                 kp_type_name(p, vt));
-        return kp_error_expr(p, at);
-      }
-      if (count >= 16) {
-        kl_error(p->ctx, at, "too many components in '.%.*s'", n, s);
-        return kp_error_expr(p, at);
-      }
-      comps[count++] = c;
-    }
-  }
-  if (count == 0 || (count > 4 && count != 8 && count != 16)) {
-    kl_error(p->ctx, at, "'.%.*s' selects %d components: a vector has 2, 3, 4, 8 or 16", n, s,
-             count);
-    return kp_error_expr(p, at);
-  }
-  kl_node *node = kp_new_node(p, KL_EXPR_SWIZZLE, at);
-  node->lhs = base;
-  memcpy(node->components, comps, sizeof(int) * (size_t)count);
-  node->component_count = count;
-  node->spelling = kl_strndup(p->ctx, s, (size_t)n);
-  kl_type *element = kl_type_scalar(p->ctx, vt->element->kind);
-  node->type = count == 1 ? element : kl_type_vector(p->ctx, vt->element->kind, count);
-  if (base->type->qualifiers)
-    node->type = kl_type_qualified(p->ctx, node->type, base->type->qualifiers);
-  bool repeats = false;
-  for (int i = 0; i < count; i++)
-    for (int j = 0; j < i; j++)
-      if (comps[i] == comps[j]) repeats = true;
-  node->is_lvalue = base->is_lvalue && !repeats;
-  return node;
-}
-
-static kl_node *member_access(parser *p, kl_node *base, bool arrow) {
-  kl_location at = kp_here(p);
-  kp_advance(p); /* . or -> */
-  kl_token *name = p->tok;
-  if (name->kind != KL_TOKEN_IDENTIFIER) {
-    kp_syntax_error_at(p, kp_here(p), "expected a member name after ", arrow ? "'->'" : "'.'");
-    return base;
-  }
-  kp_advance(p);
-  kl_type *t = base->type;
-  if (arrow && t->kind == KL_TYPE_POINTER && t->element->kind == KL_TYPE_VECTOR)
-    return swizzle(p, kp_new_unary(p, KL_OP_DEREFERENCE, base, at), name); /* p->x: (*p).x */
-  if (arrow) {
-    if (t->kind != KL_TYPE_POINTER || t->element->kind != KL_TYPE_STRUCT) {
-      kl_error(p->ctx, at, "'->' needs a pointer to a struct or vector, not '%s'",
-               kp_type_name(p, t));
-      return kp_error_expr(p, at);
-    }
-    t = t->element;
-  } else if (t->kind == KL_TYPE_VECTOR) {
-    return swizzle(p, base, name);
-  } else if (t->kind != KL_TYPE_STRUCT) {
-    kl_error(p->ctx, kl_token_where(name), "no member named '%.*s' in '%s'", name->length,
-             name->text, t->name ? t->name : kp_type_name(p, t));
-    return kp_error_expr(p, at);
-  }
-  for (kl_member *m = t->members; m; m = m->next) {
-    if ((int)strlen(m->name) == name->length &&
-        memcmp(m->name, name->text, (size_t)name->length) == 0) {
-      kl_node *n = kp_new_node(p, KL_EXPR_MEMBER, kl_token_where(name));
-      n->lhs = base;
-      n->member = m;
-      n->is_arrow = arrow;
-      n->type = m->type;
-      unsigned q = t->qualifiers & (KL_QUALIFIER_CONST | KL_QUALIFIER_VOLATILE);
-      if (q) n->type = kl_type_qualified(p->ctx, n->type, n->type->qualifiers | q);
-      n->is_lvalue = arrow || base->is_lvalue;
-      return n;
-    }
-  }
-  kl_error(p->ctx, kl_token_where(name), "no member named '%.*s' in '%s'", name->length, name->text,
-           t->name ? t->name : kp_type_name(p, t));
-  return kp_error_expr(p, at);
-}
-
-/* postfix = primary ("[" expression "]" | "(" arguments? ")" | "." identifier
- *           | "->" identifier | "++" | "--")* */
-static kl_node *postfix(parser *p, kl_node *n) {
-  bool must_index = n->view && n->kind == KL_EXPR_VARIABLE; /* a pointer to an array */
-  for (;;) {
-    if (p->panic) return n;
-    kl_location at = kp_here(p);
-    if (must_index && !kp_is(p, "[")) {
-      kp_view_escapes(p, n);
-      must_index = false;
-    }
-    if (kp_is(p, "[")) {
-      kp_advance(p);
-      kl_node *index = kp_expression(p);
-      kp_expect(p, "]", "after the index");
-      if (n->view) {
-        n = kp_view_index(p, n, index, at);
-        must_index = n->view != NULL;
-        continue;
-      }
-      kl_type *t = n->type;
-      if (t->kind == KL_TYPE_VECTOR) {
-        kl_error(p->ctx, at, "subscripting a vector ('%s') is not supported: use .s0 ... .sF",
-                 kp_type_name(p, t));
-        n = kp_error_expr(p, at);
-        continue;
-      }
-      if (t->kind != KL_TYPE_POINTER && t->kind != KL_TYPE_ARRAY) {
-        kl_error(p->ctx, at, "subscripted value of type '%s' is not an array or pointer",
-                 kp_type_name(p, t));
-        n = kp_error_expr(p, at);
-        continue;
-      }
-      if (!kl_type_is_integer(index->type) && index->type->kind != KL_TYPE_BOOL) {
-        kl_error(p->ctx, index->location, "array subscript is not an integer ('%s')",
-                 kp_type_name(p, index->type));
-      }
-      if (t->kind == KL_TYPE_POINTER && t->element->kind == KL_TYPE_VOID) {
-        kl_error(p->ctx, at, "subscript of a pointer to void");
-      }
-      kl_node *x = kp_new_node(p, KL_EXPR_INDEX, at);
-      x->lhs = n;
-      x->rhs = index;
-      x->type = t->element;
-      x->is_lvalue = true;
-      n = x;
-      continue;
-    }
-    if (kp_is(p, ".") || kp_is(p, "->")) {
-      n = member_access(p, n, kp_is(p, "->"));
-      continue;
-    }
-    if (kp_is(p, "++") || kp_is(p, "--")) {
-      bool inc = kp_is(p, "++");
-      kp_advance(p);
-      n = kp_new_unary(p, inc ? KL_OP_POST_INCREMENT : KL_OP_POST_DECREMENT, n, at);
-      continue;
-    }
-    return n;
-  }
-}
-
 /* primary = "(" expression ")" | "(" type ")" "(" vector-parts ")" | identifier
  *         | number | character | string | builtin-call | call */
 static kl_node *primary(parser *p) {
@@ -574,11 +32,11 @@ static kl_node *primary(parser *p) {
   }
   if (t->kind == KL_TOKEN_NUMBER) {
     kp_advance(p);
-    return number_literal(p, t);
+    return kp_number_literal(p, t);
   }
   if (t->kind == KL_TOKEN_CHARACTER) {
     kp_advance(p);
-    return char_literal(p, t);
+    return kp_char_literal(p, t);
   }
   if (t->kind == KL_TOKEN_STRING) {
     kp_advance(p);
@@ -623,7 +81,7 @@ static kl_node *primary(parser *p) {
         kp_skip_parens(p);
         return kp_error_expr(p, at);
       }
-      return variable_ref(p, s->variable, at);
+      return kp_variable_ref(p, s->variable, at);
     }
     if (s && s->function) {
       kp_advance(p);
@@ -632,7 +90,7 @@ static kl_node *primary(parser *p) {
                  t->length, t->text);
         return kp_error_expr(p, at);
       }
-      return call_function(p, s->function, t);
+      return kp_call_function(p, s->function, t);
     }
     kl_type *type = NULL;
     const kl_builtin *b = kl_builtin_lookup(p->ctx, t->text, t->length, &type);
@@ -642,7 +100,7 @@ static kl_node *primary(parser *p) {
         kl_error(p->ctx, at, "the builtin '%.*s' must be called", t->length, t->text);
         return kp_error_expr(p, at);
       }
-      return call_builtin(p, b, type, t);
+      return kp_call_builtin(p, b, type, t);
     }
     kp_advance(p);
     const char *image_what = kp_image_name_kind(t);
@@ -874,7 +332,7 @@ kl_node *kp_unary(parser *p) {
     int steps = t->kind == KL_TYPE_VECTOR ? (t->length == 3 ? 4 : t->length) : 1;
     n = kp_new_int(p, (uint64_t)steps, NULL, at);
   } else {
-    n = postfix(p, primary(p));
+    n = kp_postfix(p, primary(p));
   }
   kp_leave_depth(p);
   return n;
@@ -891,9 +349,9 @@ kl_node *kp_cast_expr(parser *p) {
     kp_expect(p, ")", "after the type in a cast");
     kl_node *n;
     if (type->kind == KL_TYPE_VECTOR && kp_is(p, "(")) {
-      n = postfix(p, vector_literal(p, type, at));
+      n = kp_postfix(p, vector_literal(p, type, at));
     } else if (kp_is(p, "{")) {
-      n = postfix(p, kp_compound_literal(p, type, at));
+      n = kp_postfix(p, kp_compound_literal(p, type, at));
     } else {
       n = cast_to(p, type, kp_cast_expr(p), at);
     }

@@ -4,7 +4,8 @@
 # measured by compiling the same text as C with this C compiler and comparing
 # with long double references (see the test's header comment).
 if(EXISTS ${CMAKE_SOURCE_DIR}/kernels/glsl_fp64_math.c)
-  add_executable(test_glsl_fp64_math test_glsl_fp64_math.c)
+  add_executable(test_glsl_fp64_math test_glsl_fp64_math.c test_glsl_fp64_tools.c test_glsl_fp64_c.c
+                                    test_glsl_fp64_reference.c test_glsl_fp64_vulkan.c)
   target_link_libraries(test_glsl_fp64_math PRIVATE anygpu_static ${CMAKE_DL_LIBS} m)
   target_include_directories(test_glsl_fp64_math PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/kernels
                                                          ${CMAKE_SOURCE_DIR}/api)
