@@ -126,7 +126,7 @@ kl_type *kl_type_from_name(kl_context *ctx, const char *name, int length);
 bool kl_type_is_vector(const kl_type *type);
 bool kl_type_is_pointer(const kl_type *type);
 
-/* parse.c helpers shared with builtins.c */
+/* parse.c helpers shared with the builtins' type rules (builtins_check.c) */
 kl_node *kl_convert(kl_context *ctx, kl_node *node, kl_type *type); /* implicit; no-op when equal */
 bool kl_eval_int(kl_context *ctx, const kl_node *node,
                  int64_t *value); /* integer constant expression */
