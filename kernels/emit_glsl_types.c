@@ -366,7 +366,11 @@ void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
                           "the layout of struct '%s': std430 places member '%s' after "
                           "OpenCL C's offset %d",
                           t->name ? t->name : "struct", m->name, m->offset));
-    if (m->type->kind == KL_TYPE_BOOL) {
+    if (klg_is_pointer(m->type)) {
+      /* a buffer device address where the kernel uses it (emit_glsl_address.c),
+       * else 8 bytes, 8-aligned, as in OpenCL C */
+      klg_printf(o, "  %s %s;\n", e->addresses ? "uint64_t" : "uvec2", glsl_name(e, m->name));
+    } else if (m->type->kind == KL_TYPE_BOOL) {
       /* one byte, as OpenCL C lays it out (a GLSL bool takes four): member
        * reads compare with 0, writes store 0 or 1 (glsl_expr_mode, glsl_assign) */
       e->caps |= KL_GLSL_NEEDS_INT8;
