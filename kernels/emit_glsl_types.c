@@ -317,9 +317,13 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
   }
 }
 
-static bool innermost_is_bool(const kl_type *t) {
+static const kl_type *innermost(const kl_type *t) {
   while (t->kind == KL_TYPE_ARRAY) t = t->element;
-  return t->kind == KL_TYPE_BOOL;
+  return t;
+}
+
+static bool innermost_is_bool(const kl_type *t) {
+  return innermost(t)->kind == KL_TYPE_BOOL;
 }
 
 /* A union GLSL can overlay: every member a 32-bit scalar (int, uint,
@@ -380,6 +384,9 @@ void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
         glsl_fail(
             e, m->location,
             kl_format(e->ctx, "an array of bools as a struct member ('%s'): use uchar", m->name));
+      if (m->type->kind == KL_TYPE_ARRAY && klg_is_pointer(innermost(m->type)))
+        glsl_fail(e, m->location,
+                  kl_format(e->ctx, "an array of pointers as a struct member ('%s')", m->name));
       klg_printf(o, "  %s;\n", glsl_decl(e, m->type, glsl_name(e, m->name), m->location));
     }
     offset = m->offset + ms;

@@ -431,7 +431,9 @@ static kl_type *struct_decl(parser *p, bool is_union) {
       if (mt->kind == KL_TYPE_STRUCT && !mt->members)
         kl_error(p->ctx, kl_token_where(name), "member '%.*s' has an incomplete type", name->length,
                  name->text);
-      if (spec.has_space && mt->kind != KL_TYPE_POINTER)
+      const kl_type *inner = mt;
+      while (inner->kind == KL_TYPE_ARRAY) inner = inner->element;
+      if (spec.has_space && inner->kind != KL_TYPE_POINTER) /* the pointee's space */
         kl_error(p->ctx, member_at, "struct members cannot have an address space");
       for (kl_member *m = head.next; m; m = m->next)
         if ((int)strlen(m->name) == name->length &&
