@@ -105,8 +105,9 @@ static void type_features(checker *c, const kl_type *t) {
       case KL_TYPE_POINTER:
       case KL_TYPE_ARRAY: t = t->element; break;
       case KL_TYPE_STRUCT:
+        /* not through pointer members: a struct may point to itself */
         for (kl_member *m = t->members; m; m = m->next)
-          if (m->type != t) type_features(c, m->type);
+          if (m->type != t && m->type->kind != KL_TYPE_POINTER) type_features(c, m->type);
         return;
       default: return;
     }

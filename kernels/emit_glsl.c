@@ -156,6 +156,7 @@ void glsl_declaration(glsl_emitter *e, const kl_variable *v, bool in_for) {
     return;
   }
   const char *name = glsl_name(e, v->name);
+  if (klg_is_pointer(v->type) && glsl_address_declaration(e, v, name)) return;
   if (klg_is_pointer(v->type)) {
     glsl_root *choice = glsl_choice_root(e, v, name);
     glsl_binding *b = glsl_bind(e, v, name, choice);
@@ -365,7 +366,8 @@ void glsl_function(glsl_emitter *e, const kl_function *f, glsl_spec *spec) {
                  glsl_decl(e, caller->var->type, array, p->location), name);
       glsl_bind(e, p, name, r);
     } else if (klg_is_pointer(p->type)) {
-      klg_printf(&body, "uint %s", name);
+      bool address = spec->roots[i] && spec->roots[i]->kind == ROOT_ADDRESS;
+      klg_printf(&body, "%s %s", address ? "uint64_t" : "uint", name);
       glsl_bind(e, p, name, spec->roots[i]);
     } else {
       klg_puts(&body, glsl_decl(e, p->type, name, p->location));
@@ -429,7 +431,8 @@ static void glsl_buffer_declarations(glsl_emitter *e, klg_buf *buffers, klg_buf 
     const char *q = lp->readonly ? "readonly " : lp->writeonly ? "writeonly " : "";
     /* a buffer with views: every block of it Aliased, none restrict */
     const char *restrict_q =
-        !r->views && (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict " : "";
+        !r->views && !e->addresses && (p->type->qualifiers & KL_QUALIFIER_RESTRICT) ? "restrict "
+                                                                                    : "";
     const char *aliased = r->views ? "spirv_decorate(20) " : "";
     const char *vol =
         (p->type->element->qualifiers & KL_QUALIFIER_VOLATILE) ? "coherent volatile " : "";
@@ -521,7 +524,8 @@ static void glsl_pointer_param(glsl_emitter *e, const kl_variable *p, const char
   } else {
     lp->kind = KL_GLSL_PARAM_BUFFER;
     lp->binding = (*binding)++;
-    lp->by_address = i < 64 && ((by_address >> i) & 1u);
+    /* a kernel that stores pointers in structs reaches every buffer by address */
+    lp->by_address = e->addresses || (i < 64 && ((by_address >> i) & 1u));
     const char *array = kl_format(e->ctx, "_cl_buf%u", lp->binding);
     glsl_root *r = glsl_new_root(e, ROOT_BUFFER, p, array);
     r->buffer = i;
@@ -553,6 +557,9 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
   int count = kernel->param_count;
   e.params = kl_alloc(ctx, sizeof *e.params * (size_t)(count + 1));
   e.param_roots = kl_alloc(ctx, sizeof *e.param_roots * (size_t)(count + 1));
+  klg_init(&e.address_types, ctx);
+  e.addresses = glsl_kernel_uses_addresses(kernel);
+  if (e.addresses) e.caps |= KL_GLSL_NEEDS_BUFFER_ADDRESS | KL_GLSL_NEEDS_INT64;
 
   /* parameters: buffers, the block, shared arrays */
   klg_buf block, copies;
@@ -636,7 +643,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
   klg_buf out;
   klg_init(&out, ctx);
   klg_printf(&out, "#version 450\n/* kernel %s, translated by anygpu */\n", kernel->name);
-  glsl_preamble(&e, &out, address_count > 0);
+  glsl_preamble(&e, &out, address_count > 0 || e.addresses);
   uint32_t wg[3] = {1, 1, 1};
   if (kernel->has_required_work_group_size)
     for (int d = 0; d < 3; d++)
@@ -648,6 +655,7 @@ const char *kl_emit_glsl_variant(kl_context *ctx, const kl_program *program,
   klg_puts(&out, klg_text(&e.wide_types));
   klg_puts(&out, klg_text(&structs));
   klg_puts(&out, klg_text(&references));
+  klg_puts(&out, klg_text(&e.address_types));
   if (in_buffer)
     klg_printf(&out, "layout(std430, set = 0, binding = %u) readonly buffer _cl_Block {\n",
                block_binding);

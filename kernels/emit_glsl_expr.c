@@ -14,20 +14,13 @@ static void glsl_shared_expr(glsl_emitter *e, const kl_node *n) {
   klg_c_expression(&printer, n);
 }
 
-/* Expressions printed into a string rather than the output: the emitter's
- * output is redirected into a fresh buffer, then restored. */
-typedef struct glsl_capture {
-  klg_buf *saved;
-  klg_buf text;
-} glsl_capture;
-
-static void glsl_capture_begin(glsl_emitter *e, glsl_capture *capture) {
+void glsl_capture_begin(glsl_emitter *e, glsl_capture *capture) {
   capture->saved = e->out;
   klg_init(&capture->text, e->ctx);
   e->out = &capture->text;
 }
 
-static const char *glsl_capture_end(glsl_emitter *e, glsl_capture *capture) {
+const char *glsl_capture_end(glsl_emitter *e, glsl_capture *capture) {
   e->out = capture->saved;
   return klg_text(&capture->text);
 }
@@ -97,6 +90,7 @@ void glsl_cond(glsl_emitter *e, const kl_node *n) {
     glsl_cond(e, n->lhs);
     return;
   }
+  if (glsl_address_cond(e, n)) return;
   if (klg_is_pointer(n->type)) {
     glsl_fail(e, n->location, "pointers as conditions (there are no null pointers)");
     return;
@@ -244,7 +238,7 @@ void glsl_swizzle_letters(glsl_emitter *e, const int *c, int count) {
 
 /* What a member access reads the member of: the element a `->` points at,
  * or the parenthesised struct or union. */
-static void glsl_member_base(glsl_emitter *e, const kl_node *n, glsl_access mode) {
+void glsl_member_base(glsl_emitter *e, const kl_node *n, glsl_access mode) {
   if (n->is_arrow) {
     glsl_element(e, n->lhs, NULL, mode, n->location);
   } else {
@@ -479,6 +473,10 @@ static void glsl_binary(glsl_emitter *e, const kl_node *n) {
   float folded;
   if (t->kind == KL_TYPE_FLOAT && float_constant(n, &folded)) {
     glsl_float_value(e, folded, false);
+    return;
+  }
+  if (klg_is_pointer(n->lhs->type) && klg_is_pointer(n->rhs->type) &&
+      glsl_address_difference(e, n)) {
     return;
   }
   if (klg_is_pointer(n->lhs->type) && klg_is_pointer(n->rhs->type)) {

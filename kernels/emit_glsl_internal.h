@@ -16,7 +16,8 @@ typedef enum glsl_root_kind {
   ROOT_BUFFER,
   ROOT_SHARED,
   ROOT_CONSTANT,
-  ROOT_PRIVATE
+  ROOT_PRIVATE,
+  ROOT_ADDRESS /* a buffer device address (emit_glsl_address.c) */
 } glsl_root_kind;
 
 typedef struct glsl_root {
@@ -47,6 +48,11 @@ typedef struct glsl_root {
   struct glsl_root **choices;
   int choice_count;
   const char *selector;
+  /* A read-only view of a shared array as 32-bit words of another type
+   * (emit_glsl_local_views.c): words per source element (1 or 2), and the
+   * source's element type */
+  int words;
+  const kl_type *word_source;
 } glsl_root;
 
 typedef struct glsl_binding {
@@ -89,6 +95,11 @@ typedef struct glsl_emitter {
   bool failed;
   const char *last_failure;
   bool aliased; /* a buffer has views: the blocks are decorated Aliased */
+  /* The kernel stores pointers in structs: __global and __constant
+   * pointers that meet them are buffer device addresses (emit_glsl_address.c) */
+  bool addresses;
+  glsl_root *address_roots; /* one per element type, chained by next_view */
+  klg_buf address_types;    /* their buffer reference types */
 } glsl_emitter;
 
 typedef enum glsl_access { ACCESS_READ, ACCESS_WRITE, ACCESS_READ_WRITE } glsl_access;
@@ -105,6 +116,23 @@ const kl_type *glsl_unsigned_of(glsl_emitter *e, const kl_type *s);
 int glsl_bits(const kl_type *s);
 void glsl_std430(const kl_type *t, int *size, int *align);
 void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o);
+
+/* emit_glsl_address.c: pointers stored in structs, as buffer device addresses */
+bool glsl_kernel_uses_addresses(const kl_function *kernel);
+bool glsl_is_address(glsl_emitter *e, const kl_node *n);
+glsl_root *glsl_address_pointer(glsl_emitter *e, const kl_node *n);
+const char *glsl_to_address(glsl_emitter *e, const kl_node *n);
+bool glsl_address_declaration(glsl_emitter *e, const kl_variable *v, const char *name);
+void glsl_address_element(glsl_emitter *e, const glsl_root *root, const char *address,
+                          const kl_node *index, kl_location at);
+bool glsl_address_cond(glsl_emitter *e, const kl_node *n);
+bool glsl_address_difference(glsl_emitter *e, const kl_node *n);
+
+/* emit_glsl_local_views.c: __local arrays read as other 32-bit scalars */
+glsl_root *glsl_shared_word_view(glsl_emitter *e, glsl_root *root, const kl_type *el);
+void glsl_word_element(glsl_emitter *e, const glsl_root *root, const char *offset,
+                       const kl_node *index, glsl_access mode, kl_location at);
+void glsl_member_base(glsl_emitter *e, const kl_node *n, glsl_access mode);
 /* A struct the host shares (a buffer's element, a by-value parameter): fails
  * unless the GLSL struct glsl_struct prints has OpenCL C's size and offsets
  * in std430, nested structs included. */
@@ -184,6 +212,14 @@ glsl_builtin_result glsl_table_builtin(glsl_emitter *e, const kl_node *n, glsl_t
 glsl_builtin_result glsl_integer_builtin(glsl_emitter *e, const kl_node *n, glsl_template *t);
 bool glsl_relational_builtin(glsl_emitter *e, const kl_node *n);
 const char *glsl_text_of(glsl_emitter *e, const kl_node *n);
+/* Expressions printed into a string rather than the output: the emitter's
+ * output is redirected into a fresh buffer, then restored. */
+typedef struct glsl_capture {
+  klg_buf *saved;
+  klg_buf text;
+} glsl_capture;
+void glsl_capture_begin(glsl_emitter *e, glsl_capture *capture);
+const char *glsl_capture_end(glsl_emitter *e, glsl_capture *capture);
 const char *glsl_cond_text(glsl_emitter *e, const kl_node *n);
 const char *glsl_pointer_text(glsl_emitter *e, const kl_node *n, glsl_root **root);
 void glsl_expr_as(glsl_emitter *e, const kl_node *n, const kl_type *to);

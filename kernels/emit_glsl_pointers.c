@@ -21,6 +21,14 @@ void glsl_element(glsl_emitter *e, const kl_node *pointer, const kl_node *index,
   glsl_root *root;
   const char *offset = glsl_pointer_text(e, pointer, &root);
   if (!root) return;
+  if (root->kind == ROOT_ADDRESS) {
+    glsl_address_element(e, root, offset, index, at);
+    return;
+  }
+  if (root->words) {
+    glsl_word_element(e, root, offset, index, mode, at);
+    return;
+  }
   if (root->null) {
     glsl_fail(e, at, "an access through a pointer made from an integer (or NULL)");
     return;
@@ -197,6 +205,7 @@ static glsl_root *glsl_address_of(glsl_emitter *e, const kl_node *n) {
 
 glsl_root *glsl_pointer(glsl_emitter *e, const kl_node *n) {
   klg_buf *o = e->out;
+  if (glsl_is_address(e, n)) return glsl_address_pointer(e, n);
   switch (n->kind) {
     case KL_EXPR_VARIABLE: {
       if (n->variable->type->kind == KL_TYPE_ARRAY) {

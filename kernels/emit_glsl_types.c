@@ -317,9 +317,13 @@ void glsl_check_shared_struct(glsl_emitter *e, const kl_type *t, kl_location at)
   }
 }
 
-static bool innermost_is_bool(const kl_type *t) {
+static const kl_type *innermost(const kl_type *t) {
   while (t->kind == KL_TYPE_ARRAY) t = t->element;
-  return t->kind == KL_TYPE_BOOL;
+  return t;
+}
+
+static bool innermost_is_bool(const kl_type *t) {
+  return innermost(t)->kind == KL_TYPE_BOOL;
 }
 
 /* A union GLSL can overlay: every member a 32-bit scalar (int, uint,
@@ -366,7 +370,11 @@ void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
                           "the layout of struct '%s': std430 places member '%s' after "
                           "OpenCL C's offset %d",
                           t->name ? t->name : "struct", m->name, m->offset));
-    if (m->type->kind == KL_TYPE_BOOL) {
+    if (klg_is_pointer(m->type)) {
+      /* a buffer device address where the kernel uses it (emit_glsl_address.c),
+       * else 8 bytes, 8-aligned, as in OpenCL C */
+      klg_printf(o, "  %s %s;\n", e->addresses ? "uint64_t" : "uvec2", glsl_name(e, m->name));
+    } else if (m->type->kind == KL_TYPE_BOOL) {
       /* one byte, as OpenCL C lays it out (a GLSL bool takes four): member
        * reads compare with 0, writes store 0 or 1 (glsl_expr_mode, glsl_assign) */
       e->caps |= KL_GLSL_NEEDS_INT8;
@@ -376,6 +384,9 @@ void glsl_struct(glsl_emitter *e, const kl_type *t, klg_buf *o) {
         glsl_fail(
             e, m->location,
             kl_format(e->ctx, "an array of bools as a struct member ('%s'): use uchar", m->name));
+      if (m->type->kind == KL_TYPE_ARRAY && klg_is_pointer(innermost(m->type)))
+        glsl_fail(e, m->location,
+                  kl_format(e->ctx, "an array of pointers as a struct member ('%s')", m->name));
       klg_printf(o, "  %s;\n", glsl_decl(e, m->type, glsl_name(e, m->name), m->location));
     }
     offset = m->offset + ms;

@@ -120,6 +120,10 @@ static glsl_root *view_of(glsl_emitter *e, glsl_root *root, const kl_type *el, c
     glsl_root *v = private_view(e, base, el, at);
     if (v) return v;
   }
+  if (root->kind == ROOT_SHARED) {
+    glsl_root *w = glsl_shared_word_view(e, root, el);
+    if (w) return w;
+  }
   if (root->kind != ROOT_BUFFER) {
     const char *space = root->kind == ROOT_SHARED     ? "__local"
                         : root->kind == ROOT_CONSTANT ? "program-scope __constant"

@@ -116,6 +116,9 @@ enum {
    * KL_GLSL_NEEDS_INT64, which is set with it; a separate bit so that a
    * device without shaderInt64 refuses it naming size_t. */
   KL_GLSL_NEEDS_SIZE64 = 1u << 7,
+  /* The kernel stores pointers in structs: bufferDeviceAddress (Vulkan
+   * 1.2), its buffers reached by address (emit_glsl_address.c). */
+  KL_GLSL_NEEDS_BUFFER_ADDRESS = 1u << 8,
 };
 
 typedef struct kl_glsl_layout {

@@ -60,9 +60,24 @@ static void check_buffer_struct(parser *p, const kl_type *t, kl_location at, con
   const kl_member *m = unportable_member(t, &owner, 0, false);
   if (m)
     kl_warning(p->ctx, at,
-             "%s: member '%s' of '%s' is a bool, one byte in memory on every anygpu target (as "
-             "clang, CUDA and C lay it out): the host's struct must use a one-byte bool",
-             where, m->name, kp_type_name(p, kl_type_unqualified(p->ctx, (kl_type *)owner)));
+               "%s: member '%s' of '%s' is a bool, one byte in memory on every anygpu target (as "
+               "clang, CUDA and C lay it out): the host's struct must use a one-byte bool",
+               where, m->name, kp_type_name(p, kl_type_unqualified(p->ctx, (kl_type *)owner)));
+}
+
+/* The first pointer member of a struct (nested structs and arrays
+ * included), or NULL. */
+static const kl_member *pointer_member(const kl_type *t, int depth) {
+  while (t->kind == KL_TYPE_ARRAY) t = t->element;
+  if (t->kind != KL_TYPE_STRUCT || depth > KL_MAX_DEPTH) return NULL;
+  for (const kl_member *m = t->members; m; m = m->next) {
+    const kl_type *mt = m->type;
+    while (mt->kind == KL_TYPE_ARRAY) mt = mt->element;
+    if (mt->kind == KL_TYPE_POINTER) return m;
+    const kl_member *inner = pointer_member(mt, depth + 1);
+    if (inner) return inner;
+  }
+  return NULL;
 }
 
 static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
@@ -95,6 +110,13 @@ static void check_kernel_param(parser *p, kl_function *f, kl_variable *v) {
   if (t->kind == KL_TYPE_STRUCT)
     check_shared_struct(p, t, v->location,
                         kl_format(p->ctx, "a struct kernel parameter ('%s')", v->name));
+  const kl_member *pm = t->kind == KL_TYPE_STRUCT ? pointer_member(t, 0) : NULL;
+  if (pm)
+    kl_error(p->ctx, v->location,
+             "a struct kernel parameter ('%s') cannot hold pointers (member '%s'): OpenCL C "
+             "forbids it, and a host has no device addresses to give; build the struct in the "
+             "kernel",
+             v->name, pm->name);
   (void)f;
 }
 

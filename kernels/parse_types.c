@@ -414,13 +414,12 @@ static kl_type *struct_decl(parser *p, bool is_union) {
     decl_spec spec;
     kl_location member_at = kp_here(p);
     kp_declspec(p, &spec, false);
-    if (spec.has_space) kl_error(p->ctx, member_at, "struct members cannot have an address space");
     for (bool first = true; !p->panic; first = false) {
       if (!first && !kp_accept(p, ",")) break;
       kl_token *name = NULL;
       kl_type *mt = kp_declarator(
           p, kl_type_qualified(p->ctx, spec.type, spec.qualifiers | spec.type->qualifiers),
-          KL_SPACE_PRIVATE, &name, false);
+          spec.has_space ? spec.space : KL_SPACE_PRIVATE, &name, false);
       if (!name) {
         kp_syntax_error_at(p, kp_here(p), "expected a member name", NULL);
         break;
@@ -432,8 +431,10 @@ static kl_type *struct_decl(parser *p, bool is_union) {
       if (mt->kind == KL_TYPE_STRUCT && !mt->members)
         kl_error(p->ctx, kl_token_where(name), "member '%.*s' has an incomplete type", name->length,
                  name->text);
-      if (mt->kind == KL_TYPE_POINTER)
-        kl_error(p->ctx, kl_token_where(name), "pointers in structs are not supported");
+      const kl_type *inner = mt;
+      while (inner->kind == KL_TYPE_ARRAY) inner = inner->element;
+      if (spec.has_space && inner->kind != KL_TYPE_POINTER) /* the pointee's space */
+        kl_error(p->ctx, member_at, "struct members cannot have an address space");
       for (kl_member *m = head.next; m; m = m->next)
         if ((int)strlen(m->name) == name->length &&
             memcmp(m->name, name->text, (size_t)name->length) == 0)

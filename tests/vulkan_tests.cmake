@@ -55,3 +55,14 @@ foreach(path ${AGPU_VULKAN_CORPUS_KERNELS})
                          LABELS "vulkan;corpus;known-emitter-bug")
   endif()
 endforeach()
+
+# A device without bufferDeviceAddress refuses a kernel that stores
+# pointers in structs, naming the feature (docs/kernel-language.md).
+add_test(NAME test_corpus_vulkan_no_buffer_address
+         COMMAND test_corpus ${CMAKE_CURRENT_LIST_DIR}/kernels --device vulkan:0
+                 --kernel 125_struct_of_pointers_by_value)
+set_tests_properties(test_corpus_vulkan_no_buffer_address PROPERTIES
+                     LABELS "vulkan;corpus" TIMEOUT 300
+                     ENVIRONMENT "${AGPU_VULKAN_TEST_ENV};ANYGPU_VULKAN_NO_BUFFER_ADDRESS=1"
+                     PASS_REGULAR_EXPRESSION "needs buffer device addresses \\(bufferDeviceAddress\\) for pointers stored in structs"
+                     SKIP_REGULAR_EXPRESSION "--device 'vulkan:0' selects nothing")

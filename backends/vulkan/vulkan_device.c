@@ -397,6 +397,8 @@ static agpu_status agpu_vk_add(agpu_backend *backend, agpu_vk_api *api, VkPhysic
   device->fp16 = features.v12.shaderFloat16 && features.v11.storageBuffer16BitAccess;
   status = agpu_vk_create_device(api, device, &features, ext, ext_count);
   if (status != AGPU_SUCCESS) goto fail;
+  /* pointers stored in structs are buffer device addresses */
+  if (device->buffer_address) device->capabilities |= KL_GLSL_NEEDS_BUFFER_ADDRESS;
   agpu_vk_pick_memory(device, agpu_vk_buffer_types(api, device->device, device->buffer_address));
   if (device->device_type < 0 || device->staging_type < 0) {
     status = agpu_error_set(AGPU_ERROR_UNSUPPORTED,

@@ -33,6 +33,8 @@ static const char *agpu_vk_missing_feature(unsigned needs, unsigned has) {
        "64-bit atomics (shaderBufferInt64Atomics, "
        "shaderSharedInt64Atomics)"},
       {KL_GLSL_NEEDS_FP16, "16-bit floats (shaderFloat16, storageBuffer16BitAccess)"},
+      {KL_GLSL_NEEDS_BUFFER_ADDRESS,
+       "buffer device addresses (bufferDeviceAddress) for pointers stored in structs"},
       {KL_GLSL_NEEDS_FLOAT_CONTROLS,
        "IEEE infinities and NaNs in shaders (Vulkan 1.2 float controls, "
        "shaderSignedZeroInfNanPreserveFloat32)"},
