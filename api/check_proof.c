@@ -143,7 +143,13 @@ static bool agpu_proof_step(const kl_proof_op *op, uint64_t *stack, uint32_t *de
     case KL_PROOF_DEC:
       if (*top) --*top;
       break;
-    case KL_PROOF_WIDTH:
+    case KL_PROOF_SUB:
+      *top = *top > op->value ? *top - op->value : 0;
+      break;
+    case KL_PROOF_WIDTH: /* top + extent: a guard's `i + c` (extent below 2^40) */
+      if (op->extent > ((uint64_t)1 << 40) || (op->value < 64 && (*top + op->extent) >> op->value))
+        return false;
+      break;
     case KL_PROOF_CHECK_WIDTH:
       if (op->value < 64 && *top >> op->value) return false;
       break;

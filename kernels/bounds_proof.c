@@ -27,10 +27,13 @@
 
 enum { PROOF_DEPTH = 24 };
 
-/* `var < bound` (`<=` where inclusive) holds where the rewrite is. */
+/* `var + offset < bound` (`<=` where inclusive) holds where the rewrite
+ * is. */
 typedef struct kb_guard {
   const kl_variable *var;
   const kl_node *bound;
+  int64_t offset;
+  int sum_bits; /* the value bits of var + offset's type */
   bool inclusive;
 } kb_guard;
 
@@ -82,6 +85,14 @@ static bool undo(bounds *b, int mark, int depth) {
 
 static bool emit_max(bounds *b, const kl_node *n, int depth);
 
+/* A non-negative integer constant expression (`64 * 16 / 4 / (16 * 16)`
+ * from a kernel's macros), up to 2^40. */
+static bool constant(bounds *b, const kl_node *n, int64_t *value) {
+  if (kb_constant_of(n, value)) return true;
+  return n && kl_type_is_integer(n->type) && kl_eval_int(b->ctx, n, value) && *value >= 0 &&
+         *value <= ((int64_t)1 << 40);
+}
+
 /* min and max of two bounded values; clamp(x, lo, hi) lies between lo and
  * hi whatever x is (and between hi and lo where lo > hi, which OpenCL
  * leaves undefined): at most the larger. */
@@ -106,7 +117,7 @@ static bool emit_builtin(bounds *b, const kl_node *n, int depth) {
   if (id == KL_BUILTIN_MIN || id == KL_BUILTIN_MAX || id == KL_BUILTIN_CLAMP)
     return emit_min_max(b, n, depth);
   int64_t dim;
-  if (!n->args || !kb_constant_of(n->args, &dim) || dim > 2) return false;
+  if (!n->args || !constant(b, n->args, &dim) || dim > 2) return false;
   kl_proof_op_kind kind;
   switch (n->builtin->id) {
     case KL_BUILTIN_GET_GLOBAL_ID:
@@ -135,9 +146,23 @@ static bool emit_builtin(bounds *b, const kl_node *n, int depth) {
   return true;
 }
 
+/* `n` is at most `limit` and at most `x`'s largest value; where `any_x`
+ * (an unsigned remainder, a mask: never negative), whatever x is. */
+static bool at_most(bounds *b, const kl_node *n, const kl_node *x, int64_t limit, bool any_x,
+                    int depth) {
+  int mark = b->proof->op_count, saved = b->proof_depth;
+  bool bounded = emit_max(b, x, depth + 1);
+  if (!bounded && !any_x) return false;
+  if (!bounded) undo(b, mark, saved);
+  push_op(b, KL_PROOF_CONST, 0, (unsigned long long)limit);
+  if (bounded) push_op(b, KL_PROOF_MIN, 0, 0);
+  width(b, n->type);
+  return true;
+}
+
 static bool emit_binary(bounds *b, const kl_node *n, int depth) {
   int64_t k = 0;
-  bool r_const = kb_constant_of(n->rhs, &k);
+  bool r_const = constant(b, n->rhs, &k);
   switch (n->op) {
     case KL_OP_ADD:
     case KL_OP_MUL:
@@ -154,20 +179,15 @@ static bool emit_binary(bounds *b, const kl_node *n, int depth) {
       push_op(b, KL_PROOF_DIV, 0, (unsigned long long)k);
       break;
     case KL_OP_MOD: /* below the divisor, and at most the dividend */
-      if (!r_const || k == 0 || !emit_max(b, n->lhs, depth + 1)) return false;
-      push_op(b, KL_PROOF_CONST, 0, (unsigned long long)k - 1);
-      push_op(b, KL_PROOF_MIN, 0, 0);
-      break;
-    case KL_OP_BIT_AND: { /* x & mask: at most either */
+      if (!r_const || k == 0) return false;
+      return at_most(b, n, n->lhs, k - 1, !kl_type_is_signed(n->type), depth);
+    case KL_OP_BIT_AND: { /* x & mask: at most either, whatever x is */
       const kl_node *other = n->lhs;
       if (!r_const) {
-        if (!kb_constant_of(n->lhs, &k)) return false;
+        if (!constant(b, n->lhs, &k)) return false;
         other = n->rhs;
       }
-      if (!emit_max(b, other, depth + 1)) return false;
-      push_op(b, KL_PROOF_CONST, 0, (unsigned long long)k);
-      push_op(b, KL_PROOF_MIN, 0, 0);
-      break;
+      return at_most(b, n, other, k, true, depth);
     }
     default:
       return false;
@@ -205,7 +225,7 @@ static bool emit_shrinking(bounds *b, const kl_variable *v, const kl_node *loop,
   bool decrement = inc->kind == KL_EXPR_UNARY &&
                    (inc->op == KL_OP_PRE_DECREMENT || inc->op == KL_OP_POST_DECREMENT);
   bool divides = inc->kind == KL_EXPR_ASSIGN && (inc->op == KL_OP_SHR || inc->op == KL_OP_DIV) &&
-                 kb_constant_of(inc->rhs, &k) && (inc->op == KL_OP_SHR || k > 0);
+                 constant(b, inc->rhs, &k) && (inc->op == KL_OP_SHR || k > 0);
   if (!divides && !(decrement && (c->op == KL_OP_GT || kl_type_is_signed(v->type)))) return false;
   if (!emit_max(b, c->rhs, depth + 1)) return false;
   push_op(b, KL_PROOF_CHECK_WIDTH, 0, 64);
@@ -243,8 +263,8 @@ static bool emit_counter(bounds *b, const kl_variable *v, const kl_node *loop, i
   if (!emit_max(b, c->rhs, depth + 1)) return false;
   if (c->op == KL_OP_LT) push_op(b, KL_PROOF_DEC, 0, 0);
   int64_t first, by;
-  if (c->op == KL_OP_LT && step && kb_constant_of(v->initializer, &first) && first == 0 &&
-      kb_constant_of(step, &by) && by > 1) {
+  if (c->op == KL_OP_LT && step && constant(b, v->initializer, &first) && first == 0 &&
+      constant(b, step, &by) && by > 1) {
     push_op(b, KL_PROOF_DIV, 0, (unsigned long long)by);
     push_op(b, KL_PROOF_CONST, 0, (unsigned long long)by);
     push_op(b, KL_PROOF_MUL, 0, 0);
@@ -259,13 +279,20 @@ static bool emit_capped(bounds *b, const kl_variable *v, bool own, int depth) {
   for (int i = 0; i < b->guard_count; i++) {
     const kb_guard *g = &b->guards[i];
     if (g->var != v) continue;
-    if (!own && kl_type_is_signed(v->type)) continue;
+    if (!own && (g->offset || kl_type_is_signed(v->type))) continue;
     int mark = b->proof->op_count, saved = b->proof_depth;
+    if (g->offset) { /* var + offset did not wrap round below the bound */
+      push_op(b, KL_PROOF_WIDTH, 0, (unsigned long long)g->sum_bits);
+      b->proof->ops[b->proof->op_count - 1].extent = (unsigned long long)g->offset;
+    }
     if (!emit_max(b, g->bound, depth + 1)) {
       undo(b, mark, saved);
       continue;
     }
+    /* var <= bound - offset - 1 (a cap below 0 only where no value of var
+     * passes the guard: the access is not reached) */
     if (!g->inclusive) push_op(b, KL_PROOF_DEC, 0, 0);
+    if (g->offset) push_op(b, KL_PROOF_SUB, 0, (unsigned long long)g->offset);
     if (own) push_op(b, KL_PROOF_MIN, 0, 0);
     own = true;
   }
@@ -310,11 +337,11 @@ static bool emit_variable(bounds *b, const kl_variable *v, int depth) {
 static bool emit_max(bounds *b, const kl_node *n, int depth) {
   if (!n || depth > PROOF_DEPTH || !value_bits(n->type)) return false;
   int64_t k;
+  if (constant(b, n, &k)) {
+    push_op(b, KL_PROOF_CONST, 0, (unsigned long long)k);
+    return true;
+  }
   switch (n->kind) {
-    case KL_EXPR_INT_LITERAL:
-      if (!kb_constant_of(n, &k)) return false;
-      push_op(b, KL_PROOF_CONST, 0, (unsigned long long)k);
-      return true;
     case KL_EXPR_CONVERT:
     case KL_EXPR_CAST:
       if (!value_bits(n->lhs->type) || !emit_max(b, n->lhs, depth + 1)) return false;
@@ -377,11 +404,24 @@ void kb_guards_restore(bounds *b, int mark) {
   if (mark < b->guard_count) b->guard_count = mark;
 }
 
+/* `var < bound`, or `var + c < bound` (c a constant, the sum in a type
+ * that keeps var's values: it cannot wrap below the bound). */
 static void push_guard(bounds *b, const kl_node *var, const kl_node *bound, bool inclusive) {
   const kl_variable *v;
+  int64_t offset = 0;
+  int sum_bits = value_bits(var->type);
+  if (var->kind == KL_EXPR_BINARY && var->op == KL_OP_ADD &&
+      sum_bits >= value_bits(var->lhs->type) && sum_bits >= value_bits(var->rhs->type)) {
+    const kl_node *term = var->lhs;
+    if (!constant(b, var->rhs, &offset)) {
+      if (!constant(b, var->lhs, &offset)) return;
+      term = var->rhs;
+    }
+    var = term;
+  }
   if (!is_kept_variable(var, &v)) return;
   b->guards = kb_grow(b, b->guards, b->guard_count, &b->guard_capacity, sizeof *b->guards);
-  b->guards[b->guard_count++] = (kb_guard){v, bound, inclusive};
+  b->guards[b->guard_count++] = (kb_guard){v, bound, offset, sum_bits, inclusive};
 }
 
 void kb_guard_condition(bounds *b, const kl_node *c, bool negated) {

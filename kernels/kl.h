@@ -496,7 +496,8 @@ typedef enum kl_proof_op_kind {
   KL_PROOF_SHR,         /* top >>= value */
   KL_PROOF_DIV,         /* top /= value (value > 0) */
   KL_PROOF_DEC,         /* top = top - 1, at least 0 */
-  KL_PROOF_WIDTH,       /* the top must be below 2^value (its type's value bits) */
+  KL_PROOF_SUB,         /* top = top - value, at least 0 */
+  KL_PROOF_WIDTH,       /* the top (plus extent) must be below 2^value (a type's value bits) */
   KL_PROOF_CHECK_WIDTH, /* pop; it must be below 2^value */
   KL_PROOF_FITS,        /* pop: it + value bytes must be at most the extent of parameter
                            `index`, or `extent` where index is -1 (a __local array) */

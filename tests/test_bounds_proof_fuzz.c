@@ -125,7 +125,8 @@ static void kernel_source(gen *g, int k) {
     case 1: /* guarded */
       expression(g, 2, NULL, e1, sizeof e1);
       expression(g, 1, "i", e2, sizeof e2);
-      put(g, "  %s i = %s;\n  if (i < %s) out[%s] = 1.0f;\n", type, e1, pick(g, 2) ? "n" : "m", e2);
+      put(g, "  %s i = %s;\n  if (i%s < %s%s) out[%s] = 1.0f;\n", type, e1,
+          pick(g, 2) ? "" : " + 3u", pick(g, 2) ? "n" : "m", pick(g, 2) ? " && i != 7u" : "", e2);
       break;
     case 2: /* early return */
       expression(g, 2, NULL, e1, sizeof e1);
