@@ -271,8 +271,8 @@ static void helper_refusal_messages(void) {
                                     &refused, NULL));
   static const char *const kernels[] = {"uses_bad", "huge", "mid"};
   static const char *const why[] = {
-      "(kernel 'uses_bad') for cuda:test:\nhelpers.cl:8:15: error: kernel 'uses_bad' calls "
-      "'outer', which calls 'inner', which the CUDA target cannot translate",
+      ("(kernel 'uses_bad') for cuda:test:\nhelpers.cl:8:15: error: kernel 'uses_bad' calls "
+       "'outer', which calls 'inner', which the CUDA target cannot translate"),
       "(kernel 'huge') for cuda:test:\nhelpers.cl:9:15: error: kernel 'huge' needs 68000 bytes",
       "(kernel 'mid') for cuda:test:\nhelpers.cl:15:15: error: kernel 'mid' needs 51200 bytes"};
   const agpu_kernel_refusal *r = refused;
