@@ -22,6 +22,9 @@ agpu_status agpu_check_device(const agpu_device *device, const char *function);
 char *agpu_program_options_with_backend(const char *options, const char *backend);
 /* The same, adding ANYGPU_CHECK's options only where `environment`. */
 char *agpu_program_options_for(const char *options, const char *backend, bool environment);
+/* Removes each whole-word `flag` from `options` (in place); whether there
+ * was one. */
+bool agpu_options_take(char *options, const char *flag);
 /* agpu_program_build's work without the handle: a program object of its
  * own (an unchecked twin's build passes environment false). */
 agpu_status agpu_program_build_object(agpu_device *device, const agpu_program_desc *desc,

@@ -28,15 +28,7 @@ static bool agpu_check_proofs_enabled(void) {
 /* The options without -anygpu-check=bounds (each whole word of it). */
 static char *agpu_options_unchecked(const char *options) {
   char *copy = agpu_strdup(options ? options : "");
-  if (!copy) return NULL;
-  const size_t flag = strlen(AGPU_PROGRAM_CHECK_BOUNDS);
-  for (char *at = copy; (at = strstr(at, AGPU_PROGRAM_CHECK_BOUNDS)) != NULL;) {
-    char after = at[flag];
-    if ((at == copy || at[-1] == ' ') && (after == '\0' || after == ' '))
-      memmove(at, at + flag, strlen(at + flag) + 1);
-    else
-      at += flag;
-  }
+  if (copy) agpu_options_take(copy, AGPU_PROGRAM_CHECK_BOUNDS);
   return copy;
 }
 

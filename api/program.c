@@ -75,19 +75,16 @@ static agpu_translate_traits agpu_program_traits(agpu_device *device) {
   return traits;
 }
 
-/* "-Werror=portable" among the options: a source outside the portable
- * subset is an error on OpenCL too. Removed from `options` (no driver
- * knows it). */
-static bool agpu_take_strict_option(char *options) {
-  static const char flag[] = "-Werror=portable";
+bool agpu_options_take(char *options, const char *flag) {
+  const size_t length = strlen(flag);
   bool found = false;
   for (char *at = options; (at = strstr(at, flag)) != NULL;) {
-    char after = at[sizeof flag - 1];
+    char after = at[length];
     if ((at == options || at[-1] == ' ') && (after == '\0' || after == ' ')) {
-      memmove(at, at + sizeof flag - 1, strlen(at + sizeof flag - 1) + 1);
+      memmove(at, at + length, strlen(at + length) + 1);
       found = true;
     } else {
-      at += sizeof flag - 1;
+      at += length;
     }
   }
   return found;
@@ -200,7 +197,9 @@ agpu_status agpu_program_build_object(agpu_device *device, const agpu_program_de
       agpu_program_options_for(desc->options, device->backend->descriptor->name, environment);
   if (!options)
     return agpu_error_set(AGPU_ERROR_OUT_OF_HOST_MEMORY, "agpu_program_build: out of host memory");
-  bool strict = agpu_take_strict_option(options);
+  /* "-Werror=portable": a source outside the portable subset is an error on
+   * OpenCL too; taken out of the options (no driver knows it) */
+  bool strict = agpu_options_take(options, "-Werror=portable");
   copy.options = options;
   agpu_program *created = NULL;
   agpu_trace_span span;
