@@ -11,30 +11,20 @@
 #include <unistd.h>
 
 #include "agpu_test.h"
+#include "agpu_test_tools.h"
 #include "emit_common.h"
 #include "glsl_layout.h"
 
 static char tool_dir[512];
 
-static bool find_tool(const char *name, char *path, size_t size) {
-  const char *env_path = getenv("PATH");
-  char dirs[4096];
-  snprintf(dirs, sizeof dirs, "%s:/usr/bin:/usr/local/bin", env_path ? env_path : "");
-  for (char *dir = strtok(dirs, ":"); dir; dir = strtok(NULL, ":")) {
-    snprintf(path, size, "%s/%s", dir, name);
-    if (access(path, X_OK) == 0) return true;
-  }
-  return false;
-}
-
 static char glslang[600], spirv_val[600];
 
 static bool tools_present(char *why, size_t size) {
-  if (!find_tool("glslangValidator", glslang, sizeof glslang)) {
+  if (!agpu_test_find_tool("glslangValidator", glslang, sizeof glslang)) {
     snprintf(why, size, "glslangValidator not found in PATH (Debian: glslang-tools)");
     return false;
   }
-  if (!find_tool("spirv-val", spirv_val, sizeof spirv_val)) {
+  if (!agpu_test_find_tool("spirv-val", spirv_val, sizeof spirv_val)) {
     snprintf(why, size, "spirv-val not found in PATH (Debian: spirv-tools)");
     return false;
   }

@@ -157,7 +157,6 @@ bool fp64_make_work_dir(void);
 bool fp64_write_text(const char *path, const char *a, const char *b);
 void fp64_print_log(const char *path);
 int fp64_run_logged(const char *command, const char *log);
-bool fp64_find_tool(const char *name, char *path, size_t size);
 /* A compute shader that calls every function in `text` reachable from the
  * builtins named; whether a shader compiles and validates. */
 char *fp64_shader_for(const char *text, const char *const *names, size_t count);

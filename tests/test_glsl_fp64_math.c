@@ -19,6 +19,7 @@
 #include "test_glsl_fp64.h"
 
 #include "agpu_test.h"
+#include "agpu_test_tools.h"
 
 static void test_interface(void) {
   CHECK(strcmp(kl_glsl_fp64_function("exp"), "kl_exp_f64") == 0);
@@ -53,9 +54,9 @@ static void test_interface(void) {
 }
 
 static void test_glsl_compiles(void) {
-  if (!fp64_find_tool("glslangValidator", fp64_glslang, sizeof fp64_glslang))
+  if (!agpu_test_find_tool("glslangValidator", fp64_glslang, sizeof fp64_glslang))
     SKIP("glslangValidator not found in PATH (Debian: glslang-tools)");
-  if (!fp64_find_tool("spirv-val", fp64_spirv_val, sizeof fp64_spirv_val))
+  if (!agpu_test_find_tool("spirv-val", fp64_spirv_val, sizeof fp64_spirv_val))
     SKIP("spirv-val not found in PATH (Debian: spirv-tools)");
   if (!fp64_make_work_dir()) SKIP("mkdtemp failed");
   char *shader = fp64_shader_for(kl_glsl_fp64_library(), fp64_all_builtins, BUILTIN_COUNT);
@@ -319,7 +320,8 @@ static void test_vulkan_device(void) {
 #else
   char why[256];
   if (!fp64_build_c_library(why, sizeof why)) SKIP("%s", why);
-  if (!fp64_glslang[0] && !fp64_find_tool("glslangValidator", fp64_glslang, sizeof fp64_glslang))
+  if (!fp64_glslang[0] &&
+      !agpu_test_find_tool("glslangValidator", fp64_glslang, sizeof fp64_glslang))
     SKIP("glslangValidator not found in PATH (Debian: glslang-tools)");
   vk_run run;
   DRIVER_ALLOCATIONS_BEGIN();

@@ -34,17 +34,6 @@ int fp64_run_logged(const char *command, const char *log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-bool fp64_find_tool(const char *name, char *path, size_t size) {
-  const char *env_path = getenv("PATH");
-  char dirs[4096];
-  snprintf(dirs, sizeof dirs, "%s:/usr/bin:/usr/local/bin", env_path ? env_path : "");
-  for (char *dir = strtok(dirs, ":"); dir; dir = strtok(NULL, ":")) {
-    snprintf(path, size, "%s/%s", dir, name);
-    if (access(path, X_OK) == 0) return true;
-  }
-  return false;
-}
-
 const fn_info fp64_functions[] = {
     {"exp", D_D, 3},     {"exp2", D_D, 3},       {"exp10", D_D, 3},  {"expm1", D_D, 3},
     {"log", D_D, 3},     {"log2", D_D, 3},       {"log10", D_D, 3},  {"log1p", D_D, 2},
