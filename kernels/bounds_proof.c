@@ -207,12 +207,6 @@ static bool is_kept_variable(const kl_node *n, const kl_variable **v) {
   return true;
 }
 
-/* A counted loop's counter: `for (T v = first; v < end; v++ | v += step)`
- * (or <=), with `first`, `end` and `step` bounded. Inside the body v is
- * below `end` (at most it, for <=); the counter only grows, from a
- * non-negative start, and `end + step` fits its type, so it never wraps
- * round to a small value. From 0 by a constant step, its largest value is
- * the last multiple of the step below `end`. */
 /* A shrinking counter: `for (T v = first; v > end; v >>= k | v /= k | v--)`
  * (or >=; a decrement with >= only where T is signed, since an unsigned v
  * would wrap below 0). Inside the body v is at most `first` and above
@@ -232,6 +226,11 @@ static bool emit_shrinking(bounds *b, const kl_variable *v, const kl_node *loop,
   return emit_max(b, v->initializer, depth + 1);
 }
 
+/* A loop's counter, shrinking (emit_shrinking) or growing: `for (T v =
+ * first; v < end; v++ | v += step)` (or <=), with `first`, `end` and `step` bounded. Inside the
+ * body v is below `end` (at most it, for <=); the counter only grows, from a non-negative start,
+ * and `end + step` fits its type, so it never wraps round to a small value. From 0 by a constant
+ * step, its largest value is the last multiple of the step below `end`. */
 static bool emit_counter(bounds *b, const kl_variable *v, const kl_node *loop, int depth) {
   const kl_node *c = loop->condition, *inc = loop->increment;
   const kl_variable *compared;
